@@ -1,0 +1,69 @@
+"""``blu21 replay FILE.json``: run a scenario through a rules engine and print JSON.
+
+The file names its game (``"game": "oczko"`` or ``"game": "blackjack"``); each
+game's scenario runner lives beside its engine. The format is in docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: game -> module with ``run_scenario(data: Mapping) -> dict`` (raises ScenarioError).
+RUNNERS: dict[str, str] = {
+    "oczko": "app.rules.oczko_scenario",
+    "blackjack": "app.rules.blackjack_scenario",
+}
+
+
+class ScenarioError(ValueError):
+    """A scenario file is malformed or asks for something the rules forbid."""
+
+
+def load_scenario(path: str | Path) -> dict[str, Any]:
+    """Read a scenario file, with a clear error for a missing or malformed file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario is a JSON object")
+    return data
+
+
+def runner_for(data: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """The scenario runner of the game the scenario names."""
+    game = data.get("game")
+    if game not in RUNNERS:
+        raise ScenarioError(f"scenario 'game' must be one of {sorted(RUNNERS)}, not {game!r}")
+    return importlib.import_module(RUNNERS[game]).run_scenario
+
+
+def run(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Run a scenario (already parsed) and return its JSON-ready result."""
+    return runner_for(data)(data)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``blu21 replay FILE.json [--compact]``."""
+    parser = argparse.ArgumentParser(prog="blu21 replay", description=__doc__)
+    parser.add_argument("file", help="scenario file (JSON)")
+    parser.add_argument("--compact", action="store_true", help="one-line JSON")
+    ns = parser.parse_args(list(argv))
+    try:
+        result = run(load_scenario(ns.file))
+    except ScenarioError as exc:
+        print(f"blu21 replay: {exc}", file=sys.stderr)
+        return 2
+    json.dump(result, sys.stdout, indent=None if ns.compact else 2, sort_keys=False)
+    sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,417 @@
+"""The transport interface, and the one link implementation all transports share.
+
+Shape
+-----
+A :class:`Transport` opens links: ``listen()`` gives a :class:`Listener` whose
+``accept()`` returns a :class:`Link`; ``connect(address)`` opens one directly. A link
+carries whole frames (``bytes``) both ways:
+
+* ``send(data)`` queues one frame and returns at once (a writer thread writes it), so
+  a peer that stops reading can never stall the caller: past ``max_pending`` unsent
+  bytes the link closes with ``send_overflow``.
+* Incoming traffic arrives as events in an *inbox* (anything with a non-blocking
+  ``put``, normally one :class:`queue.Queue` per table shared by all links): first
+  :class:`Opened`, then one :class:`Received` per frame, and exactly one
+  :class:`Closed` last, whatever ended the link (peer hang-up, malformed frame, I/O
+  error, local close). A host loop is therefore one ``inbox.get(timeout=...)``.
+* Without an inbox a link keeps a private one, read with ``recv(timeout)``.
+
+``Link.peer`` names the other end for logs only ("tcp:127.0.0.1:5000",
+"bt:AA:BB:..."). Players are identified by an app-generated id carried in the table's
+join message (:func:`app.bluetooth.ids.new_player_id`), never by a transport
+address: phones cannot read their own Bluetooth address, and the id lets a player
+rejoin his seat from a new link.
+
+Threads stay inside this package: each :class:`StreamLink` runs one reader and one
+writer thread over a :class:`ByteStream`; each thread calls ``stream.thread_done()``
+as it ends (``jnius.detach()`` on Android).
+
+>>> import queue
+>>> from app.bluetooth.tcp import TcpTransport
+>>> transport = TcpTransport()
+>>> inbox = queue.Queue()
+>>> with transport.listen() as listener:
+...     guest = transport.connect(listener.address, timeout=5)
+...     host_side = listener.accept(timeout=5, inbox=inbox)
+...     guest.send(b"hello")
+...     event = inbox.get(timeout=5)   # Opened
+...     inbox.get(timeout=5).data
+...     guest.close(); host_side.close()
+b'hello'
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from app.bluetooth.errors import FrameError, LinkClosed, TransportError
+from app.bluetooth.framing import DEFAULT_MAX_FRAME, FrameDecoder, encode_frame
+
+#: Default bound on bytes queued for sending but not yet written.
+DEFAULT_MAX_PENDING = 4 << 20
+#: Bytes asked for per read.
+READ_SIZE = 16384
+
+
+class Inbox(Protocol):
+    """Where a link delivers its events; ``put`` must not block (e.g. ``queue.Queue()``)."""
+
+    def put(self, item: Any) -> None: ...
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Opened:
+    """First event of every link."""
+
+    link: Link
+
+
+@dataclass(frozen=True, eq=False)
+class Received:
+    """One whole frame from the peer."""
+
+    link: Link
+    data: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class Closed:
+    """Last event of every link. ``code``: see :mod:`app.bluetooth.errors`."""
+
+    link: Link
+    code: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class ListenerFailed:
+    """An :class:`Acceptor` stopped because its listener failed (not on a plain close)."""
+
+    listener: Listener
+    error: TransportError
+
+
+LinkEvent = Opened | Received | Closed
+
+
+# -- the interface --------------------------------------------------------------------
+
+
+@runtime_checkable
+class Link(Protocol):
+    """A bidirectional, frame-oriented connection to one peer."""
+
+    peer: str
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def close_code(self) -> str | None: ...
+
+    def send(self, data: bytes) -> None:
+        """Queue one frame; :class:`TransportError` (``closed``, ``send_overflow``,
+        ``frame_too_large``) if it cannot be."""
+        ...
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        """Next frame from a private inbox; ``timeout`` error / :class:`LinkClosed`."""
+        ...
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until everything sent so far is written; False on timeout or close."""
+        ...
+
+    def close(self, linger: float = 0.5) -> None:
+        """Close the link (idempotent); first waits up to ``linger`` s for queued frames."""
+        ...
+
+
+@runtime_checkable
+class Listener(Protocol):
+    """A listening endpoint; ``address`` is what a guest passes to ``connect``."""
+
+    address: str
+
+    def accept(self, timeout: float | None = None, inbox: Inbox | None = None) -> Link:
+        """Wait for the next guest; :class:`TransportError` ``timeout`` or ``closed``."""
+        ...
+
+    def close(self) -> None:
+        """Stop listening (idempotent); a blocked ``accept`` raises ``closed``."""
+        ...
+
+    def thread_done(self) -> None:
+        """Called by a thread that used this listener, just before it ends."""
+        ...
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Opens links of one kind (TCP, Linux RFCOMM, Android RFCOMM)."""
+
+    name: str
+
+    def listen(self) -> Listener:
+        """Start listening for guests."""
+        ...
+
+    def connect(self, address: str, *, timeout: float = 15.0, inbox: Inbox | None = None) -> Link:
+        """Open a link to the host at ``address`` (blocking: call from a worker thread)."""
+        ...
+
+
+class ByteStream(Protocol):
+    """A reliable, ordered byte stream; what each transport provides to :class:`StreamLink`."""
+
+    def read(self, max_bytes: int) -> bytes:
+        """Up to ``max_bytes`` bytes, blocking; b"" at end of stream; OSError on failure."""
+        ...
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``; OSError on failure."""
+        ...
+
+    def close(self) -> None:
+        """Close (idempotent); must wake a ``read``/``write`` blocked in another thread."""
+        ...
+
+    def thread_done(self) -> None:
+        """Called by each link thread just before it ends."""
+        ...
+
+
+# -- the shared implementation ----------------------------------------------------------
+
+_link_ids = itertools.count(1)
+
+
+class StreamLink:
+    """A :class:`Link` over a :class:`ByteStream`: framing, threads, events, back-pressure."""
+
+    def __init__(
+        self,
+        stream: ByteStream,
+        peer: str,
+        *,
+        inbox: Inbox | None = None,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        max_pending: int = DEFAULT_MAX_PENDING,
+        read_size: int = READ_SIZE,
+    ) -> None:
+        self.peer = peer
+        self.id = next(_link_ids)
+        self.max_frame = max_frame
+        self.max_pending = max_pending
+        self._stream = stream
+        self._read_size = read_size
+        self._private = inbox is None
+        self._inbox: Inbox = queue.Queue() if inbox is None else inbox
+        self._cond = threading.Condition()
+        self._out: collections.deque[bytes] = collections.deque()
+        self._pending = 0  # bytes queued or being written
+        self._closing = False  # no more sends accepted
+        self._close_code: str | None = None  # set once, when the Closed event is emitted
+        self._recv_closed: LinkClosed | None = None
+        self._inbox.put(Opened(self))
+        self._reader = threading.Thread(target=self._read_loop, name=f"link{self.id}-r")
+        self._writer = threading.Thread(target=self._write_loop, name=f"link{self.id}-w")
+        self._reader.daemon = self._writer.daemon = True
+        self._reader.start()
+        self._writer.start()
+
+    def __repr__(self) -> str:
+        state = self._close_code or "open"
+        return f"<StreamLink #{self.id} {self.peer} {state}>"
+
+    def __enter__(self) -> StreamLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once the link is closed (its :class:`Closed` event is emitted)."""
+        return self._close_code is not None
+
+    @property
+    def close_code(self) -> str | None:
+        """Why the link closed (``peer_closed``, ``frame_checksum`` ...), None while open."""
+        return self._close_code
+
+    # -- sending ------------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        """Queue one frame for the writer thread (never blocks on the network)."""
+        frame = encode_frame(bytes(data), self.max_frame)
+        with self._cond:
+            if self._closing:
+                raise TransportError("closed", f"link to {self.peer} is closed")
+            overflow = self._pending + len(frame) > self.max_pending
+            if not overflow:
+                self._out.append(frame)
+                self._pending += len(frame)
+                self._cond.notify_all()
+        if overflow:
+            msg = f"peer {self.peer} is not reading: over {self.max_pending} bytes unsent"
+            self._finish("send_overflow", msg)
+            raise TransportError("send_overflow", msg)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every queued frame is written; False on timeout or close."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._pending == 0 or self.closed, timeout)
+            return self._pending == 0 and not self.closed
+
+    def _write_loop(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._out or self._closing)
+                    if not self._out:
+                        return
+                    # Coalesce small frames into one write.
+                    chunks = [self._out.popleft()]
+                    size = len(chunks[0])
+                    while self._out and size < 65536:
+                        size += len(self._out[0])
+                        chunks.append(self._out.popleft())
+                try:
+                    self._stream.write(b"".join(chunks))
+                except OSError as exc:
+                    self._finish("io_error", f"write failed: {exc}")
+                    return
+                with self._cond:
+                    self._pending -= size
+                    self._cond.notify_all()
+        except Exception as exc:  # a bug must close the link, never kill the app silently
+            self._finish("internal_error", repr(exc))
+        finally:
+            self._stream.thread_done()
+
+    # -- receiving ----------------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        decoder = FrameDecoder(self.max_frame)
+        try:
+            while not self.closed:
+                chunk = self._stream.read(self._read_size)
+                if not chunk:
+                    decoder.finish()
+                    self._finish("peer_closed", "peer closed the link")
+                    return
+                decoder.feed(chunk)
+                while (frame := decoder.next_frame()) is not None:
+                    with self._cond:
+                        if self._close_code is not None:
+                            return
+                        self._inbox.put(Received(self, frame))
+        except FrameError as exc:
+            self._finish(exc.code, str(exc))
+        except OSError as exc:
+            self._finish("io_error", f"read failed: {exc}")
+        except Exception as exc:  # a bug must close the link, never kill the app silently
+            self._finish("internal_error", repr(exc))
+        finally:
+            self._stream.thread_done()
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        """Next frame (private inbox only); ``timeout`` error, :class:`LinkClosed` at the end."""
+        if not self._private:
+            raise TransportError("closed", "this link delivers to a shared inbox; read that")
+        if self._recv_closed is not None:
+            raise self._recv_closed
+        assert isinstance(self._inbox, queue.Queue)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                event = self._inbox.get(timeout=remaining)
+            except queue.Empty:
+                raise TransportError(
+                    "timeout", f"no frame from {self.peer} in {timeout} s"
+                ) from None
+            if isinstance(event, Received):
+                return event.data
+            if isinstance(event, Closed):
+                self._recv_closed = LinkClosed(event.code, event.detail or event.code)
+                raise self._recv_closed
+
+    # -- closing ------------------------------------------------------------------------
+
+    def close(self, linger: float = 0.5) -> None:
+        """Close the link: stop sending, wait up to ``linger`` s for queued frames, hang up."""
+        with self._cond:
+            if not self._closing:
+                self._closing = True
+                self._cond.notify_all()
+                if linger > 0:
+                    self._cond.wait_for(lambda: self._pending == 0 or self.closed, linger)
+        self._finish("local_close", "closed by this side")
+
+    def _finish(self, code: str, detail: str) -> None:
+        """Close once: emit :class:`Closed` (the last event), then release the stream."""
+        with self._cond:
+            if self._close_code is not None:
+                return
+            self._close_code = code
+            self._closing = True
+            self._out.clear()
+            self._cond.notify_all()
+            self._inbox.put(Closed(self, code, detail))
+        with contextlib.suppress(OSError):
+            self._stream.close()
+
+    def join(self, timeout: float) -> bool:
+        """Wait for both threads to end (after close); True if they did."""
+        deadline = time.monotonic() + timeout
+        for thread in (self._reader, self._writer):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not (self._reader.is_alive() or self._writer.is_alive())
+
+
+class Acceptor:
+    """Accepts guests in a background thread until stopped; their events go to ``inbox``.
+
+    Every accepted link announces itself with :class:`Opened` in the inbox. If the
+    listener fails (not a plain close) a :class:`ListenerFailed` event is posted.
+    """
+
+    def __init__(self, listener: Listener, inbox: Inbox) -> None:
+        self.listener = listener
+        self.inbox = inbox
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="acceptor", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stopped.is_set():
+                try:
+                    self.listener.accept(timeout=None, inbox=self.inbox)
+                except TransportError as exc:
+                    if exc.code == "timeout":
+                        continue
+                    if exc.code != "closed" and not self._stopped.is_set():
+                        self.inbox.put(ListenerFailed(self.listener, exc))
+                    return
+        finally:
+            self.listener.thread_done()
+
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Close the listener and wait for the thread; True if it ended."""
+        self._stopped.set()
+        self.listener.close()
+        self._thread.join(timeout)
+        return not self._thread.is_alive()

@@ -1,0 +1,27 @@
+"""The usage examples in the transport modules' docstrings run and hold."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import sys
+
+import pytest
+
+MODULES = [
+    "app.bluetooth.framing",
+    "app.bluetooth.link",
+    "app.bluetooth.tcp",
+    "app.bluetooth.rfcomm",
+    "app.bluetooth.ids",
+    "app.bluetooth.android",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no usage example"
+    assert "jnius" not in sys.modules  # the Android module imports pyjnius lazily

@@ -14,10 +14,11 @@ True
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.framing import DEFAULT_MAX_FRAME
-from app.bluetooth.link import DEFAULT_MAX_PENDING, Inbox, Link, StreamLink
+from app.bluetooth.link import DEFAULT_MAX_PENDING, ByteStream, Inbox, Link, StreamLink
 from app.bluetooth.sockets import SocketListener, SocketStream
 
 
@@ -37,7 +38,11 @@ def format_address(host: str, port: int) -> str:
 
 
 class TcpTransport:
-    """Links over TCP; ``host``/``port`` are where :meth:`listen` binds."""
+    """Links over TCP; ``host``/``port`` are where :meth:`listen` binds.
+
+    ``wrap_stream`` (tests, demos) wraps every link's byte stream, e.g. with
+    :func:`app.bluetooth.faults.faulty` to inject faults.
+    """
 
     name = "tcp"
 
@@ -49,19 +54,24 @@ class TcpTransport:
         max_frame: int = DEFAULT_MAX_FRAME,
         max_pending: int = DEFAULT_MAX_PENDING,
         backlog: int = 8,
+        wrap_stream: Callable[[ByteStream], ByteStream] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.max_frame = max_frame
         self.max_pending = max_pending
         self.backlog = backlog
+        self.wrap_stream = wrap_stream
 
     def _link(self, sock: socket.socket, addr: object, inbox: Inbox | None) -> Link:
         # Frames are small and latency-bound (turns, reveals): no Nagle delay.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         host, port = addr[:2]  # type: ignore[index]
+        stream: ByteStream = SocketStream(sock)
+        if self.wrap_stream is not None:
+            stream = self.wrap_stream(stream)
         return StreamLink(
-            SocketStream(sock),
+            stream,
             f"tcp:{format_address(host, port)}",
             inbox=inbox,
             max_frame=self.max_frame,

@@ -2,7 +2,8 @@
 
 The app code runs unchanged through pyjnius against stand-in Java classes
 (tests/java/android/...: BluetoothAdapter, BluetoothDevice, BluetoothSocket,
-BluetoothServerSocket, Build.VERSION, Intent, Context, Parcelable) that mimic the
+BluetoothServerSocket, Build.VERSION, Bundle, Intent, Context, Parcelable; and
+tests/java/org/kivy/android/PythonActivity for python-for-android's activity) that mimic the
 public Android API and carry RFCOMM over loopback TCP; tests/java/android/bluetooth/
 Standin.java lets a test play the system (Bluetooth off, permissions, paired and
 nearby phones, API level). python-for-android's ``android.permissions`` and
@@ -506,6 +507,54 @@ def scenario_insecure_sockets_and_accept_timeout(fakes: Fakes) -> None:
     listener.close()
 
 
+def scenario_system_dialogs_to_enable_and_be_discoverable(fakes: Fakes) -> None:
+    from app.bluetooth.android import PERMISSION_ADVERTISE
+
+    activity = fakes.jnius.autoclass("org.kivy.android.PythonActivity")
+    transport = _transport(fakes)
+    assert transport.request_enable() is False  # already on: no dialog
+    fakes.Standin.setEnabled(False)
+    assert transport.request_enable() is True
+    _expect_error("bluetooth_off", transport.request_discoverable)
+    fakes.Standin.setEnabled(True)
+    transport.request_discoverable(120)
+    started = list(activity.standinStarted())
+    assert [i.getAction() for i in started] == [
+        "android.bluetooth.adapter.action.REQUEST_ENABLE",
+        "android.bluetooth.adapter.action.REQUEST_DISCOVERABLE",
+    ]
+    # The duration must travel as a Java int: Android ignores a long extra here.
+    duration = started[1].getIntExtra("android.bluetooth.adapter.extra.DISCOVERABLE_DURATION", -1)
+    assert duration == 120
+    fakes.Standin.setPermission(PERMISSION_ADVERTISE, False)
+    _expect_error("permission_denied", transport.request_discoverable)
+    try:
+        transport.request_discoverable(0)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a zero discoverable time must be refused")
+    fakes.Standin.setPresent(False)
+    _expect_error("no_adapter", transport.request_enable)
+
+
+def _child_main(name: str) -> int:
+    import faulthandler
+
+    faulthandler.dump_traceback_later(SCENARIO_TIMEOUT - 10, exit=True)  # never hang
+    import jnius_config
+
+    jnius_config.set_classpath(os.environ["BLU21_STANDIN_CLASSES"])
+    import jnius
+
+    fakes = Fakes(jnius)
+    fakes.install()
+    fakes.Standin.reset()
+    globals()[f"scenario_{name}"](fakes)
+    print(f"scenario {name} ok")
+    return 0
+
+
 # ------------------------------------------------------------------------------------
 # Parent side: the pytest tests (after the scenarios, which they list)
 # ------------------------------------------------------------------------------------
@@ -559,23 +608,6 @@ def test_android_scenario(name: str, standin_env: dict[str, str]) -> None:
         pytest.fail(f"scenario {name} hung:\n{exc.stdout}\n{exc.stderr}")
     assert result.returncode == 0, f"scenario {name} failed:\n{result.stdout}\n{result.stderr}"
     assert f"scenario {name} ok" in result.stdout
-
-
-def _child_main(name: str) -> int:
-    import faulthandler
-
-    faulthandler.dump_traceback_later(SCENARIO_TIMEOUT - 10, exit=True)  # never hang
-    import jnius_config
-
-    jnius_config.set_classpath(os.environ["BLU21_STANDIN_CLASSES"])
-    import jnius
-
-    fakes = Fakes(jnius)
-    fakes.install()
-    fakes.Standin.reset()
-    globals()[f"scenario_{name}"](fakes)
-    print(f"scenario {name} ok")
-    return 0
 
 
 if __name__ == "__main__":

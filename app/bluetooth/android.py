@@ -140,6 +140,12 @@ class JavaApi:
         self.EXTRA_NAME: str = self.BluetoothDevice.EXTRA_NAME
         self.BOND_BONDED: int = self.BluetoothDevice.BOND_BONDED
         self.ACTION_DISCOVERY_FINISHED: str = self.BluetoothAdapter.ACTION_DISCOVERY_FINISHED
+        self.Intent = autoclass("android.content.Intent")
+        self.Bundle = autoclass("android.os.Bundle")
+        try:
+            self.PythonActivity: Any = autoclass("org.kivy.android.PythonActivity")
+        except Exception:  # not inside a python-for-android app: no system dialogs
+            self.PythonActivity = None
 
     @property
     def sdk_int(self) -> int:
@@ -506,6 +512,44 @@ class AndroidTransport:
         except TransportError as exc:
             return "off" if exc.code == "bluetooth_off" else exc.code
         return "on"
+
+    def request_enable(self) -> bool:
+        """Show the system dialog that asks to switch Bluetooth on; False if already on.
+
+        The answer is not awaited: check :meth:`state` again (e.g. on resume).
+        """
+        self.permissions.check("connect")
+        adapter = self.api.BluetoothAdapter.getDefaultAdapter()
+        if adapter is None:
+            raise TransportError("no_adapter", "this device has no Bluetooth")
+        if adapter.isEnabled():
+            return False
+        self._start_activity(self.api.Intent(self.api.BluetoothAdapter.ACTION_REQUEST_ENABLE))
+        return True
+
+    def request_discoverable(self, seconds: int = 300) -> None:
+        """Show the system dialog that makes this phone visible to discovery (the host,
+        for guests that have not paired with it) for ``seconds`` (1-3600)."""
+        if not 1 <= seconds <= 3600:
+            raise ValueError(f"discoverable time must be 1..3600 s, got {seconds}")
+        self.permissions.check("advertise")
+        self.adapter()
+        bt = self.api.BluetoothAdapter
+        intent = self.api.Intent(bt.ACTION_REQUEST_DISCOVERABLE)
+        # Through a Bundle: pyjnius would pick putExtra(String, long) or (String, boolean)
+        # for a Python int, and Android ignores a long here. Bundle.putInt has one overload.
+        extras = self.api.Bundle()
+        extras.putInt(bt.EXTRA_DISCOVERABLE_DURATION, int(seconds))
+        intent.putExtras(extras)
+        self._start_activity(intent)
+
+    def _start_activity(self, intent: Any) -> None:
+        activity_class = self.api.PythonActivity
+        activity = None if activity_class is None else activity_class.mActivity
+        if activity is None:
+            raise TransportError("unsupported", "no python-for-android activity to show a dialog")
+        with java_errors(self.api, "unsupported", "showing a system dialog"):
+            activity.startActivity(intent)
 
     def ensure_permissions(self, *uses: str, timeout: float = 120.0) -> None:
         """Ask for what ``uses`` need and wait (worker thread only); see :class:`Permissions`."""

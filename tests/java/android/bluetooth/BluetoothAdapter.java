@@ -15,6 +15,9 @@ import java.util.UUID;
  * BluetoothAdapter), with the permission each needs from API 31 on:
  * <pre>
  *   static final String ACTION_DISCOVERY_STARTED, ACTION_DISCOVERY_FINISHED, ACTION_STATE_CHANGED
+ *   static final String ACTION_REQUEST_ENABLE            (activity action; BLUETOOTH_CONNECT)
+ *   static final String ACTION_REQUEST_DISCOVERABLE      (activity action; BLUETOOTH_ADVERTISE)
+ *   static final String EXTRA_DISCOVERABLE_DURATION      (int seconds)
  *   static final int STATE_OFF = 10, STATE_TURNING_ON = 11, STATE_ON = 12, STATE_TURNING_OFF = 13
  *   static BluetoothAdapter getDefaultAdapter()       null without Bluetooth (deprecated in 31)
  *   static boolean checkBluetoothAddress(String)      upper-case "00:11:22:AA:BB:CC" only
@@ -37,6 +40,12 @@ public final class BluetoothAdapter {
             "android.bluetooth.adapter.action.DISCOVERY_FINISHED";
     public static final String ACTION_STATE_CHANGED =
             "android.bluetooth.adapter.action.STATE_CHANGED";
+    public static final String ACTION_REQUEST_ENABLE =
+            "android.bluetooth.adapter.action.REQUEST_ENABLE";
+    public static final String ACTION_REQUEST_DISCOVERABLE =
+            "android.bluetooth.adapter.action.REQUEST_DISCOVERABLE";
+    public static final String EXTRA_DISCOVERABLE_DURATION =
+            "android.bluetooth.adapter.extra.DISCOVERABLE_DURATION";
     public static final int STATE_OFF = 10;
     public static final int STATE_TURNING_ON = 11;
     public static final int STATE_ON = 12;

@@ -82,6 +82,7 @@ public final class Standin {
         receivers.clear();
         log.clear();
         BluetoothAdapter.discovering = false;
+        org.kivy.android.PythonActivity.standinReset();
     }
 
     public static void setPresent(boolean value) {

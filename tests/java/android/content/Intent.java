@@ -1,5 +1,6 @@
 package android.content;
 
+import android.os.Bundle;
 import android.os.Parcelable;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,6 +11,11 @@ import java.util.Map;
  *   String getAction()
  *   Intent putExtra(String name, Parcelable value)
  *   Intent putExtra(String name, String value)
+ *   Intent putExtra(String name, int value)
+ *   Intent putExtra(String name, long value)
+ *   Intent putExtra(String name, boolean value)
+ *   Intent putExtras(Bundle extras)
+ *   int getIntExtra(String name, int defaultValue)      only an int extra, as on Android
  *   <T extends Parcelable> T getParcelableExtra(String name)              (deprecated in API 33)
  *   <T> T getParcelableExtra(String name, Class<T> clazz)                  (API 33)
  *   String getStringExtra(String name)
@@ -34,6 +40,38 @@ public class Intent {
     public Intent putExtra(String name, String value) {
         extras.put(name, value);
         return this;
+    }
+
+    public Intent putExtra(String name, int value) {
+        extras.put(name, Integer.valueOf(value));
+        return this;
+    }
+
+    public Intent putExtra(String name, long value) {
+        extras.put(name, Long.valueOf(value));
+        return this;
+    }
+
+    public Intent putExtra(String name, boolean value) {
+        extras.put(name, Boolean.valueOf(value));
+        return this;
+    }
+
+    public Intent putExtras(Bundle bundle) {
+        for (String key : bundle.keySet()) {
+            extras.put(key, bundle.get(key));
+        }
+        return this;
+    }
+
+    public Intent putExtras(Intent src) {
+        extras.putAll(src.extras);
+        return this;
+    }
+
+    public int getIntExtra(String name, int defaultValue) {
+        Object value = extras.get(name);
+        return value instanceof Integer ? (Integer) value : defaultValue;
     }
 
     @SuppressWarnings("unchecked")

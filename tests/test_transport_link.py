@@ -126,7 +126,7 @@ def test_send_is_queued_and_never_blocks_on_a_stuck_peer() -> None:
     link.send(b"b" * 4000)
     with pytest.raises(TransportError) as info:
         link.send(b"c" * 4000)
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < WAIT
     assert info.value.code == "send_overflow"
     assert _drain(inbox)[-1].code == "send_overflow"
     assert link.join(WAIT)
@@ -150,7 +150,7 @@ def test_close_without_linger_drops_the_queue() -> None:
     link.send(b"never written")
     start = time.monotonic()
     link.close(linger=0)
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < WAIT
     assert _drain(inbox)[-1].code == "local_close"
     assert link.join(WAIT)
     assert not link.flush(0.01)
@@ -164,7 +164,7 @@ def test_recv_on_a_private_inbox() -> None:
     start = time.monotonic()
     with pytest.raises(TransportError) as info:
         link.recv(0.05)
-    assert info.value.code == "timeout" and time.monotonic() - start < 1.0
+    assert info.value.code == "timeout" and time.monotonic() - start < WAIT
     stream.incoming.put(b"")
     for _ in range(2):  # stays closed
         with pytest.raises(LinkClosed) as closed:

@@ -94,10 +94,14 @@ class FaultyStream:
         self._faults = tuple(faults)
         self._sent = 0  # frames that went through write()
         self._silent = False
+        self._killed = False
         self._lock = threading.Lock()
 
     def read(self, max_bytes: int) -> bytes:
-        return self._inner.read(max_bytes)
+        data = self._inner.read(max_bytes)
+        if self._killed:  # our own end sees an I/O error, not a clean hang-up
+            raise OSError("fault injected: link dropped")
+        return data
 
     def close(self) -> None:
         self._inner.close()
@@ -140,9 +144,11 @@ class FaultyStream:
                 out = [b"\x00garbage\xff" * 4]
             elif kind == "truncate":
                 self._inner.write(frame[: max(1, len(frame) // 2)])
+                self._killed = True
                 self._inner.close()
                 raise OSError("fault injected: truncated frame, link dropped")
             elif kind == "kill":
+                self._killed = True
                 self._inner.close()
                 raise OSError("fault injected: link killed")
         if self._silent:

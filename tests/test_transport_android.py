@@ -542,6 +542,42 @@ def scenario_system_dialogs_to_enable_and_be_discoverable(fakes: Fakes) -> None:
     _expect_error("no_adapter", transport.request_enable)
 
 
+def test_phones_in_separate_jvms(standin_env: dict[str, str], tmp_path: Path) -> None:
+    """A host and two guests, each its own process and JVM, find each other through a
+    shared registry directory (the stand-ins' "SDP"), as three phones would."""
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    base = dict(standin_env, BLU21_STANDIN_REGISTRY=str(registry))
+
+    def start(name: str, address: str, **env: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, __file__, name],
+            env=dict(base, BLU21_STANDIN_ADDRESS=address, **env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    procs = [start("process_host", HOST_PHONE)]
+    try:
+        deadline = time.monotonic() + SCENARIO_TIMEOUT
+        while not list(registry.glob("*.port")):  # the host has registered its service
+            assert procs[0].poll() is None, procs[0].communicate()[0]
+            assert time.monotonic() < deadline, "the host never started listening"
+            time.sleep(0.05)
+        procs += [start("process_guest", addr, BLU21_PHONE_NAME=n) for n, addr in PHONES.items()]
+        for proc in procs:
+            out, _ = proc.communicate(timeout=SCENARIO_TIMEOUT)
+            assert proc.returncode == 0, out
+            assert "ok" in out
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert not list(registry.glob("*.port"))  # the host unregistered on close
+
+
 def _child_main(name: str) -> int:
     import faulthandler
 
@@ -554,9 +590,53 @@ def _child_main(name: str) -> int:
     fakes = Fakes(jnius)
     fakes.install()
     fakes.Standin.reset()
-    globals()[f"scenario_{name}"](fakes)
+    globals()[name if name.startswith("process_") else f"scenario_{name}"](fakes)
     print(f"scenario {name} ok")
     return 0
+
+
+# -- several phones, one JVM each (run by test_phones_in_separate_jvms) -----------------
+
+PHONES = {"Ala": "00:11:22:33:44:A1", "Bartek": "00:11:22:33:44:B2"}
+HOST_PHONE = "00:11:22:33:44:C3"
+
+
+def process_host(fakes: Fakes) -> None:
+    """This JVM is the host phone: greets every guest by the address it sees, waits until
+    all have left."""
+    from app.bluetooth.link import Acceptor, Closed, Opened, Received
+
+    transport = _transport(fakes)
+    inbox: queue.Queue = queue.Queue()
+    acceptor = Acceptor(transport.listen(), inbox)
+    greeted: list[str] = []
+    left = 0
+    while left < len(PHONES):
+        event = inbox.get(timeout=3 * WAIT)
+        if isinstance(event, Received):
+            name = event.data.decode()
+            greeted.append(name)
+            event.link.send(f"welcome {name}, you are {event.link.peer}".encode())
+        elif isinstance(event, Closed):
+            assert event.code == "peer_closed", event
+            left += 1
+        else:
+            assert isinstance(event, Opened)
+    assert sorted(greeted) == sorted(PHONES)
+    assert acceptor.stop(WAIT)
+
+
+def process_guest(fakes: Fakes) -> None:
+    """This JVM is a guest phone that has paired with the host before."""
+    name = os.environ["BLU21_PHONE_NAME"]
+    fakes.Standin.addBonded(HOST_PHONE, "host phone")
+    transport = _transport(fakes)
+    [host] = transport.paired_devices()
+    link = transport.connect(host.address, timeout=WAIT)
+    link.send(name.encode())
+    assert link.recv(WAIT).decode() == f"welcome {name}, you are bt:{PHONES[name]}"
+    link.close()
+    assert link.join(WAIT)
 
 
 # ------------------------------------------------------------------------------------

@@ -161,12 +161,12 @@ public final class BluetoothAdapter {
             throw new IOException("Error: Bluetooth is off; cannot register SDP record " + name);
         }
         String key = Standin.key(Standin.localAddress, uuid);
-        if (Standin.services.containsKey(key)) {
+        if (Standin.lookup(key) != null) {
             throw new IOException("Error: service " + uuid + " is already registered");
         }
         ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         BluetoothServerSocket socket = new BluetoothServerSocket(server, key);
-        Standin.services.put(key, server.getLocalPort());
+        Standin.register(key, server.getLocalPort());
         Standin.open.add(socket);
         Standin.log.add(what);
         return socket;

@@ -49,7 +49,7 @@ public final class BluetoothServerSocket implements Closeable {
 
     @Override
     public void close() throws IOException {
-        Standin.services.remove(key);
+        Standin.unregister(key);
         Standin.open.remove(this);
         server.close();
     }

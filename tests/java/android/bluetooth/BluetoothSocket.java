@@ -69,7 +69,7 @@ public final class BluetoothSocket implements Closeable {
                 throw new IOException("interrupted");
             }
         }
-        Integer port = Standin.services.get(Standin.key(device.getAddress(), uuid));
+        Integer port = Standin.lookup(Standin.key(device.getAddress(), uuid));
         if (port == null) {
             throw new IOException("Service discovery failed");
         }

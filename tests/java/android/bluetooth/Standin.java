@@ -5,6 +5,10 @@ import android.content.Intent;
 import android.os.Build;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -24,6 +28,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>The stand-ins carry RFCOMM over loopback TCP: a listening BluetoothServerSocket is a
  * java.net.ServerSocket on 127.0.0.1 registered under (local address, service UUID); a
  * BluetoothSocket.connect() looks that registration up (the "SDP lookup") and connects.
+ * With the environment variable BLU21_STANDIN_REGISTRY naming a directory, registrations
+ * are also files there, so that several JVMs (several "phones") find each other; the
+ * variable BLU21_STANDIN_ADDRESS sets this phone's own address.
  * The connecting side first sends its adapter address and a newline, so that the
  * accepted socket knows its remote device, as on a phone.
  */
@@ -67,7 +74,8 @@ public final class Standin {
         open.clear();
         present = true;
         enabled = true;
-        localAddress = "02:00:00:00:00:01";
+        String address = System.getenv("BLU21_STANDIN_ADDRESS");
+        localAddress = address != null ? address : "02:00:00:00:00:01";
         localName = "Standin phone";
         failConnects = 0;
         connectDelayMs = 0;
@@ -78,7 +86,9 @@ public final class Standin {
         synchronized (nearby) {
             nearby.clear();
         }
-        services.clear();
+        for (String key : new ArrayList<>(services.keySet())) {
+            unregister(key);
+        }
         receivers.clear();
         log.clear();
         BluetoothAdapter.discovering = false;
@@ -206,6 +216,46 @@ public final class Standin {
 
     static String key(String address, UUID uuid) {
         return address.toUpperCase() + "|" + uuid;
+    }
+
+    private static Path registryFile(String key) {
+        String dir = System.getenv("BLU21_STANDIN_REGISTRY");
+        return dir == null ? null : Paths.get(dir, key.replace(':', '-').replace('|', '_') + ".port");
+    }
+
+    static void register(String key, int port) throws IOException {
+        services.put(key, port);
+        Path file = registryFile(key);
+        if (file != null) {
+            Path tmp = Paths.get(file + ".tmp");
+            Files.write(tmp, Integer.toString(port).getBytes(StandardCharsets.US_ASCII));
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+    }
+
+    static void unregister(String key) {
+        services.remove(key);
+        Path file = registryFile(key);
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                // gone anyway
+            }
+        }
+    }
+
+    static Integer lookup(String key) {
+        Integer port = services.get(key);
+        Path file = registryFile(key);
+        if (port == null && file != null && Files.exists(file)) {
+            try {
+                port = Integer.valueOf(new String(Files.readAllBytes(file), StandardCharsets.US_ASCII));
+            } catch (IOException | NumberFormatException e) {
+                port = null;
+            }
+        }
+        return port;
     }
 
     static void broadcast(Intent intent) {

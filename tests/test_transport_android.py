@@ -305,6 +305,10 @@ def scenario_permission_refused(fakes: Fakes) -> None:
     assert fakes.Standin.log() == []  # nothing touched the radio
     fakes.user_answers = False  # the dialog is dismissed without an answer
     _expect_error("permission_denied", transport.ensure_permissions, "connect", timeout=0.3)
+    # Asking fails outright (python-for-android has no activity yet): an error, no crash.
+    sys.modules["android.permissions"].request_permissions = None
+    exc = _expect_error("permission_denied", transport.ensure_permissions, "connect", timeout=WAIT)
+    assert exc.details["missing"] == [PERMISSION_CONNECT]
 
 
 def scenario_permission_granted_on_request(fakes: Fakes) -> None:

@@ -247,7 +247,15 @@ class Permissions:
             else:
                 on_done(None)
 
-        self._android_permissions().request_permissions(missing, answered)
+        module = self._android_permissions()
+        try:
+            module.request_permissions(missing, answered)
+        except Exception as exc:  # e.g. no activity yet: report, do not crash the caller
+            raise TransportError(
+                "permission_denied",
+                f"could not ask for {', '.join(missing)}: {exc}",
+                missing=missing,
+            ) from exc
 
     def ensure(self, *uses: str, timeout: float = 120.0) -> None:
         """Blocking :meth:`request`: returns when granted, else raises ``permission_denied``.

@@ -412,19 +412,24 @@ def scenario_android_11_needs_location_only_for_discovery(fakes: Fakes) -> None:
 
 
 def scenario_paired_list_and_discovery(fakes: Fakes) -> None:
-    from app.bluetooth.android import Device, merge_devices
+    from app.bluetooth.android import MAJOR_COMPUTER, MAJOR_PHONE, Device, merge_devices
 
     S = fakes.Standin
     S.addBonded("00:11:22:33:44:02", "zosia")
     S.addBonded("00:11:22:33:44:01", "Bartek")
+    S.addBonded("00:11:22:33:44:09", "Headphones")
+    S.setMajorClass("00:11:22:33:44:09", 0x0400)  # AUDIO_VIDEO
     S.addNearby("00:11:22:33:44:01", "Bartek")
     S.addNearby("00:11:22:33:44:03", "Celina")
+    S.setMajorClass("00:11:22:33:44:03", MAJOR_COMPUTER)  # a tablet
     transport = _transport(fakes)
     paired = transport.paired_devices()
     assert paired == [
-        Device("00:11:22:33:44:01", "Bartek", True),
-        Device("00:11:22:33:44:02", "zosia", True),
+        Device("00:11:22:33:44:01", "Bartek", True, MAJOR_PHONE),
+        Device("00:11:22:33:44:09", "Headphones", True, 0x0400),
+        Device("00:11:22:33:44:02", "zosia", True, MAJOR_PHONE),
     ]
+    assert [d.name for d in paired if d.likely_host] == ["Bartek", "zosia"]
     found: list[Device] = []
     finished = threading.Event()
     caller = threading.current_thread()
@@ -437,11 +442,16 @@ def scenario_paired_list_and_discovery(fakes: Fakes) -> None:
     discovery = transport.discover(on_found, finished.set)
     assert finished.wait(WAIT)
     assert found == [
-        Device("00:11:22:33:44:01", "Bartek", True),
-        Device("00:11:22:33:44:03", "Celina", False),
+        Device("00:11:22:33:44:01", "Bartek", True, MAJOR_PHONE),
+        Device("00:11:22:33:44:03", "Celina", False, MAJOR_COMPUTER),
     ]
     assert all(t is not caller for t in threads)  # results come on a Java thread
-    assert [d.name for d in merge_devices(paired, found)] == ["Bartek", "zosia", "Celina"]
+    assert [d.name for d in merge_devices(paired, found)] == [
+        "Bartek",
+        "Headphones",
+        "zosia",
+        "Celina",
+    ]
     discovery.stop()
     assert S.receiverCount() == 0
 

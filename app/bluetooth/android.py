@@ -96,13 +96,35 @@ def permissions_for(sdk_int: int, *uses: str) -> tuple[str, ...]:
     return tuple(needed)
 
 
+#: ``BluetoothClass.Device.Major`` values (public Android constants).
+MAJOR_COMPUTER = 0x0100
+MAJOR_PHONE = 0x0200
+MAJOR_UNCATEGORIZED = 0x1F00
+
+
 @dataclass(frozen=True)
 class Device:
-    """A remote phone as the guest's host list shows it."""
+    """A remote device as the guest's host list shows it.
+
+    ``major_class`` is its ``BluetoothClass`` major class (phone, computer, audio ...).
+    """
 
     address: str
     name: str
     paired: bool
+    major_class: int = MAJOR_UNCATEGORIZED
+
+    @property
+    def likely_host(self) -> bool:
+        """Could this run blu21 (a phone, a tablet or computer, or unknown)? Headphones,
+        cars and watches cannot: the host list may hide them.
+
+        >>> Device("00:00:00:00:00:0A", "Ala", True, MAJOR_PHONE).likely_host
+        True
+        >>> Device("00:00:00:00:00:0B", "Headset", True, 0x0400).likely_host
+        False
+        """
+        return self.major_class in (MAJOR_PHONE, MAJOR_COMPUTER, MAJOR_UNCATEGORIZED)
 
 
 def merge_devices(paired: Iterable[Device], found: Iterable[Device]) -> list[Device]:
@@ -569,7 +591,9 @@ class AndroidTransport:
         with java_errors(self.api, "io_error", "reading a device"):
             name = device.getName() or fallback_name or ""
             paired = device.getBondState() == self.api.BOND_BONDED
-        return Device(str(device.getAddress()), str(name), bool(paired))
+            bt_class = device.getBluetoothClass()
+            major = MAJOR_UNCATEGORIZED if bt_class is None else bt_class.getMajorDeviceClass()
+        return Device(str(device.getAddress()), str(name), bool(paired), int(major))
 
     def paired_devices(self) -> list[Device]:
         """Paired phones, by name: the quick way to find a host (offer it first)."""

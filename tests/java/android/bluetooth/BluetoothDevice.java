@@ -18,6 +18,7 @@ import java.util.UUID;
  *   String getAddress()
  *   String getName()                                                BLUETOOTH_CONNECT
  *   int getBondState()                                              BLUETOOTH_CONNECT
+ *   BluetoothClass getBluetoothClass()                              BLUETOOTH_CONNECT
  *   BluetoothSocket createRfcommSocketToServiceRecord(UUID)         BLUETOOTH_CONNECT
  *   BluetoothSocket createInsecureRfcommSocketToServiceRecord(UUID) BLUETOOTH_CONNECT
  * </pre>
@@ -33,6 +34,7 @@ public final class BluetoothDevice implements Parcelable {
     private final String address;
     volatile String name;
     volatile boolean bonded;
+    volatile int major = BluetoothClass.Device.Major.PHONE;
 
     BluetoothDevice(String address, String name) {
         this.address = address;
@@ -51,6 +53,11 @@ public final class BluetoothDevice implements Parcelable {
     public int getBondState() {
         Standin.require(Standin.CONNECT);
         return bonded ? BOND_BONDED : BOND_NONE;
+    }
+
+    public BluetoothClass getBluetoothClass() {
+        Standin.require(Standin.CONNECT);
+        return new BluetoothClass(major);
     }
 
     public BluetoothSocket createRfcommSocketToServiceRecord(UUID uuid) throws IOException {

@@ -134,6 +134,11 @@ public final class Standin {
         device(address, name).bonded = true;
     }
 
+    /** Paired or seen devices are phones unless said otherwise (BluetoothClass.Device.Major). */
+    public static void setMajorClass(String address, int major) {
+        device(address, null).major = major;
+    }
+
     public static void addNearby(String address, String name) {
         device(address, name);
         synchronized (nearby) {

@@ -1,0 +1,400 @@
+"""Table messages: what phones say to each other besides the SRA protocol.
+
+Every frame on a table link starts with a channel byte:
+
+* :data:`CONTROL` - a table message below, as compact UTF-8 JSON (codes and numbers;
+  the only free text is a player's own name);
+* :data:`PROTOCOL` - an SRA protocol message (:mod:`app.protocol`), binary, relayed
+  by the host unchanged.
+
+Control messages are frozen dataclasses, validated field by field on decode: a
+malformed one raises :class:`~app.table.errors.TableError` ``bad_message`` and is not
+applied (the table then drops the link that sent it).
+
+>>> frame = encode(Join(player_id="0" * 32, name="Ala", lang="pl"))
+>>> frame[:1] == CONTROL
+True
+>>> decode(frame)
+Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=1)
+>>> decode(PROTOCOL + b"\\x01\\x02")
+ProtocolFrame(data=b'\\x01\\x02')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar
+
+from app.table.errors import TableError
+
+#: Version of the table protocol; a guest with another one is refused (``bad_version``).
+VERSION = 1
+CONTROL = b"\x01"
+PROTOCOL = b"\x02"
+#: Control messages are small; anything longer is refused before parsing.
+MAX_CONTROL = 16 * 1024
+MAX_NAME = 24
+MAX_SEATS = 7
+ACTIONS = ("draw", "hold")
+
+_LANG = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
+_PLAYER_ID = re.compile(r"[0-9a-f]{32}")
+_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def clean_name(name: str) -> str:
+    """A player's name as shown on every phone: NFC, trimmed, 1-24 characters, no
+    control or format characters; ``bad_name`` otherwise.
+
+    >>> clean_name("  Zoë ")
+    'Zoë'
+    """
+    if not isinstance(name, str):
+        raise TableError("bad_name", "a name is text")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise TableError("bad_name", f"a name has 1-{MAX_NAME} characters", length=len(name))
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise TableError("bad_name", "a name has no control characters")
+    return name
+
+
+# -- field checks ----------------------------------------------------------------------
+
+Check = Callable[[Any], Any]
+
+
+def _int(lo: int, hi: int) -> Check:
+    def check(v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise ValueError(f"an integer {lo}..{hi}")
+        return v
+
+    return check
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("true or false")
+    return v
+
+
+def _match(pattern: re.Pattern[str], what: str) -> Check:
+    def check(v: Any) -> str:
+        if not isinstance(v, str) or not pattern.fullmatch(v):
+            raise ValueError(what)
+        return v
+
+    return check
+
+
+def _one_of(*values: str) -> Check:
+    def check(v: Any) -> str:
+        if v not in values:
+            raise ValueError(f"one of {', '.join(values)}")
+        return v
+
+    return check
+
+
+def _name(v: Any) -> str:
+    try:
+        return clean_name(v)
+    except TableError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+_seat = _int(0, MAX_SEATS - 1)
+_code = _match(_CODE, "a code (lower-case letters, digits, _)")
+
+
+# -- messages --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base of the control messages; ``TYPE`` is the wire name, ``CHECKS`` the schema."""
+
+    TYPE: ClassVar[str] = ""
+    CHECKS: ClassVar[dict[str, Check]] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form, with the type under ``"t"``."""
+        body = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {"t": self.TYPE, **body}
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, Message):
+        return {k: val for k, val in v.to_json().items() if k != "t"}
+    return v
+
+
+@dataclass(frozen=True)
+class Join(Message):
+    """Guest -> host: sit me down (or give me back my seat: same ``player_id``)."""
+
+    TYPE = "join"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "player_id": _match(_PLAYER_ID, "32 lower-case hex digits"),
+        "name": _name,
+        "lang": _match(_LANG, "a language code such as pl or pt-BR"),
+        "version": _int(1, 255),
+    }
+    player_id: str
+    name: str
+    lang: str
+    version: int = VERSION
+
+
+@dataclass(frozen=True)
+class Ready(Message):
+    """Guest -> host: I am (not) ready to start."""
+
+    TYPE = "ready"
+    CHECKS: ClassVar[dict[str, Check]] = {"ready": _bool}
+    ready: bool = True
+
+
+@dataclass(frozen=True)
+class Act(Message):
+    """Guest -> host: my decision in round ``round`` (the host applies and announces it)."""
+
+    TYPE = "act"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _int(1, 10_000), "action": _one_of(*ACTIONS)}
+    round: int
+    action: str
+
+
+@dataclass(frozen=True)
+class Ping(Message):
+    """Either way: are you there? (answered by :class:`Pong` with the same ``n``)."""
+
+    TYPE = "ping"
+    CHECKS: ClassVar[dict[str, Check]] = {"n": _int(0, 2**31 - 1)}
+    n: int
+
+
+@dataclass(frozen=True)
+class Pong(Message):
+    """Answer to :class:`Ping`."""
+
+    TYPE = "pong"
+    CHECKS: ClassVar[dict[str, Check]] = {"n": _int(0, 2**31 - 1)}
+    n: int
+
+
+@dataclass(frozen=True)
+class Bye(Message):
+    """Either way: I am leaving (guest), or the table is closing (host), and why."""
+
+    TYPE = "bye"
+    CHECKS: ClassVar[dict[str, Check]] = {"reason": _code}
+    reason: str = "left"
+
+
+@dataclass(frozen=True)
+class Refused(Message):
+    """Host -> would-be guest: no seat for you (``table_full``, ``game_running`` ...)."""
+
+    TYPE = "refused"
+    CHECKS: ClassVar[dict[str, Check]] = {"code": _code}
+    code: str
+
+
+@dataclass(frozen=True)
+class Options(Message):
+    """The table options: rounds per match, seconds per decision."""
+
+    TYPE = "options"
+    CHECKS: ClassVar[dict[str, Check]] = {"rounds": _int(1, 99), "turn_time": _int(5, 600)}
+    rounds: int = 5
+    turn_time: int = 30
+
+
+@dataclass(frozen=True)
+class PlayerInfo(Message):
+    """One seat as every phone shows it."""
+
+    TYPE = "player"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "seat": _seat,
+        "name": _name,
+        "lang": _match(_LANG, "a language code"),
+        "ready": _bool,
+        "connected": _bool,
+    }
+    seat: int
+    name: str
+    lang: str
+    ready: bool = False
+    connected: bool = True
+
+
+def _players(v: Any) -> tuple[PlayerInfo, ...]:
+    if not isinstance(v, list) or len(v) > MAX_SEATS:
+        raise ValueError(f"a list of at most {MAX_SEATS} players")
+    players = tuple(_build(PlayerInfo, p) for p in v)
+    if len({p.seat for p in players}) != len(players):
+        raise ValueError("one entry per seat")
+    return players
+
+
+def _options(v: Any) -> Options:
+    return _build(Options, v)
+
+
+@dataclass(frozen=True)
+class Lobby(Message):
+    """Host -> guests: who sits where, who is ready, the options; sent on every change."""
+
+    TYPE = "lobby"
+    CHECKS: ClassVar[dict[str, Check]] = {"players": _players, "options": _options}
+    players: tuple[PlayerInfo, ...]
+    options: Options
+
+
+@dataclass(frozen=True)
+class Welcome(Message):
+    """Host -> guest: your seat (and the lobby follows)."""
+
+    TYPE = "welcome"
+    CHECKS: ClassVar[dict[str, Check]] = {"seat": _seat, "rejoin": _bool}
+    seat: int
+    rejoin: bool = False
+
+
+@dataclass(frozen=True)
+class Turn(Message):
+    """Host -> guests: ``seat`` is to act in ``round``; ``ms`` left on his clock."""
+
+    TYPE = "turn"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "round": _int(1, 10_000),
+        "seat": _seat,
+        "ms": _int(0, 600_000),
+    }
+    round: int
+    seat: int
+    ms: int
+
+
+@dataclass(frozen=True)
+class Applied(Message):
+    """Host -> guests: ``seat`` did ``action`` (``timeout`` when his clock ran out)."""
+
+    TYPE = "applied"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "round": _int(1, 10_000),
+        "seat": _seat,
+        "action": _one_of(*ACTIONS, "timeout"),
+    }
+    round: int
+    seat: int
+    action: str
+
+
+@dataclass(frozen=True)
+class Left(Message):
+    """Host -> guests: ``seat`` left (``reason``: ``left``, ``lost``, ``timeout``, ``cheat``)."""
+
+    TYPE = "left"
+    CHECKS: ClassVar[dict[str, Check]] = {"seat": _seat, "reason": _code}
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ProtocolFrame:
+    """An SRA protocol message, opaque to the table layer."""
+
+    data: bytes
+
+
+MESSAGES: dict[str, type[Message]] = {
+    cls.TYPE: cls
+    for cls in (
+        Join,
+        Ready,
+        Act,
+        Ping,
+        Pong,
+        Bye,
+        Refused,
+        Options,
+        PlayerInfo,
+        Lobby,
+        Welcome,
+        Turn,
+        Applied,
+        Left,
+    )
+}
+
+
+def _build(cls: type[Message], body: Any) -> Any:
+    if not isinstance(body, dict):
+        raise ValueError(f"{cls.TYPE}: an object")
+    names = {f.name for f in fields(cls)}
+    unknown = set(body) - names
+    if unknown:
+        raise ValueError(f"{cls.TYPE}: unknown fields {sorted(unknown)}")
+    values = {}
+    for f in fields(cls):
+        if f.name not in body:
+            if f.default is not MISSING:
+                continue
+            raise ValueError(f"{cls.TYPE}: {f.name} missing")
+        try:
+            values[f.name] = cls.CHECKS[f.name](body[f.name])
+        except ValueError as exc:
+            raise ValueError(f"{cls.TYPE}.{f.name}: {exc}") from exc
+    return cls(**values)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate keys")
+    return dict(pairs)
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a number here")
+
+
+def encode(message: Message | ProtocolFrame) -> bytes:
+    """One frame payload for ``message``."""
+    if isinstance(message, ProtocolFrame):
+        return PROTOCOL + message.data
+    text = json.dumps(message.to_json(), separators=(",", ":"), ensure_ascii=False)
+    return CONTROL + text.encode("utf-8")
+
+
+def decode(frame: bytes) -> Message | ProtocolFrame:
+    """Parse one frame payload; :class:`TableError` ``bad_message`` if malformed."""
+    channel, body = frame[:1], frame[1:]
+    if channel == PROTOCOL:
+        return ProtocolFrame(bytes(body))
+    if channel != CONTROL:
+        raise TableError("bad_message", "unknown channel", channel=frame[:1].hex())
+    if len(body) > MAX_CONTROL:
+        raise TableError("bad_message", f"control message over {MAX_CONTROL} bytes")
+    try:
+        data = json.loads(
+            body.decode("utf-8"),
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constants,
+        )
+        if not isinstance(data, dict) or data.get("t") not in MESSAGES:
+            raise ValueError("no known message type")
+        kind = MESSAGES[data.pop("t")]
+        return _build(kind, data)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise TableError("bad_message", f"malformed control message: {exc}") from exc

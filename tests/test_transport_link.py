@@ -200,3 +200,19 @@ def test_no_event_follows_closed_even_while_frames_arrive() -> None:
         assert sum(isinstance(e, Closed) for e in events) == 1
         assert link.join(WAIT)
         assert inbox.empty()
+
+
+def test_close_later_returns_at_once_and_still_delivers() -> None:
+    link, stream, inbox = _link()
+    stream.write_gate.clear()  # a slow peer
+    link.send(b"last words")
+    start = time.monotonic()
+    link.close_later(linger=WAIT)
+    assert time.monotonic() - start < WAIT / 2  # did not wait for the peer
+    with pytest.raises(TransportError):
+        link.send(b"too late")
+    stream.write_gate.set()
+    assert _drain(inbox)[-1].code == "local_close"
+    assert bytes(stream.written) == encode_frame(b"last words")
+    assert link.join(WAIT)
+    assert f"link{link.id}-c" in stream.done  # the closing thread ended properly too

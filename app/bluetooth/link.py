@@ -136,6 +136,10 @@ class Link(Protocol):
         """Close the link (idempotent); first waits up to ``linger`` s for queued frames."""
         ...
 
+    def close_later(self, linger: float = 1.0) -> None:
+        """Like ``close`` but returns at once (an event loop must not wait for a peer)."""
+        ...
+
 
 @runtime_checkable
 class Listener(Protocol):
@@ -226,6 +230,7 @@ class StreamLink:
         self._inbox.put(Opened(self))
         self._reader = threading.Thread(target=self._read_loop, name=f"link{self.id}-r")
         self._writer = threading.Thread(target=self._write_loop, name=f"link{self.id}-w")
+        self._closer: threading.Thread | None = None
         self._reader.daemon = self._writer.daemon = True
         self._reader.start()
         self._writer.start()
@@ -360,6 +365,23 @@ class StreamLink:
                     self._cond.wait_for(lambda: self._pending == 0 or self.closed, linger)
         self._finish("local_close", "closed by this side")
 
+    def close_later(self, linger: float = 1.0) -> None:
+        """Stop sending now; deliver what is queued (up to ``linger`` s) and close, in the
+        background, so that an event loop never waits for a slow peer."""
+        with self._cond:
+            if self._closing:
+                return
+        self._closer = threading.Thread(
+            target=self._close_in_background, args=(linger,), name=f"link{self.id}-c", daemon=True
+        )
+        self._closer.start()
+
+    def _close_in_background(self, linger: float) -> None:
+        try:
+            self.close(linger)
+        finally:
+            self._stream.thread_done()
+
     def _finish(self, code: str, detail: str) -> None:
         """Close once: emit :class:`Closed` (the last event), then release the stream."""
         with self._cond:
@@ -376,9 +398,10 @@ class StreamLink:
     def join(self, timeout: float) -> bool:
         """Wait for both threads to end (after close); True if they did."""
         deadline = time.monotonic() + timeout
-        for thread in (self._reader, self._writer):
+        threads = [self._reader, self._writer] + ([self._closer] if self._closer else [])
+        for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
-        return not (self._reader.is_alive() or self._writer.is_alive())
+        return not any(thread.is_alive() for thread in threads)
 
 
 class Acceptor:

@@ -1,0 +1,411 @@
+"""The table before the match, over any transport: host and guest sides.
+
+:class:`HostLobby` listens, seats guests (:mod:`app.table.seating`), tells every
+phone who sits where, and starts the match once everyone is ready.
+:class:`GuestLobby` joins a host with a name and a language, says when it is
+ready, and follows the host's announcements.
+
+Both are driven the same way: events from the links arrive in one inbox (see
+:mod:`app.bluetooth.link`) and :meth:`step` handles what is there; time comes from an
+injected :class:`~app.table.clock.Clock`, so heartbeats and join deadlines are tested
+with a fake clock. The UI learns what happened from :attr:`notices` (stable codes).
+
+Liveness: both sides ping every :data:`PING_EVERY` seconds; a link silent for
+:data:`SILENCE_LIMIT` seconds is dropped (``silent``). A guest must say :class:`Join`
+within :data:`JOIN_WITHIN` seconds of connecting. A malformed message drops only the
+link that sent it. When the host leaves, every guest gets ``Bye("host_left")`` before
+the link closes, and a guest whose host vanishes without a word notices
+``host_lost``.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.bluetooth.errors import TransportError
+from app.bluetooth.link import Acceptor, Closed, Link, Listener, ListenerFailed, Opened, Received
+from app.table.clock import Clock, Timers
+from app.table.errors import TableError
+from app.table.messages import (
+    Bye,
+    Join,
+    Lobby,
+    Message,
+    Options,
+    Ping,
+    Pong,
+    ProtocolFrame,
+    Ready,
+    Refused,
+    Welcome,
+    decode,
+    encode,
+)
+from app.table.seating import Seating
+
+PING_EVERY = 2.0
+SILENCE_LIMIT = 10.0
+JOIN_WITHIN = 10.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the UI may show: a stable ``code`` and its details."""
+
+    code: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Peer:
+    link: Link
+    seat: int | None = None
+    last_heard: float = 0.0
+    pings: int = 0
+
+
+class _Side:
+    """What both sides share: the inbox, notices, heartbeats."""
+
+    def __init__(self, clock: Clock, on_notice: Callable[[Notice], None] | None) -> None:
+        self.clock = clock
+        self.timers = Timers(clock)
+        self.inbox: queue.Queue = queue.Queue()
+        self.notices: list[Notice] = []
+        self._on_notice = on_notice
+
+    def notice(self, what: str, /, **details: Any) -> None:
+        n = Notice(what, details)
+        self.notices.append(n)
+        if self._on_notice is not None:
+            self._on_notice(n)
+
+    @staticmethod
+    def send(link: Link, message: Message | ProtocolFrame) -> bool:
+        """Send, and say whether it could be queued (a dead link is noticed by its events)."""
+        try:
+            link.send(encode(message))
+        except TransportError:
+            return False
+        return True
+
+    def step(self, wait: float = 0.0) -> None:
+        """Handle every event that is waiting (waiting up to ``wait`` s for the first one,
+        less if a timer is due sooner), then the timers that are due."""
+        next_timer = self.timers.next_in()
+        if next_timer is not None:
+            wait = min(wait, next_timer)
+        try:
+            event = self.inbox.get(timeout=wait) if wait > 0 else self.inbox.get_nowait()
+            while True:
+                self._event(event)
+                event = self.inbox.get_nowait()
+        except queue.Empty:
+            pass
+        for name in self.timers.due():
+            self._timer(name)
+
+    def _event(self, event: Any) -> None:
+        raise NotImplementedError
+
+    def _timer(self, name: str) -> None:
+        raise NotImplementedError
+
+
+class HostLobby(_Side):
+    """The host's side of the lobby."""
+
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        options: Options | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+    ) -> None:
+        super().__init__(clock, on_notice)
+        self.seating = Seating.new(player_id, name, lang, options)
+        self.listener = listener
+        self.address = listener.address
+        self._peers: dict[Link, _Peer] = {}
+        self._acceptor = Acceptor(listener, self.inbox)
+        self.closed = False
+        self.timers.set("ping", PING_EVERY)
+
+    # -- queries ------------------------------------------------------------------------
+
+    def link_of(self, seat: int) -> Link | None:
+        """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
+        for peer in self._peers.values():
+            if peer.seat == seat:
+                return peer.link
+        return None
+
+    # -- host actions -------------------------------------------------------------------
+
+    def set_options(self, options: Options) -> None:
+        """Change the options (before the match) and tell everyone."""
+        self.seating = self.seating.set_options(options)
+        self._broadcast_lobby()
+
+    def start(self) -> Seating:
+        """Start the match (TableError ``not_ready`` unless everyone is ready)."""
+        # The listener stays open: new phones are refused (game_running) by the seating,
+        # returning players get their seat back.
+        self.seating = self.seating.start()
+        self.notice("match_started", players=len(self.seating.sitters))
+        return self.seating
+
+    def _acceptor_keeps_running_for_rejoins(self) -> None:
+        # New phones are refused by the seating (game_running); returning players are
+        # let back in, so the listener stays open.
+        pass
+
+    def close(self, reason: str = "host_left") -> None:
+        """Leave: tell every guest why, then close every link and stop listening."""
+        if self.closed:
+            return
+        self.closed = True
+        self._acceptor.stop()
+        for peer in list(self._peers.values()):
+            self.send(peer.link, Bye(reason))
+        for peer in list(self._peers.values()):
+            peer.link.close_later(linger=1.0)
+        self.notice("table_closed", reason=reason)
+
+    # -- events -------------------------------------------------------------------------
+
+    def _event(self, event: Any) -> None:
+        if isinstance(event, Opened):
+            self._peers[event.link] = _Peer(event.link, last_heard=self.clock.now())
+            self.timers.set(f"join:{id(event.link)}", JOIN_WITHIN)
+        elif isinstance(event, Received):
+            peer = self._peers.get(event.link)
+            if peer is None:
+                return
+            peer.last_heard = self.clock.now()
+            try:
+                message = decode(event.data)
+                self._message(peer, message)
+            except TableError as exc:
+                self._drop(peer, exc.code, str(exc))
+        elif isinstance(event, Closed):
+            peer = self._peers.pop(event.link, None)
+            if peer is not None:
+                self._gone(peer, "left" if event.code == "peer_closed" else "lost")
+        elif isinstance(event, ListenerFailed):
+            self.notice("listener_failed", code=event.error.code)
+
+    def _message(self, peer: _Peer, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, Ping):
+            self.send(peer.link, Pong(message.n))
+        elif isinstance(message, Pong):
+            pass
+        elif isinstance(message, Join):
+            self._join(peer, message)
+        elif peer.seat is None:
+            raise TableError("bad_message", "join first")
+        elif isinstance(message, Ready):
+            self.seating = self.seating.set_ready(peer.seat, message.ready)
+            self._broadcast_lobby()
+        elif isinstance(message, Bye):
+            self._drop(peer, "left", "said goodbye")
+        else:
+            self.on_game_message(peer.seat, message)
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        """Messages of the match (extended by the match layer); in the lobby: a violation."""
+        raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
+
+    def _join(self, peer: _Peer, join: Join) -> None:
+        if peer.seat is not None:
+            raise TableError("bad_message", "already seated")
+        try:
+            self.seating, seat, rejoin = self.seating.join(
+                join.player_id, join.name, join.lang, join.version
+            )
+        except TableError as exc:
+            if exc.code in ("bad_name", "bad_message"):
+                raise
+            self.send(peer.link, Refused(exc.code))
+            peer.link.close_later(linger=1.0)
+            self.notice("join_refused", code=exc.code)
+            return
+        old = self.link_of(seat)
+        if old is not None:  # the same player on a new link: the old one is stale
+            self._peers.pop(old, None)
+            old.close(linger=0)
+        peer.seat = seat
+        self.timers.cancel(f"join:{id(peer.link)}")
+        self.send(peer.link, Welcome(seat, rejoin))
+        self.notice("player_rejoined" if rejoin else "player_joined", seat=seat)
+        self._broadcast_lobby()
+
+    def _drop(self, peer: _Peer, reason: str, detail: str) -> None:
+        self._peers.pop(peer.link, None)
+        peer.link.close_later(linger=0.2)
+        self._gone(peer, reason, detail)
+
+    def _gone(self, peer: _Peer, reason: str, detail: str = "") -> None:
+        self.timers.cancel(f"join:{id(peer.link)}")
+        if peer.seat is None:
+            return
+        name = self.seating.sitters[peer.seat].name
+        self.seating = self.seating.leave(peer.seat)
+        self.notice("player_left", seat=peer.seat, name=name, reason=reason, detail=detail)
+        if not self.seating.started:
+            # Seats moved up: tell each guest his (possibly new) seat.
+            for other in self._peers.values():
+                if other.seat is not None and other.seat > peer.seat:
+                    other.seat -= 1
+                    self.send(other.link, Welcome(other.seat, False))
+        self._broadcast_lobby()
+
+    def _broadcast_lobby(self) -> None:
+        lobby: Lobby = self.seating.lobby()
+        for peer in self._peers.values():
+            if peer.seat is not None:
+                self.send(peer.link, lobby)
+
+    def broadcast(self, message: Message | ProtocolFrame, *, skip: int | None = None) -> None:
+        """Send ``message`` to every seated guest (but ``skip``)."""
+        for peer in self._peers.values():
+            if peer.seat is not None and peer.seat != skip:
+                self.send(peer.link, message)
+
+    def _timer(self, name: str) -> None:
+        now = self.clock.now()
+        if name == "ping":
+            for peer in list(self._peers.values()):
+                if now - peer.last_heard >= SILENCE_LIMIT:
+                    self._drop(peer, "silent", f"nothing for {SILENCE_LIMIT:.0f} s")
+                else:
+                    peer.pings += 1
+                    self.send(peer.link, Ping(peer.pings))
+            if not self.closed:
+                self.timers.set("ping", PING_EVERY)
+        elif name.startswith("join:"):
+            for peer in list(self._peers.values()):
+                if f"join:{id(peer.link)}" == name and peer.seat is None:
+                    self._drop(peer, "no_join", "did not join in time")
+
+
+class GuestLobby(_Side):
+    """A guest's side of the lobby: one link to the host."""
+
+    def __init__(
+        self,
+        link: Link,
+        inbox: queue.Queue,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        on_notice: Callable[[Notice], None] | None = None,
+    ) -> None:
+        super().__init__(clock, on_notice)
+        self.inbox = inbox  # where ``link`` delivers its events
+        self.link = link
+        self.seat: int | None = None
+        self.lobby: Lobby | None = None
+        self.closed = False
+        self.ready = False
+        self._last_heard = clock.now()
+        self._pings = 0
+        self.send(link, Join(player_id=player_id, name=name, lang=lang))
+        self.timers.set("ping", PING_EVERY)
+
+    @classmethod
+    def connect(
+        cls,
+        transport: Any,
+        address: str,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        timeout: float = 15.0,
+        on_notice: Callable[[Notice], None] | None = None,
+    ) -> GuestLobby:
+        """Connect to the host at ``address`` and ask for a seat (blocking)."""
+        inbox: queue.Queue = queue.Queue()
+        link = transport.connect(address, timeout=timeout, inbox=inbox)
+        return cls(
+            link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
+        )
+
+    def set_ready(self, ready: bool = True) -> None:
+        """Tell the host whether we are ready to start."""
+        self.ready = ready
+        self.send(self.link, Ready(ready))
+
+    def leave(self) -> None:
+        """Say goodbye and close the link."""
+        if self.closed:
+            return
+        self.send(self.link, Bye("left"))
+        self.link.close_later(linger=1.0)
+        self.closed = True
+        self.notice("left_table")
+
+    def _event(self, event: Any) -> None:
+        if isinstance(event, Received):
+            self._last_heard = self.clock.now()
+            try:
+                message = decode(event.data)
+                self._message(message)
+            except TableError as exc:
+                # A host that sends garbage: leave it, saying why.
+                self.notice("host_violation", code=exc.code, detail=str(exc))
+                self.link.close(linger=0)
+                self.closed = True
+        elif isinstance(event, Closed) and not self.closed:
+            self.closed = True
+            self.timers.cancel("ping")
+            self.notice("host_lost", code=event.code)
+
+    def _message(self, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, Ping):
+            self.send(self.link, Pong(message.n))
+        elif isinstance(message, Pong):
+            pass
+        elif isinstance(message, Welcome):
+            self.seat = message.seat
+            self.notice("seated", seat=message.seat, rejoin=message.rejoin)
+        elif isinstance(message, Lobby):
+            self.lobby = message
+            self.notice("lobby", players=len(message.players))
+        elif isinstance(message, Refused):
+            self.closed = True
+            self.link.close(linger=0)
+            self.notice("refused", code=message.code)
+        elif isinstance(message, Bye):
+            self.closed = True
+            self.link.close(linger=0)
+            self.notice("table_closed", reason=message.reason)
+        else:
+            self.on_game_message(message)
+
+    def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        """Messages of the match (extended by the match layer); in the lobby: a violation."""
+        raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
+
+    def _timer(self, name: str) -> None:
+        if name != "ping" or self.closed:
+            return
+        if self.clock.now() - self._last_heard >= SILENCE_LIMIT:
+            self.closed = True
+            self.link.close(linger=0)
+            self.notice("host_lost", code="silent")
+            return
+        self._pings += 1
+        self.send(self.link, Ping(self._pings))
+        self.timers.set("ping", PING_EVERY)

@@ -287,13 +287,14 @@ class Turn(Message):
 
 @dataclass(frozen=True)
 class Applied(Message):
-    """Host -> guests: ``seat`` did ``action`` (``timeout`` when his clock ran out)."""
+    """Host -> guests: ``seat`` did ``action`` (``timeout`` when his clock ran out,
+    ``bust`` / ``hold`` after he announced his drawn card took him over / to 21)."""
 
     TYPE = "applied"
     CHECKS: ClassVar[dict[str, Check]] = {
         "round": _int(1, 10_000),
         "seat": _seat,
-        "action": _one_of(*ACTIONS, "timeout"),
+        "action": _one_of(*ACTIONS, "timeout", "bust", "21"),
     }
     round: int
     seat: int
@@ -308,6 +309,100 @@ class Left(Message):
     CHECKS: ClassVar[dict[str, Check]] = {"seat": _seat, "reason": _code}
     seat: int
     reason: str
+
+
+_deck = _int(1, 2**31 - 1)
+_round = _int(1, 10_000)
+
+
+def _seat_list(v: Any) -> tuple[int, ...]:
+    if not isinstance(v, list) or len(v) > MAX_SEATS:
+        raise ValueError("a list of seats")
+    seats = tuple(_seat(x) for x in v)
+    if len(set(seats)) != len(seats):
+        raise ValueError("each seat once")
+    return seats
+
+
+@dataclass(frozen=True)
+class Begin(Message):
+    """Host -> guests: the match starts with ``players`` seats; set the dealer up."""
+
+    TYPE = "begin"
+    CHECKS: ClassVar[dict[str, Check]] = {"players": _int(2, MAX_SEATS), "options": _options}
+    players: int
+    options: Options
+
+
+@dataclass(frozen=True)
+class SetUp(Message):
+    """Guest -> host: my dealer is set up; ``fingerprint`` is what my screen shows."""
+
+    TYPE = "setup"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "fingerprint": _match(re.compile(r"[0-9a-z]{1,16}"), "a code")
+    }
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Go(Message):
+    """Host -> guests: shuffle ``deck`` for ``round`` among the round's players."""
+
+    TYPE = "go"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "deck": _deck}
+    round: int
+    deck: int
+
+
+@dataclass(frozen=True)
+class Deal(Message):
+    """Host -> guests: deal the round's two cards each from ``deck``."""
+
+    TYPE = "deal"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "deck": _deck}
+    round: int
+    deck: int
+
+
+@dataclass(frozen=True)
+class Dealt(Message):
+    """Guest -> host: my dealt cards are open; I (do not) claim a Persian 21."""
+
+    TYPE = "dealt"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "persian": _bool}
+    round: int
+    persian: bool
+
+
+@dataclass(frozen=True)
+class CloseDeal(Message):
+    """Host -> guests: everyone has looked at his cards; ``persian`` seats claim a Persian 21."""
+
+    TYPE = "close_deal"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "persian": _seat_list}
+    round: int
+    persian: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Drew(Message):
+    """Guest -> host: the card I drew is open; my hand is now ``open``, ``bust`` or ``21``."""
+
+    TYPE = "drew"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "status": _one_of("open", "bust", "21")}
+    round: int
+    status: str
+
+
+@dataclass(frozen=True)
+class NewDeck(Message):
+    """Host -> guests: a player dropped mid-round; the round goes on with ``deck``."""
+
+    TYPE = "new_deck"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "deck": _deck}
+    round: int
+    deck: int
 
 
 @dataclass(frozen=True)
@@ -334,6 +429,14 @@ MESSAGES: dict[str, type[Message]] = {
         Turn,
         Applied,
         Left,
+        Begin,
+        SetUp,
+        Go,
+        Deal,
+        Dealt,
+        CloseDeal,
+        Drew,
+        NewDeck,
     )
 }
 

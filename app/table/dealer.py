@@ -1,0 +1,289 @@
+"""Where the cards come from: the dealer interface the table drives, and a test dealer.
+
+Every phone has a :class:`Dealer` for its own seat. The table tells it the public
+events (a deck is started for a round, positions are dealt to seats, a seat proves
+its hand) and relays the frames it produces; the dealer tells the table which cards
+its own seat holds and which cards other seats have proven.
+
+* :class:`SraDealer` (``app/table/sra_dealer.py``) is the real one: the SRA mental
+  poker seat of :mod:`app.protocol`, where nobody, not even the host, learns another
+  player's cards.
+* :class:`OpenDealer` here is for tests of the table flow only: the host's dealer
+  shuffles and tells each card to its drawer *in a frame every phone receives*. It is
+  honest-host, no-secrecy, and is never used on a real table.
+
+A deck (``deck`` id, strictly increasing over the table's life) is shuffled for one
+round of the match; a dropout mid-round starts a fresh deck for the same round.
+Positions of a deck are dealt in order from 0.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+CLAIM_PERSIAN = "persian"
+CLAIM_SHOWDOWN = "showdown"
+
+
+class DealerViolation(Exception):
+    """A frame that breaks the dealing protocol; ``seat`` is who is to blame."""
+
+    def __init__(self, seat: int, code: str, detail: str = "") -> None:
+        super().__init__(f"seat {seat}: {code} {detail}".strip())
+        self.seat = seat
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class DeckVerdict:
+    """The end-of-round audit of a deck: ``ok``, and the seats found cheating."""
+
+    ok: bool
+    cheaters: tuple[int, ...] = ()
+
+
+class Dealer(Protocol):
+    """One seat's side of the card protocol (frames are opaque bytes to the table)."""
+
+    seat: int
+
+    def hello(self) -> list[bytes]:
+        """Frames that set the table up (keys); :attr:`ready` once everybody's are in."""
+        ...
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def fingerprint(self) -> str:
+        """A short code every screen shows once set up (equal on every honest phone)."""
+        ...
+
+    def authenticate(self, frame: bytes) -> None:
+        """Host: check a guest's frame before relaying it (:class:`DealerViolation`)."""
+        ...
+
+    def handle(self, frame: bytes) -> list[bytes]:
+        """Take in a frame from another seat (:class:`DealerViolation` if it is bad)."""
+        ...
+
+    def has_work(self) -> bool: ...
+
+    def work(self) -> list[bytes]:
+        """One bounded step of background computation; frames to send."""
+        ...
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        """A deck is shuffled among ``order`` (every phone is told; one whose seat is not
+        in ``order``, e.g. during a tiebreak, only follows)."""
+        ...
+
+    def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
+        """Public event: ``(position, seat)`` pairs are dealt from ``deck``."""
+        ...
+
+    def card(self, deck: int, position: int) -> int | None:
+        """The card code (0-51) at a position dealt to this seat, once it is open."""
+        ...
+
+    def claim(self, deck: int, kind: str) -> list[bytes]:
+        """Prove this seat's cards of ``deck`` to everybody."""
+        ...
+
+    def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
+        """``{position: card}`` that ``seat`` proved in ``deck``, None until proven."""
+        ...
+
+    def suspend_deck(self, deck: int) -> None:
+        """A dropout: nothing more is dealt from ``deck`` (its dealt cards stay valid)."""
+        ...
+
+    def release(self, deck: int, seat: int) -> list[bytes]:
+        """``seat`` left holding a result: open his cards of ``deck`` for everybody, if
+        this seat can (SRA: the escrow he left with the players who had finished)."""
+        ...
+
+    def finish_deck(self, deck: int) -> list[bytes]:
+        """The round is over: start the audit of ``deck``."""
+        ...
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        """The audit's result, None while it runs."""
+        ...
+
+
+class OpenDealer:
+    """Test dealer: the host shuffles and announces every card openly. NOT secret."""
+
+    def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
+        self.seat = seat
+        self.host = host
+        self._rng = rng or random.Random(seat)
+        self._decks: dict[int, list[int]] = {}
+        self._mine: dict[tuple[int, int], int] = {}
+        self._claims: dict[tuple[int, int], dict[int, int]] = {}
+        self._dealt: dict[tuple[int, int], int] = {}  # host: (deck, position) -> seat
+
+    def hello(self) -> list[bytes]:
+        return []
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    @property
+    def fingerprint(self) -> str:
+        return "open"
+
+    @staticmethod
+    def _frame(**fields: object) -> bytes:
+        return json.dumps(fields, separators=(",", ":")).encode()
+
+    def authenticate(self, frame: bytes) -> None:
+        self._parse(frame)
+
+    def _parse(self, frame: bytes) -> dict:
+        try:
+            data = json.loads(frame)
+            if not isinstance(data, dict) or data.get("k") not in ("card", "claim"):
+                raise ValueError("unknown frame")
+            return data
+        except ValueError as exc:
+            raise DealerViolation(self.host, "bad_frame", str(exc)) from exc
+
+    def handle(self, frame: bytes) -> list[bytes]:
+        data = self._parse(frame)
+        if data["k"] == "card":
+            if data["s"] == self.seat:
+                self._mine[(data["d"], data["p"])] = data["c"]
+        else:
+            seat, deck = data["s"], data["d"]
+            cards = {int(p): c for p, c in data["cards"]}
+            if self.seat == self.host:
+                truth = self._decks.get(deck, [])
+                for p, c in cards.items():
+                    if self._dealt.get((deck, p)) != seat or truth[p] != c:
+                        raise DealerViolation(seat, "false_claim", f"position {p}")
+            self._claims[(deck, seat)] = cards
+        return []
+
+    def has_work(self) -> bool:
+        return False
+
+    def work(self) -> list[bytes]:
+        return []
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        if self.seat == self.host:
+            cards = list(range(52))
+            self._rng.shuffle(cards)
+            self._decks[deck] = cards
+        return []
+
+    def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
+        if self.seat != self.host:
+            return []
+        out = []
+        for position, seat in assignments:
+            self._dealt[(deck, position)] = seat
+            code = self._decks[deck][position]
+            if seat == self.seat:
+                self._mine[(deck, position)] = code
+            out.append(self._frame(k="card", d=deck, p=position, s=seat, c=code))
+        return out
+
+    def card(self, deck: int, position: int) -> int | None:
+        return self._mine.get((deck, position))
+
+    def claim(self, deck: int, kind: str) -> list[bytes]:
+        cards = sorted((p, c) for (d, p), c in self._mine.items() if d == deck)
+        self._claims[(deck, self.seat)] = dict(cards)
+        return [self._frame(k="claim", d=deck, s=self.seat, kind=kind, cards=cards)]
+
+    def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
+        return self._claims.get((deck, seat))
+
+    def suspend_deck(self, deck: int) -> None:
+        pass
+
+    def release(self, deck: int, seat: int) -> list[bytes]:
+        if self.seat != self.host:
+            return []
+        cards = sorted(
+            (p, self._decks[deck][p])
+            for (d, p), s in self._dealt.items()
+            if d == deck and s == seat
+        )
+        self._claims[(deck, seat)] = dict(cards)
+        return [self._frame(k="claim", d=deck, s=seat, kind="release", cards=cards)]
+
+    def finish_deck(self, deck: int) -> list[bytes]:
+        return []
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        return DeckVerdict(True)
+
+
+class SpectatorDealer:
+    """A read-only view of another dealer: proven cards only, never a frame of its own.
+    The host keeps a public copy of the match on it (what every phone can know)."""
+
+    seat = -1
+
+    def __init__(self, dealer: Dealer) -> None:
+        self._dealer = dealer
+
+    def hello(self) -> list[bytes]:
+        return []
+
+    @property
+    def ready(self) -> bool:
+        return self._dealer.ready
+
+    @property
+    def fingerprint(self) -> str:
+        return self._dealer.fingerprint
+
+    def authenticate(self, frame: bytes) -> None:
+        pass
+
+    def handle(self, frame: bytes) -> list[bytes]:
+        return []
+
+    def has_work(self) -> bool:
+        return False
+
+    def work(self) -> list[bytes]:
+        return []
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        return []
+
+    def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
+        return []
+
+    def card(self, deck: int, position: int) -> int | None:
+        return None
+
+    def claim(self, deck: int, kind: str) -> list[bytes]:
+        return []
+
+    def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
+        return self._dealer.claimed(deck, seat)
+
+    def suspend_deck(self, deck: int) -> None:
+        pass
+
+    def release(self, deck: int, seat: int) -> list[bytes]:
+        return []
+
+    def finish_deck(self, deck: int) -> list[bytes]:
+        return []
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        return self._dealer.verdict(deck)

@@ -1,0 +1,382 @@
+"""One phone's copy of the match: the rules engine and the dealer, fed public events.
+
+Every phone (the host's too) runs a :class:`PhoneMatch`. The host announces the public
+events of the match in order (:mod:`app.table.messages`: ``Go``, ``Deal``,
+``CloseDeal``, ``Applied``, ``Left``, ``NewDeck``); every phone applies them to its own
+:class:`~app.rules.oczko.Match` and its own dealer, so every phone checks every state
+change against its own copy of the rules. An event the rules refuse is a violation by
+the host (who announced it), named as such in :attr:`PhoneMatch.violation`.
+
+Some events must wait for cards: a phone applies the deal only once its own cards
+are open, a draw of its own once the card is open, a showdown once the others have
+proven their hands. Events queue up and :meth:`PhoneMatch.pump` applies as many as
+it can, in order; the driver calls it after every frame it feeds to the dealer.
+
+What the phone must tell the host (``Dealt``, ``Drew``) and the dealer's frames go to
+:attr:`PhoneMatch.outbox`; what the UI may show goes to :attr:`PhoneMatch.log`
+(the engine's events, as JSON, and table notices).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.cards import Card
+from app.rules.errors import IllegalAction
+from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
+from app.rules.oczko_events import Event, Held, MatchEnded, RoundEnded
+from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation
+from app.table.messages import (
+    Applied,
+    CloseDeal,
+    Deal,
+    Dealt,
+    Drew,
+    Go,
+    Left,
+    Message,
+    NewDeck,
+    Options,
+    ProtocolFrame,
+)
+
+PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck
+
+
+@dataclass(frozen=True)
+class Violation:
+    """Somebody broke the rules or the protocol: ``seat`` (None: the host as relay)."""
+
+    seat: int | None
+    code: str
+    detail: str = ""
+
+
+@dataclass
+class _Deck:
+    deck: int
+    round: int
+    order: tuple[int, ...]
+    next_position: int = 0
+    holdings: dict[int, list[int]] = field(default_factory=dict)  # seat -> positions
+
+
+class Waiting(Exception):
+    """An event cannot be applied yet (a card is not open); retried by :meth:`pump`."""
+
+
+class PhoneMatch:
+    """The match as one phone sees it (``seat`` is this phone's seat; -1 for a
+    spectator, such as the host's public copy, which sees no card until it is proven)."""
+
+    def __init__(
+        self,
+        seat: int,
+        players: int,
+        options: Options,
+        dealer: Dealer,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.seat = seat
+        self.dealer = dealer
+        self.options = options
+        self.match, events = Match.new(players, OczkoOptions(rounds=options.rounds))
+        self.outbox: list[Message | ProtocolFrame] = []
+        self.log: list[dict[str, Any]] = []
+        self.violation: Violation | None = None
+        self._on_log = on_log
+        self._queue: deque[PublicEvent] = deque()
+        self._decks: dict[int, _Deck] = {}
+        self._deck: _Deck | None = None
+        self._round_decks: dict[int, list[int]] = {}
+        self._claimed_showdown: set[int] = set()
+        self._claimed_persian: set[int] = set()
+        self._released: set[tuple[int, int]] = set()
+        self._told_dealt: set[int] = set()
+        self._awaiting_draw: tuple[int, int] | None = None  # (deck, position) of my draw
+        self._in_my_draw = False
+        self._events(events)
+
+    # -- feeding ----------------------------------------------------------------------------
+
+    def announce(self, event: PublicEvent) -> None:
+        """A public event from the host (applied now or as soon as possible)."""
+        if self.violation is not None:
+            return
+        self._queue.append(event)
+        self.pump()
+
+    def frame(self, data: bytes) -> None:
+        """A dealer frame from another seat."""
+        if self.violation is not None:
+            return
+        try:
+            self._send_frames(self.dealer.handle(data))
+        except DealerViolation as exc:
+            self._violate(exc.seat, exc.code, exc.detail)
+            return
+        self.pump()
+
+    def work(self, steps: int = 4) -> bool:
+        """Run a few steps of the dealer's background work; True if more remains."""
+        for _ in range(steps):
+            if self.violation is not None or not self.dealer.has_work():
+                break
+            self._send_frames(self.dealer.work())
+        self.pump()
+        return self.dealer.has_work()
+
+    def pump(self) -> None:
+        """Apply queued public events in order, as far as the cards allow."""
+        while self.violation is None:
+            try:
+                if self._queue:
+                    event = self._queue[0]
+                    self._apply(event)
+                    if self._queue and self._queue[0] is event:  # (a match end clears it)
+                        self._queue.popleft()
+                self._showdown()
+            except Waiting:
+                return
+            except IllegalAction as exc:
+                self._violate(None, exc.code, f"the host announced an illegal step: {exc}")
+                return
+            except DealerViolation as exc:
+                self._violate(exc.seat, exc.code, exc.detail)
+                return
+            if not self._queue:
+                return
+
+    @property
+    def waiting(self) -> bool:
+        """True while a public event waits for cards."""
+        return bool(self._queue)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _violate(self, seat: int | None, code: str, detail: str) -> None:
+        self.violation = Violation(seat, code, detail)
+        self._note({"event": "violation", "seat": seat, "code": code, "detail": detail})
+
+    def _note(self, entry: dict[str, Any]) -> None:
+        self.log.append(entry)
+        if self._on_log is not None:
+            self._on_log(entry)
+
+    def _events(self, events: tuple[Event, ...]) -> None:
+        for event in events:
+            self._note(event.to_json())
+            if (
+                isinstance(event, Held)
+                and event.seat == self.seat
+                and event.reason == "21"
+                and not self._in_my_draw
+            ):
+                # Dealt 21: my engine held me by itself; the others only learn it from me.
+                self.outbox.append(Drew(event.round, "21"))
+            if isinstance(event, RoundEnded):
+                # Other phones may still wait for my hand (held, or a bust they only know
+                # by my word): prove it in any case.
+                hand = next((h for h in self.match.history[-1].hands if h.seat == self.seat), None)
+                if hand is not None and hand.status in (Status.HELD, Status.BUST):
+                    self._claim_showdown(event.round)
+                for deck in self._round_decks.get(event.round, []):
+                    self._send_frames(self.dealer.finish_deck(deck))
+            if isinstance(event, MatchEnded):
+                self._queue.clear()
+
+    def _send_frames(self, frames: list[bytes]) -> None:
+        self.outbox.extend(ProtocolFrame(f) for f in frames)
+
+    def _step(self, result: tuple[Match, tuple[Event, ...]]) -> None:
+        self.match, events = result
+        self._events(events)
+
+    def _card(self, deck: int, position: int) -> Card:
+        code = self.dealer.card(deck, position)
+        if code is None:
+            raise Waiting
+        return Card.from_code(code)
+
+    def _check_round(self, number: int) -> None:
+        r = self.match.round
+        if (
+            not self.match.over
+            and r is not None
+            and r.number < number
+            and r.phase in (Phase.DEAL_CHECK, Phase.SHOWDOWN)
+        ):
+            raise Waiting  # the host is ahead: the proofs that end my round are on their way
+        if self.match.over or r is None or r.number != number:
+            raise IllegalAction("wrong_round", f"round {number} is not being played")
+
+    # -- public events ----------------------------------------------------------------------
+
+    def _apply(self, event: PublicEvent) -> None:
+        if isinstance(event, Go | NewDeck):
+            self._start_deck(event)
+        elif isinstance(event, Deal):
+            self._deal(event)
+        elif isinstance(event, CloseDeal):
+            self._close_deal(event)
+        elif isinstance(event, Applied):
+            self._applied(event)
+        elif isinstance(event, Left) and event.seat in self.match.active and not self.match.over:
+            self._step(self.match.disconnect(event.seat))
+
+    def _start_deck(self, event: Go | NewDeck) -> None:
+        self._check_round(event.round)
+        if event.deck in self._decks or (self._deck and event.deck <= self._deck.deck):
+            raise IllegalAction("bad_deck", f"deck {event.deck} is not new")
+        r = self.match.round
+        assert r is not None
+        order = tuple(s for s in r.order if s in self.match.active)
+        if isinstance(event, NewDeck):
+            if self._deck is not None:
+                self.dealer.suspend_deck(self._deck.deck)
+            self._step(self.match.new_deck())
+        deck = _Deck(event.deck, event.round, order)
+        self._decks[event.deck] = deck
+        self._deck = deck
+        self._round_decks.setdefault(event.round, []).append(event.deck)
+        # Every phone is told (a seat outside ``order``, e.g. in a tiebreak, only follows).
+        self._send_frames(self.dealer.start_deck(event.deck, order))
+
+    def _current(self, number: int, deck_id: int | None = None) -> _Deck:
+        self._check_round(number)
+        deck = self._deck
+        if deck is None or deck.round != number or (deck_id is not None and deck.deck != deck_id):
+            raise IllegalAction("bad_deck", "no such deck in play")
+        return deck
+
+    def _deal(self, event: Deal) -> None:
+        deck = self._current(event.round, event.deck)
+        r = self.match.round
+        assert r is not None
+        if r.phase is not Phase.DEAL:
+            raise IllegalAction("wrong_phase", "nothing to deal")
+        players = [s for s in r.order if not r.hand(s).dropped]
+        if deck.next_position == 0:
+            assignments = [(k, players[k % len(players)]) for k in range(2 * len(players))]
+            for position, seat in assignments:
+                deck.holdings.setdefault(seat, []).append(position)
+            deck.next_position = len(assignments)
+            self._send_frames(self.dealer.deal(deck.deck, assignments))
+        # Apply the deal once my own cards are open (others' stay hidden here).
+        mine = deck.holdings.get(self.seat, [])
+        cards = [self._card(deck.deck, p) for p in mine]
+        given = {s: 0 for s in players}
+        while self.match.to_deal is not None:
+            seat = self.match.to_deal
+            card = cards[given[seat]] if seat == self.seat else None
+            given[seat] += 1
+            self._step(self.match.deal(card))
+        if self.seat in players and event.round not in self._told_dealt:
+            self._told_dealt.add(event.round)
+            persian = len(cards) == 2 and all(c.rank == 1 for c in cards)
+            if persian:
+                self._claimed_persian.add(event.round)
+                self._send_frames(self.dealer.claim(deck.deck, CLAIM_PERSIAN))
+            self.outbox.append(Dealt(event.round, persian))
+
+    def _proven(self, seat: int, number: int) -> list[Card]:
+        """``seat``'s cards of round ``number`` as proven through the dealer (or Waiting)."""
+        cards: list[tuple[int, int, Card]] = []
+        for deck_id in self._round_decks.get(number, []):
+            deck = self._decks[deck_id]
+            positions = deck.holdings.get(seat, [])
+            if not positions:
+                continue
+            claimed = self.dealer.claimed(deck_id, seat)
+            if claimed is None or any(p not in claimed for p in positions):
+                raise Waiting
+            cards += [(deck_id, p, Card.from_code(claimed[p])) for p in positions]
+        return [c for _, _, c in sorted(cards, key=lambda t: (t[0], t[1]))]
+
+    def _close_deal(self, event: CloseDeal) -> None:
+        self._check_round(event.round)
+        r = self.match.round
+        assert r is not None
+        if r.phase is not Phase.DEAL_CHECK:
+            raise IllegalAction("wrong_phase", "the deal is not being checked")
+        for seat in event.persian:
+            if seat != self.seat and not r.hand(seat).known:
+                self._step(self.match.reveal(seat, self._proven(seat, event.round)[:2]))
+        self._step(self.match.close_deal())
+
+    def _applied(self, event: Applied) -> None:
+        deck = self._current(event.round)
+        seat, action = event.seat, event.action
+        if action == "draw":
+            if self._awaiting_draw is None or self._awaiting_draw[1] != seat:
+                if self.match.to_act != seat:
+                    raise IllegalAction("not_your_turn", f"seat {seat} is not to act")
+                position = deck.next_position
+                deck.next_position += 1
+                deck.holdings.setdefault(seat, []).append(position)
+                self._awaiting_draw = (deck.deck, seat)
+                self._send_frames(self.dealer.deal(deck.deck, [(position, seat)]))
+            if seat == self.seat:
+                card = self._card(deck.deck, deck.holdings[seat][-1])
+                self._awaiting_draw = None
+                assert self.match.round is not None
+                total = total_of((*self.match.round.hand(seat).cards, card))
+                status = "open" if total is None or total < 21 else "21" if total == 21 else "bust"
+                self._in_my_draw = True
+                try:
+                    self._step(self.match.draw(seat, card))
+                finally:
+                    self._in_my_draw = False
+                self.outbox.append(Drew(event.round, status))
+            else:
+                self._awaiting_draw = None
+                self._step(self.match.draw(seat, None))
+        elif seat == self.seat and (
+            action in ("bust", "21")
+            or (
+                self.match.round is not None
+                and self.match.round.hand(seat).status is not Status.PLAYING
+            )
+        ):
+            return  # my own engine settled my hand already (my card opened; a dealt 21)
+        elif action == "bust":
+            self._step(self.match.bust(seat))
+        elif action in ("hold", "21"):
+            self._step(self.match.hold(seat))
+        elif action == "timeout":
+            self._step(self.match.timeout(seat))
+
+    def _claim_showdown(self, number: int) -> None:
+        if number in self._claimed_showdown:
+            return
+        self._claimed_showdown.add(number)
+        for deck_id in self._round_decks.get(number, []):
+            if self._decks[deck_id].holdings.get(self.seat):
+                self._send_frames(self.dealer.claim(deck_id, CLAIM_SHOWDOWN))
+
+    def _showdown(self) -> None:
+        """At the showdown: prove my hand once, open the others' as their proofs arrive."""
+        m = self.match
+        if m.over or m.round is None or m.round.phase is not Phase.SHOWDOWN:
+            return
+        number = m.round.number
+        if self.seat in m.round.order and m.round.hand(self.seat).status in (
+            Status.HELD,
+            Status.BUST,
+        ):
+            self._claim_showdown(number)
+        for seat in m.round.to_reveal:
+            if seat == self.seat:
+                continue
+            if seat in m.gone and (number, seat) not in self._released:
+                # A held result of a player who left: those who can, open it for him.
+                self._released.add((number, seat))
+                for deck_id in self._round_decks.get(number, []):
+                    if self._decks[deck_id].holdings.get(seat):
+                        self._send_frames(self.dealer.release(deck_id, seat))
+            self._step(self.match.reveal(seat, self._proven(seat, number)))
+            if self.match.round is None or self.match.round.phase is not Phase.SHOWDOWN:
+                return

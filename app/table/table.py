@@ -1,0 +1,452 @@
+"""The networked Oczko table: the lobby plus the match, for the host and for a guest.
+
+:class:`HostTable` is the host's phone: it seats guests (:class:`~app.table.lobby.HostLobby`),
+then sequences the match. It announces every public event (``Go``, ``Deal``,
+``CloseDeal``, ``Turn``, ``Applied``, ``Left``, ``NewDeck``) to every guest and applies
+it to its own :class:`~app.table.play.PhoneMatch`; it relays every dealer frame a
+guest sends (after its own dealer authenticated it) to every other guest; it enforces
+the turn timer (``turn_time`` seconds per decision, expiry = hold) with the injected
+clock and announces the time left with every ``Turn``, so every phone shows it.
+
+:class:`GuestTable` is a guest's phone: it applies the host's events to its own copy
+and refuses any the rules refuse (a violation by the host, named; the guest leaves).
+
+Disconnects: a guest whose link drops mid-match is out for the match (``Left``: bust
+in the round in play unless his result was decided); the round goes on with a fresh
+deck (``NewDeck``). A guest that does not report a drawn card in time is treated as
+disconnected (nobody else can know whether he went bust). The host leaving ends the
+table on every phone (``Bye("host_left")``).
+
+Bots: pass ``bot=simple_bot`` to let a seat play itself (``blu21 demo``).
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from typing import Any
+
+from app.bluetooth.link import Listener
+from app.rules.oczko import Phase
+from app.table.clock import Clock
+from app.table.dealer import Dealer, DealerViolation, SpectatorDealer
+from app.table.errors import TableError
+from app.table.lobby import GuestLobby, HostLobby, Notice
+from app.table.messages import (
+    Act,
+    Applied,
+    Begin,
+    CloseDeal,
+    Deal,
+    Dealt,
+    Drew,
+    Go,
+    Left,
+    Message,
+    NewDeck,
+    Options,
+    ProtocolFrame,
+    SetUp,
+    Turn,
+)
+from app.table.play import PhoneMatch
+
+DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
+Bot = Callable[[PhoneMatch], str | None]
+
+
+def simple_bot(phone: PhoneMatch) -> str | None:
+    """A sensible bot: draw below 15, hold from 15 (an ace counts 11, so 15 + anything
+    above 6 busts). None if it cannot decide yet (its hand is not open)."""
+    r = phone.match.round
+    if r is None or r.to_act != phone.seat:
+        return None
+    total = r.hand(phone.seat).total
+    if total is None:
+        return None
+    return "draw" if total < 15 else "hold"
+
+
+class HostTable(HostLobby):
+    """The host's phone (seat 0): lobby, then the match's sequencer and relay."""
+
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        dealer_factory: DealerFactory,
+        options: Options | None = None,
+        bot: Bot | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        super().__init__(
+            listener,
+            player_id=player_id,
+            name=name,
+            lang=lang,
+            clock=clock,
+            options=options,
+            on_notice=on_notice,
+        )
+        self._dealer_factory = dealer_factory
+        self.bot = bot
+        self._on_log = on_log
+        self.phone: PhoneMatch | None = None
+        #: The match as the other phones know it (no hidden card): the sequencer's view.
+        self.public: PhoneMatch | None = None
+        self.stage = "lobby"  # lobby, setup, play, over
+        self._set_up: set[int] = set()
+        self._deck = 0
+        self._went: set[int] = set()  # rounds whose deck was started
+        self._dealt: dict[int, set[int]] = {}
+        self._persian: dict[int, set[int]] = {}
+        self._closed_deal: set[int] = set()
+        self._turn_key: tuple[int, int, int] | None = None
+        self._drawing: int | None = None  # seat whose drawn card we wait to hear about
+        self._auto21: dict[int, set[int]] = {}  # round -> seats dealt 21 (held by themselves)
+
+    # -- the match ------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start the match (everyone ready): set the dealers up, then play."""
+        seating = self.start()
+        players = len(seating.sitters)
+        self.broadcast(Begin(players, seating.options))
+        self.phone = PhoneMatch(
+            0, players, seating.options, self._dealer_factory(0, players), on_log=self._on_log
+        )
+        self.public = PhoneMatch(-1, players, seating.options, SpectatorDealer(self.phone.dealer))
+        self._relay_out(self.phone.dealer.hello())
+        self.stage = "setup"
+        self._drive()
+
+    def act(self, action: str) -> None:
+        """The host player's own decision."""
+        if self.phone is not None and self.phone.match.round is not None:
+            self._act(0, action)
+
+    def _announce(self, event: Any) -> None:
+        self.broadcast(event)
+        assert self.phone is not None and self.public is not None
+        self.phone.announce(event)
+        self.public.announce(event)
+        self._flush()
+
+    def _relay_out(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            self.broadcast(ProtocolFrame(frame))
+
+    def _flush(self) -> None:
+        """Send what the host's own phone produced (frames to all; reports to itself)."""
+        phone = self.phone
+        while phone is not None and phone.outbox:
+            item = phone.outbox.pop(0)
+            if isinstance(item, ProtocolFrame):
+                self.broadcast(item)
+            else:
+                self._report(0, item)
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        phone = self.phone
+        if phone is None:
+            raise TableError("bad_message", "the match has not begun")
+        if isinstance(message, ProtocolFrame):
+            try:
+                phone.dealer.authenticate(message.data)
+            except DealerViolation as exc:
+                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            self.broadcast(message, skip=seat)  # unchanged, in arrival order
+            phone.frame(message.data)
+            self._flush()
+            assert self.public is not None
+            self.public.pump()
+        elif isinstance(message, Act):
+            if message.round != self._round():
+                return  # a late click from an earlier round
+            self._act(seat, message.action)
+        else:
+            self._report(seat, message)
+        self._drive()
+
+    def _round(self) -> int | None:
+        r = self.public.match.round if self.public else None
+        return None if r is None else r.number
+
+    def _report(self, seat: int, message: Message) -> None:
+        if isinstance(message, SetUp):
+            self._set_up.add(seat)
+        elif isinstance(message, Dealt):
+            self._dealt.setdefault(message.round, set()).add(seat)
+            if message.persian:
+                self._persian.setdefault(message.round, set()).add(seat)
+        elif isinstance(message, Drew):
+            if self._drawing != seat and message.status == "21":
+                self._auto21.setdefault(message.round, set()).add(seat)  # dealt 21
+            elif self._drawing == seat and message.round == self._round():
+                self._drawing = None
+                self.timers.cancel("drew")
+                if message.status in ("bust", "21"):
+                    self._announce(Applied(message.round, seat, message.status))
+                else:
+                    self._turn_key = None  # a new decision, a new clock
+        else:
+            raise TableError("bad_message", f"{type(message).__name__} is not for the host")
+
+    def _act(self, seat: int, action: str) -> None:
+        phone = self.public
+        assert phone is not None
+        m = phone.match
+        if self.stage != "play" or phone.waiting or self._drawing is not None:
+            return
+        if m.round is None or m.round.phase is not Phase.PLAY or m.to_act != seat:
+            return  # not his turn (a late click): ignored
+        self.timers.cancel("turn")
+        number = m.round.number
+        if action == "draw":
+            self._drawing = seat
+            self.timers.set("drew", float(self.seating.options.turn_time))
+        self._announce(Applied(number, seat, action))
+        self._drive()
+
+    def _drive(self) -> None:
+        """Decide the next public event, if any is due."""
+        phone = self.public
+        if phone is None or self.closed:
+            return
+        for _ in range(20):  # a few events may follow each other at once
+            before = (len(phone.log), self._deck, self._turn_key, len(self._closed_deal))
+            self._drive_once()
+            self._flush()
+            if (len(phone.log), self._deck, self._turn_key, len(self._closed_deal)) == before:
+                return
+
+    def _drive_once(self) -> None:
+        own, phone = self.phone, self.public
+        assert own is not None and phone is not None
+        m = phone.match
+        for copy in (own, phone):
+            if copy.violation is not None:
+                self.notice("violation", seat=copy.violation.seat, code=copy.violation.code)
+                self.close("violation")
+                return
+        if self.stage == "setup":
+            guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
+            if own.dealer.ready and guests <= self._set_up:
+                self.stage = "play"
+                self.notice("fingerprint", code=own.dealer.fingerprint)
+            else:
+                return
+        if self.stage != "play" or phone.waiting or own.waiting:
+            return
+        if m.over:
+            self.stage = "over"
+            self.notice("match_over", winner=m.winner, points=list(m.points), reason=m.end_reason)
+            return
+        r = m.round
+        assert r is not None
+        if r.number not in self._went:
+            self._went.add(r.number)
+            self._deck += 1
+            self._announce(Go(r.number, self._deck))
+            self._announce(Deal(r.number, self._deck))
+            return
+        if r.phase is Phase.DEAL_CHECK and r.number not in self._closed_deal:
+            playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
+            if playing <= self._dealt.get(r.number, set()):
+                self._closed_deal.add(r.number)
+                persian = tuple(sorted(self._persian.get(r.number, set()) & playing))
+                self._announce(CloseDeal(r.number, persian))
+            return
+        if r.phase is Phase.PLAY and self._drawing is None:
+            seat = r.to_act
+            assert seat is not None
+            if seat in self._auto21.get(r.number, set()) and len(r.hand(seat).cards) == 2:
+                self.timers.cancel("turn")
+                self._announce(Applied(r.number, seat, "21"))
+                return
+            key = (r.number, seat, len(r.hand(seat).cards))
+            if key != self._turn_key:
+                self._turn_key = key
+                turn_time = self.seating.options.turn_time
+                self.timers.set("turn", float(turn_time))
+                self.broadcast(Turn(r.number, seat, turn_time * 1000))
+                self.notice("turn", seat=seat, ms=turn_time * 1000)
+            if seat == 0 and self.bot is not None:
+                action = self.bot(own)
+                if action is not None:
+                    self._act(0, action)
+
+    def _timer(self, name: str) -> None:
+        phone = self.public
+        if name == "turn" and phone is not None and self.stage == "play":
+            m = phone.match
+            if m.round is not None and m.round.phase is Phase.PLAY and self._drawing is None:
+                self._announce(Applied(m.round.number, m.to_act, "timeout"))
+                self._drive()
+        elif name == "drew" and self._drawing is not None:
+            seat, self._drawing = self._drawing, None
+            link = self.link_of(seat)
+            if link is not None:
+                self._drop_seat(seat, "silent_draw")
+        else:
+            super()._timer(name)
+
+    def _drop_seat(self, seat: int, reason: str) -> None:
+        for peer in list(self._peers.values()):
+            if peer.seat == seat:
+                self._drop(peer, reason, "")
+
+    def _gone(self, peer: Any, reason: str, detail: str = "") -> None:
+        seat = peer.seat
+        super()._gone(peer, reason, detail)
+        phone = self.public
+        if seat is None or phone is None or self.stage not in ("setup", "play"):
+            return
+        m = phone.match
+        if self._drawing == seat:
+            self._drawing = None
+            self.timers.cancel("drew")
+        in_round = m.round is not None and seat in m.round.order and not m.over
+        self._announce(Left(seat, reason))
+        m = phone.match
+        # The dropped seat's keys are gone with him: the rest of the round needs a fresh
+        # deck (the cards already dealt stay valid).
+        if (
+            in_round
+            and not m.over
+            and m.round is not None
+            and m.round.phase is not Phase.OVER
+            and m.round.number in self._went
+        ):
+            self._deck += 1
+            self._announce(NewDeck(m.round.number, self._deck))
+        self._turn_key = None
+        self._drive()
+
+    def step(self, wait: float = 0.0) -> None:
+        super().step(wait)
+        if self.phone is not None and self.public is not None and not self.closed:
+            self.phone.work()
+            self._flush()
+            self.public.pump()
+            self._drive()
+
+
+class GuestTable(GuestLobby):
+    """A guest's phone: lobby, then its own copy of the match."""
+
+    def __init__(
+        self,
+        link: Any,
+        inbox: queue.Queue,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        dealer_factory: DealerFactory,
+        bot: Bot | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        super().__init__(
+            link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
+        )
+        self._dealer_factory = dealer_factory
+        self.bot = bot
+        self._on_log = on_log
+        self.phone: PhoneMatch | None = None
+        self._told_setup = False
+        self.turn: Turn | None = None
+
+    @classmethod
+    def join(
+        cls,
+        transport: Any,
+        address: str,
+        *,
+        timeout: float = 15.0,
+        **kwargs: Any,
+    ) -> GuestTable:
+        """Connect to the host at ``address`` and ask for a seat (blocking)."""
+        inbox: queue.Queue = queue.Queue()
+        link = transport.connect(address, timeout=timeout, inbox=inbox)
+        return cls(link, inbox, **kwargs)
+
+    def act(self, action: str) -> None:
+        """My decision (the host applies it and tells everyone)."""
+        if self.phone is not None and self.phone.match.round is not None:
+            self.send(self.link, Act(self.phone.match.round.number, action))
+
+    def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, Begin):
+            if self.phone is not None or self.seat is None:
+                raise TableError("bad_message", "the match has already begun")
+            self.phone = PhoneMatch(
+                self.seat,
+                message.players,
+                message.options,
+                self._dealer_factory(self.seat, message.players),
+                on_log=self._on_log,
+            )
+            for frame in self.phone.dealer.hello():
+                self.send(self.link, ProtocolFrame(frame))
+            self.notice("match_started", players=message.players)
+            return
+        phone = self.phone
+        if phone is None:
+            raise TableError("bad_message", "the match has not begun")
+        if isinstance(message, ProtocolFrame):
+            phone.frame(message.data)
+        elif isinstance(message, Turn):
+            self.turn = message
+            self.notice("turn", seat=message.seat, ms=message.ms)
+        elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck):
+            phone.announce(message)
+        else:
+            raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
+        self._after()
+
+    def _after(self) -> None:
+        phone = self.phone
+        if phone is None or self.closed:
+            return
+        while phone.outbox:
+            self.send(self.link, phone.outbox.pop(0))
+        if phone.violation is not None:
+            v = phone.violation
+            self.notice("violation", seat=v.seat, code=v.code, detail=v.detail)
+            self.closed = True
+            self.link.close_later(linger=0.5)
+            return
+        if phone.dealer.ready and not self._told_setup:
+            self._told_setup = True
+            self.send(self.link, SetUp(phone.dealer.fingerprint))
+            self.notice("fingerprint", code=phone.dealer.fingerprint)
+        m = phone.match
+        if m.over and "match_over" not in (n.code for n in self.notices):
+            self.notice("match_over", winner=m.winner, points=list(m.points), reason=m.end_reason)
+        turn = self.turn
+        if (
+            self.bot is not None
+            and turn is not None
+            and turn.seat == self.seat
+            and not phone.waiting
+            and m.round is not None
+            and m.round.number == turn.round
+        ):
+            action = self.bot(phone)
+            if action is not None:
+                self.turn = None
+                self.act(action)
+
+    def step(self, wait: float = 0.0) -> None:
+        super().step(wait)
+        if self.phone is not None and not self.closed:
+            self.phone.work()
+            self._after()

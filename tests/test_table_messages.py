@@ -15,10 +15,17 @@ from app.table.messages import (
     PROTOCOL,
     Act,
     Applied,
+    Begin,
     Bye,
+    CloseDeal,
+    Deal,
+    Dealt,
+    Drew,
+    Go,
     Join,
     Left,
     Lobby,
+    NewDeck,
     Options,
     Ping,
     PlayerInfo,
@@ -26,6 +33,7 @@ from app.table.messages import (
     ProtocolFrame,
     Ready,
     Refused,
+    SetUp,
     Turn,
     Welcome,
     clean_name,
@@ -43,6 +51,8 @@ langs = st.sampled_from(["pl", "de", "en", "pt-BR", "zh-Hant"])
 players = st.builds(
     PlayerInfo, seat=seats, name=names, lang=langs, ready=st.booleans(), connected=st.booleans()
 )
+rounds = st.integers(1, 10_000)
+decks = st.integers(1, 2**31 - 1)
 options = st.builds(Options, rounds=st.integers(1, 99), turn_time=st.integers(5, 600))
 messages = st.one_of(
     st.builds(
@@ -73,6 +83,14 @@ messages = st.one_of(
         action=st.sampled_from(["draw", "hold", "timeout"]),
     ),
     st.builds(Left, seat=seats, reason=st.sampled_from(["left", "lost", "cheat"])),
+    st.builds(Begin, players=st.integers(2, 7), options=options),
+    st.builds(SetUp, fingerprint=st.sampled_from(["open", "123456"])),
+    st.builds(Go, round=rounds, deck=decks),
+    st.builds(Deal, round=rounds, deck=decks),
+    st.builds(Dealt, round=rounds, persian=st.booleans()),
+    st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
+    st.builds(Drew, round=rounds, status=st.sampled_from(["open", "bust", "21"])),
+    st.builds(NewDeck, round=rounds, deck=decks),
 )
 
 

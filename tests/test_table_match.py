@@ -75,3 +75,147 @@ def test_bots_play_a_full_match_and_agree(guests: int) -> None:
     assert "match_over" in [n.code for n in host.notices]
     assert host.phone.match.rounds_played >= 1
     host.close()
+
+
+def codes(side) -> list[str]:
+    return [n.code for n in side.notices]
+
+
+def advance(clock, seconds: float, *sides) -> None:
+    """Let ``seconds`` of fake time pass in 1 s ticks, heartbeats flowing in between."""
+    while seconds > 0:
+        tick = min(1.0, seconds)
+        clock.advance(tick)
+        seconds -= tick
+        for _ in range(3):
+            for side in sides:
+                side.step(0.002)
+
+
+def test_the_turn_timer_holds_for_a_player_who_does_not_decide() -> None:
+    host, players, clock = make_table(2, seed=11, rounds=1, bots=False)
+    pump(host, *players, until=lambda: "turn" in codes(host))
+    first = host.notices[-1].details
+    assert first["ms"] == 30_000
+    pump(host, *players, until=lambda: all("turn" in codes(p) for p in players))
+    assert all(p.turn is not None and p.turn.ms == 30_000 for p in players)  # every phone shows it
+    timeouts = 0
+    while not finished(host, players):
+        before = sum(1 for e in host.phone.log if e.get("reason") == "timeout")
+        advance(clock, 29, host, *players)
+        assert sum(1 for e in host.phone.log if e.get("reason") == "timeout") == before
+        advance(clock, 1, host, *players)  # the 30th second: the clock runs out
+        pump(
+            host,
+            *players,
+            until=lambda b=before: (
+                finished(host, players)
+                or sum(1 for e in host.phone.log if e.get("reason") == "timeout") > b
+            ),
+        )
+        timeouts += 1
+        assert timeouts < 20
+    held = [e for e in host.phone.log if e["event"] == "held"]
+    assert held and all(e["reason"] in ("timeout", "21") for e in held)
+    assert len({(p.phone.match.winner, p.phone.match.points) for p in [host, *players]}) == 1
+
+
+def test_a_seat_that_drops_mid_round_is_bust_and_the_rest_finish_alike() -> None:
+    host, players, _ = make_table(3, seed=5, rounds=3)
+    pump(host, *players, until=lambda: host.phone.match.round.number == 1 and host.stage == "play")
+    pump(host, *players, until=lambda: any(e["event"] == "turn_started" for e in host.phone.log))
+    victim = players[1]
+    victim.link.close(linger=0)  # the phone dies
+    rest = [p for p in players if p is not victim]
+    pump(host, *rest, until=lambda: finished(host, rest))
+    assert "player_left" in codes(host)
+    for phone in [host.phone, *(p.phone for p in rest)]:
+        assert 2 in phone.match.gone
+    results = {(p.phone.match.winner, p.phone.match.points) for p in [host, *rest]}
+    assert len(results) == 1
+    assert host.phone.match.winner != 2  # a player who left cannot win
+
+
+def test_a_guest_silent_after_drawing_is_dropped() -> None:
+    host, players, clock = make_table(2, seed=3, rounds=1, bots=False)
+    pump(host, *players, until=lambda: host.public.match.to_act == 0 and host._turn_key)
+    host.act("hold")  # round 1 starts with the host; then seat 1
+    pump(host, *players, until=lambda: host.public.match.to_act == 1 and host._turn_key)
+    drawer, other = players
+    drawer.act("draw")
+    pump(host, until=lambda: host._drawing == 1)
+    # The drawer never reports his card (his phone froze, its link stays up, it answers
+    # nothing): after turn_time he is out, and the round goes on without him.
+    drawer.step = lambda wait=0.0: None
+    advance(clock, 30, host, other)
+    pump(host, other, until=lambda: "player_left" in codes(host))
+    left = [n.details for n in host.notices if n.code == "player_left"]
+    assert left[0]["seat"] == 1 and left[0]["reason"] in ("silent_draw", "silent")
+    pump(host, other, until=lambda: 1 in other.phone.match.gone)
+
+
+def test_the_host_leaving_mid_match_ends_the_table_on_every_phone() -> None:
+    host, players, _ = make_table(2, seed=8, rounds=5, bots=False)
+    pump(host, *players, until=lambda: all(p.turn is not None for p in players))
+    host.close()
+    pump(*players, until=lambda: all(p.closed for p in players))
+    for p in players:
+        assert p.notices[-1].code == "table_closed"
+        assert p.notices[-1].details == {"reason": "host_left"}
+
+
+def test_out_of_turn_and_stale_clicks_are_ignored() -> None:
+    host, players, _ = make_table(2, seed=9, rounds=1, bots=False)
+    pump(host, *players, until=lambda: host.public.match.to_act is not None and host._turn_key)
+    seat = host.public.match.to_act
+    idle = next(p for p in players if p.seat != seat)
+    log_before = len(host.phone.log)
+    idle.act("draw")  # not his turn
+    from app.table.messages import Act
+
+    idle.send(idle.link, Act(round=99, action="hold"))  # a round that is not played
+    for _ in range(20):
+        for side in (host, *players):
+            side.step(0.002)
+    assert len(host.phone.log) == log_before
+    assert not idle.closed and host.phone.violation is None
+
+
+def test_a_guest_names_a_host_that_announces_an_illegal_step() -> None:
+    from app.table.messages import Applied
+
+    host, players, _ = make_table(2, seed=10, rounds=1, bots=False)
+    pump(host, *players, until=lambda: host.public.match.to_act is not None and host._turn_key)
+    r = host.public.match.round
+    wrong = next(s for s in r.order if s != r.to_act)
+    host.broadcast(Applied(r.number, wrong, "hold"))  # bypassing the host's own rules
+    pump(host, *players, until=lambda: all(p.closed for p in players))
+    for p in players:
+        violation = next(n for n in p.notices if n.code == "violation")
+        assert violation.details["seat"] is None  # the host, who announced it
+        assert violation.details["code"] == "not_your_turn"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_soak_matches_with_a_random_dropout(seed: int) -> None:
+    rng = random.Random(seed)
+    guests = rng.randint(2, 6)
+    host, players, _ = make_table(guests, seed=seed, rounds=rng.randint(1, 4))
+    victim = rng.choice(players)
+    steps_before_drop = rng.randint(0, 200)
+    alive = list(players)
+    deadline = time.monotonic() + WAIT
+    steps = 0
+    while not finished(host, alive):
+        assert time.monotonic() < deadline, "a table stalled"
+        for side in (host, *alive):
+            side.step(0.001)
+        steps += 1
+        if steps == steps_before_drop and victim in alive:
+            victim.link.close(linger=0)
+            alive.remove(victim)
+    phones = [host.phone, *(p.phone for p in alive)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    if victim not in alive and victim.seat in host.phone.match.gone:
+        assert host.phone.match.winner != victim.seat

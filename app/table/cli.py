@@ -1,0 +1,288 @@
+"""``blu21 table`` and ``blu21 demo``: Oczko tables in the terminal, over TCP.
+
+    blu21 table --host [--port P] [--bind ADDR] [--name NAME] [--rounds R] [--turn-time S]
+    blu21 table --join HOST:PORT --name NAME [--lang pl]
+    blu21 demo --players N [--rounds R]
+
+A person plays by typing ``d`` (draw) / ``h`` (hold); the host types ``start`` when
+everybody is ready (``--start-with N`` starts by itself once N players are ready).
+``--bot`` lets the simple bot play the seat. ``demo`` runs a host bot here and N-1 bot
+guests as separate processes over loopback, prints the match and checks that every
+phone ends with the same result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from app.bluetooth.errors import TransportError
+from app.bluetooth.ids import new_player_id
+from app.bluetooth.tcp import TcpTransport
+from app.table.clock import SystemClock
+from app.table.dealer import OpenDealer
+from app.table.errors import TableError
+from app.table.lobby import Notice
+from app.table.messages import Options
+from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
+
+#: How long a terminal table may run at most (a bound for scripts and CI).
+MAX_SECONDS = 600.0
+
+
+def dealer_factory(kind: str) -> DealerFactory:
+    """``sra``: the SRA mental-poker dealer (when app.protocol is available); ``open``:
+    the test dealer (no secrecy)."""
+    if kind == "sra":
+        from app.table.sra_dealer import sra_dealer_factory  # needs app.protocol
+
+        return sra_dealer_factory()
+    if kind == "open":
+        return lambda seat, players: OpenDealer(seat)
+    raise ValueError(f"unknown dealer {kind!r}")
+
+
+def default_dealer() -> str:
+    """``sra`` if the protocol package is installed, else ``open``."""
+    try:
+        import app.table.sra_dealer  # noqa: F401
+    except ImportError:
+        return "open"
+    return "sra"
+
+
+def _print(text: str, quiet: bool = False) -> None:
+    if not quiet:
+        print(text, flush=True)
+
+
+def _describe(entry: dict[str, Any]) -> str:
+    kind = entry.get("event", "?")
+    rest = ", ".join(f"{k}={v}" for k, v in entry.items() if k != "event")
+    return f"  {kind}: {rest}"
+
+
+def _stdin_commands() -> queue.Queue:
+    commands: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            commands.put(line.strip().lower())
+        commands.put("quit")
+
+    threading.Thread(target=read, daemon=True).start()
+    return commands
+
+
+def _result(phone: Any) -> dict[str, Any]:
+    m = phone.match
+    return {"winner": m.winner, "points": list(m.points), "gone": sorted(m.gone)}
+
+
+def table_main(argv: Sequence[str]) -> int:
+    """Entry point of ``blu21 table``."""
+    p = argparse.ArgumentParser(prog="blu21 table", description=__doc__.split("\n\n")[0])
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--host", action="store_true", help="host a table")
+    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
+    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
+    p.add_argument("--name", default="Player")
+    p.add_argument("--lang", default="en")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--turn-time", type=int, default=30)
+    p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")
+    p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
+    p.add_argument("--dealer", choices=["sra", "open"], default=None)
+    p.add_argument("--quiet", action="store_true", help="print only the final result")
+    p.add_argument("--result-json", action="store_true", help="print the result as JSON")
+    args = p.parse_args(list(argv))
+    kind = args.dealer or default_dealer()
+    try:
+        factory = dealer_factory(kind)
+        if args.host:
+            return _host(args, factory)
+        return _guest(args, factory)
+    except (TransportError, TableError, ValueError) as exc:
+        code = getattr(exc, "code", "error")
+        print(f"blu21 table: {code}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
+    quiet = args.quiet
+    options = Options(rounds=args.rounds, turn_time=args.turn_time)
+    listener = TcpTransport(host=args.bind, port=args.port).listen()
+
+    def on_notice(n: Notice) -> None:
+        if n.code not in ("lobby",):
+            _print(f"* {n.code} {json.dumps(n.details)}", quiet)
+
+    host = HostTable(
+        listener,
+        player_id=new_player_id(),
+        name=args.name,
+        lang=args.lang,
+        clock=SystemClock(),
+        dealer_factory=factory,
+        options=options,
+        bot=simple_bot if args.bot else None,
+        on_notice=on_notice,
+        on_log=lambda e: _print(_describe(e), quiet),
+    )
+    print(f"listening on {host.address}", flush=True)
+    commands = None if args.bot else _stdin_commands()
+    deadline = time.monotonic() + MAX_SECONDS
+    try:
+        while time.monotonic() < deadline and not host.closed:
+            host.step(0.05)
+            if host.stage == "lobby":
+                ready = host.seating.can_start()
+                if ready and args.start_with and len(host.seating.sitters) >= args.start_with:
+                    host.begin()
+            if host.stage == "over":
+                break
+            while commands is not None and not commands.empty():
+                command = commands.get()
+                if command == "start":
+                    if host.seating.can_start():
+                        host.begin()
+                    else:
+                        _print("not everybody is ready")
+                elif command in ("d", "draw", "h", "hold"):
+                    host.act("draw" if command.startswith("d") else "hold")
+                elif command in ("q", "quit"):
+                    host.close()
+        if host.phone is None or not host.phone.match.over:
+            host.close("host_left")
+            return 1
+        _finish(host.phone, args)
+        time.sleep(0.2)  # let the last frames go out
+        host.close("match_over")
+        return 0
+    finally:
+        host.close()
+
+
+def _finish(phone: Any, args: argparse.Namespace) -> None:
+    result = _result(phone)
+    if args.result_json:
+        print("RESULT " + json.dumps(result), flush=True)
+    else:
+        print(f"match over: winner seat {result['winner']}, points {result['points']}", flush=True)
+
+
+def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
+    quiet = args.quiet
+
+    def on_notice(n: Notice) -> None:
+        if n.code not in ("lobby",):
+            _print(f"* {n.code} {json.dumps(n.details)}", quiet)
+
+    guest = GuestTable.join(
+        TcpTransport(),
+        args.join,
+        player_id=new_player_id(),
+        name=args.name,
+        lang=args.lang,
+        clock=SystemClock(),
+        dealer_factory=factory,
+        bot=simple_bot if args.bot else None,
+        on_notice=on_notice,
+        on_log=lambda e: _print(_describe(e), quiet),
+    )
+    commands = None if args.bot else _stdin_commands()
+    asked_ready = False
+    deadline = time.monotonic() + MAX_SECONDS
+    while time.monotonic() < deadline and not guest.closed:
+        guest.step(0.05)
+        if guest.seat is not None and not asked_ready:
+            asked_ready = True
+            guest.set_ready()
+        if guest.phone is not None and guest.phone.match.over:
+            _finish(guest.phone, args)
+            guest.leave()
+            return 0
+        while commands is not None and not commands.empty():
+            command = commands.get()
+            if command in ("d", "draw", "h", "hold"):
+                guest.act("draw" if command.startswith("d") else "hold")
+            elif command in ("q", "quit"):
+                guest.leave()
+    if guest.phone is not None and guest.phone.match.over:
+        _finish(guest.phone, args)
+        return 0
+    return 1
+
+
+def demo_main(argv: Sequence[str]) -> int:
+    """Entry point of ``blu21 demo``: N bots, one process each, over loopback."""
+    p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
+    p.add_argument("--players", type=int, default=3, help="2-7")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--dealer", choices=["sra", "open"], default=None)
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(list(argv))
+    if not 2 <= args.players <= 7:
+        p.error("--players must be 2-7")
+    kind = args.dealer or default_dealer()
+    print(f"dealer: {kind}", flush=True)
+    host = HostTable(
+        TcpTransport().listen(),
+        player_id=new_player_id(),
+        name="Bot0",
+        lang="en",
+        clock=SystemClock(),
+        dealer_factory=dealer_factory(kind),
+        options=Options(rounds=args.rounds, turn_time=30),
+        bot=simple_bot,
+        on_log=None if args.quiet else (lambda e: print(_describe(e), flush=True)),
+    )
+    guests = [
+        subprocess.Popen(
+            [
+                *(sys.executable, "-m", "app", "table", "--join", host.address),
+                *("--name", f"Bot{i}", "--bot", "--quiet", "--result-json", "--dealer", kind),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(1, args.players)
+    ]
+    try:
+        deadline = time.monotonic() + MAX_SECONDS
+        while time.monotonic() < deadline and host.stage != "over" and not host.closed:
+            host.step(0.05)
+            full = len(host.seating.sitters) == args.players
+            if host.stage == "lobby" and full and host.seating.can_start():
+                host.begin()
+            if any(g.poll() not in (None, 0) for g in guests):
+                break
+        ok = host.phone is not None and host.phone.match.over
+        mine = _result(host.phone) if ok else None
+        time.sleep(0.2)
+        host.close("match_over")
+        results = []
+        for g in guests:
+            out, _ = g.communicate(timeout=60)
+            line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
+            results.append(json.loads(line[7:]) if line else None)
+            ok = ok and g.returncode == 0
+        agree = ok and all(r == mine for r in results)
+        print(f"result: {json.dumps(mine)}", flush=True)
+        print(f"every phone agrees: {'yes' if agree else 'NO'}", flush=True)
+        return 0 if agree else 1
+    finally:
+        for g in guests:
+            if g.poll() is None:
+                g.kill()
+                g.wait()
+        host.close()

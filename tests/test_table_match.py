@@ -219,3 +219,20 @@ def test_soak_matches_with_a_random_dropout(seed: int) -> None:
     assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
     if victim not in alive and victim.seat in host.phone.match.gone:
         assert host.phone.match.winner != victim.seat
+
+
+def test_a_lost_report_does_not_stall_the_table() -> None:
+    from app.table.messages import Dealt
+
+    host, players, clock = make_table(2, seed=4, rounds=1, bots=False)
+    mute = players[1]
+    real_send = mute.send
+    mute.send = lambda link, message: (
+        True if isinstance(message, Dealt) else real_send(link, message)
+    )  # his "I have looked at my cards" never arrives
+    pump(host, *players, until=lambda: host._blockers() == {mute.seat})
+    advance(clock, 30, host, *players)
+    pump(host, players[0], until=lambda: "player_left" in codes(host))
+    left = next(n.details for n in host.notices if n.code == "player_left")
+    assert left["seat"] == mute.seat and left["reason"] == "stalled"
+    pump(host, players[0], until=lambda: host.public.match.to_act is not None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import queue
+import random
 import subprocess
 import sys
 import threading
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.bluetooth.errors import TransportError
+from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.table.clock import SystemClock
@@ -37,15 +39,16 @@ from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
 MAX_SECONDS = 600.0
 
 
-def dealer_factory(kind: str) -> DealerFactory:
+def dealer_factory(kind: str, seed: int | None = None) -> DealerFactory:
     """``sra``: the SRA mental-poker dealer (when app.protocol is available); ``open``:
-    the test dealer (no secrecy)."""
+    the test dealer (no secrecy; shuffled from ``secrets`` unless ``seed`` is given)."""
     if kind == "sra":
         from app.table.sra_dealer import sra_dealer_factory  # needs app.protocol
 
         return sra_dealer_factory()
     if kind == "open":
-        return lambda seat, players: OpenDealer(seat)
+        rng = random.SystemRandom() if seed is None else random.Random(seed)
+        return lambda seat, players: OpenDealer(seat, rng=rng)
     raise ValueError(f"unknown dealer {kind!r}")
 
 
@@ -103,6 +106,8 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--dealer", choices=["sra", "open"], default=None)
     p.add_argument("--quiet", action="store_true", help="print only the final result")
     p.add_argument("--result-json", action="store_true", help="print the result as JSON")
+    p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
+    p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
     args = p.parse_args(list(argv))
     kind = args.dealer or default_dealer()
     try:
@@ -137,6 +142,8 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
         on_notice=on_notice,
         on_log=lambda e: _print(_describe(e), quiet),
     )
+    if args.silence_limit:
+        host.silence_limit = args.silence_limit
     print(f"listening on {host.address}", flush=True)
     commands = None if args.bot else _stdin_commands()
     deadline = time.monotonic() + MAX_SECONDS
@@ -186,8 +193,10 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
         if n.code not in ("lobby",):
             _print(f"* {n.code} {json.dumps(n.details)}", quiet)
 
+    faults = parse_faults(args.faults)
+    transport = TcpTransport(wrap_stream=faulty(faults) if faults else None)
     guest = GuestTable.join(
-        TcpTransport(),
+        transport,
         args.join,
         player_id=new_player_id(),
         name=args.name,
@@ -198,28 +207,34 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
         on_notice=on_notice,
         on_log=lambda e: _print(_describe(e), quiet),
     )
+    if args.silence_limit:
+        guest.silence_limit = args.silence_limit
     commands = None if args.bot else _stdin_commands()
     asked_ready = False
+    printed = False
     deadline = time.monotonic() + MAX_SECONDS
     while time.monotonic() < deadline and not guest.closed:
         guest.step(0.05)
         if guest.seat is not None and not asked_ready:
             asked_ready = True
             guest.set_ready()
-        if guest.phone is not None and guest.phone.match.over:
+        if guest.phone is not None and guest.phone.match.over and not printed:
+            # Stay until the host ends the table: leaving now would make this seat a
+            # leaver on phones that have not finished the last round yet.
+            printed = True
             _finish(guest.phone, args)
-            guest.leave()
-            return 0
+            deadline = min(deadline, time.monotonic() + 30.0)
         while commands is not None and not commands.empty():
             command = commands.get()
             if command in ("d", "draw", "h", "hold"):
                 guest.act("draw" if command.startswith("d") else "hold")
             elif command in ("q", "quit"):
                 guest.leave()
-    if guest.phone is not None and guest.phone.match.over:
+    over = guest.phone is not None and guest.phone.match.over
+    if over and not printed:
         _finish(guest.phone, args)
-        return 0
-    return 1
+    guest.leave()
+    return 0 if over else 1
 
 
 def demo_main(argv: Sequence[str]) -> int:
@@ -227,11 +242,29 @@ def demo_main(argv: Sequence[str]) -> int:
     p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
     p.add_argument("--players", type=int, default=3, help="2-7")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--turn-time", type=int, default=30, help="seconds per decision (5-600)")
     p.add_argument("--dealer", choices=["sra", "open"], default=None)
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--seed", type=int, default=None, help="open dealer: a fixed shuffle")
+    p.add_argument("--guest-log", action="store_true", help="show the guests' logs on failure")
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="SEAT=SPEC",
+        help="faults on a bot guest's link, e.g. 2=kill@40 (see app.bluetooth.faults)",
+    )
+    p.add_argument("--silence-limit", type=float, default=3.0, help="heartbeat limit, seconds")
     args = p.parse_args(list(argv))
     if not 2 <= args.players <= 7:
         p.error("--players must be 2-7")
+    faults: dict[int, str] = {}
+    for item in args.fault:
+        seat_text, _, spec = item.partition("=")
+        if not seat_text.isdigit() or not 1 <= int(seat_text) < args.players:
+            p.error(f"--fault {item!r}: SEAT must be a guest seat 1..{args.players - 1}")
+        parse_faults(spec)  # ValueError -> a clear message below
+        faults[int(seat_text)] = spec
     kind = args.dealer or default_dealer()
     print(f"dealer: {kind}", flush=True)
     host = HostTable(
@@ -240,16 +273,19 @@ def demo_main(argv: Sequence[str]) -> int:
         name="Bot0",
         lang="en",
         clock=SystemClock(),
-        dealer_factory=dealer_factory(kind),
-        options=Options(rounds=args.rounds, turn_time=30),
+        dealer_factory=dealer_factory(kind, args.seed),
+        options=Options(rounds=args.rounds, turn_time=args.turn_time),
         bot=simple_bot,
         on_log=None if args.quiet else (lambda e: print(_describe(e), flush=True)),
     )
+    host.silence_limit = args.silence_limit
     guests = [
         subprocess.Popen(
             [
                 *(sys.executable, "-m", "app", "table", "--join", host.address),
-                *("--name", f"Bot{i}", "--bot", "--quiet", "--result-json", "--dealer", kind),
+                *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind),
+                *(() if args.guest_log else ("--quiet",)),
+                *("--faults", faults.get(i, ""), "--silence-limit", str(args.silence_limit)),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -264,19 +300,44 @@ def demo_main(argv: Sequence[str]) -> int:
             full = len(host.seating.sitters) == args.players
             if host.stage == "lobby" and full and host.seating.can_start():
                 host.begin()
-            if any(g.poll() not in (None, 0) for g in guests):
+            clean = [g for i, g in enumerate(guests, 1) if i not in faults]
+            if any(g.poll() not in (None, 0) for g in clean):
                 break
         ok = host.phone is not None and host.phone.match.over
         mine = _result(host.phone) if ok else None
         time.sleep(0.2)
         host.close("match_over")
         results = []
-        for g in guests:
+        outputs = []
+        names = [s.name for s in host.seating.sitters]
+        for i, g in enumerate(guests, 1):
             out, _ = g.communicate(timeout=60)
+            outputs.append(out)
+            # Seats go by the order of joining: find this bot's seat by its name.
+            seat = names.index(f"Bot{i}") if f"Bot{i}" in names else -1
+            if "Traceback" in out:
+                print(f"Bot{i} crashed:\n{out}", flush=True)
+                ok = False
             line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
-            results.append(json.loads(line[7:]) if line else None)
+            result = json.loads(line[7:]) if line else None
+            if i in faults:
+                # A faulted seat may have been dropped; if it finished, it must agree, and
+                # a dropped seat is out for the match and cannot win.
+                if result is not None:
+                    results.append(result)
+                elif mine is not None and seat not in mine["gone"]:
+                    print(f"Bot{i} (seat {seat}) dropped out but is not gone", flush=True)
+                    ok = False
+                continue
             ok = ok and g.returncode == 0
+            results.append(result)
+        if mine is not None and mine["winner"] in mine["gone"]:
+            ok = False
         agree = ok and all(r == mine for r in results)
+        if not agree:
+            for i, out in enumerate(outputs, 1):
+                tail = "\n".join(out.splitlines()[-15:])
+                print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)
         print(f"result: {json.dumps(mine)}", flush=True)
         print(f"every phone agrees: {'yes' if agree else 'NO'}", flush=True)
         return 0 if agree else 1

@@ -70,6 +70,9 @@ class _Peer:
 class _Side:
     """What both sides share: the inbox, notices, heartbeats."""
 
+    #: Seconds without a word after which a link counts as dead (tests may shorten it).
+    silence_limit = SILENCE_LIMIT
+
     def __init__(self, clock: Clock, on_notice: Callable[[Notice], None] | None) -> None:
         self.clock = clock
         self.timers = Timers(clock)
@@ -283,8 +286,8 @@ class HostLobby(_Side):
         now = self.clock.now()
         if name == "ping":
             for peer in list(self._peers.values()):
-                if now - peer.last_heard >= SILENCE_LIMIT:
-                    self._drop(peer, "silent", f"nothing for {SILENCE_LIMIT:.0f} s")
+                if now - peer.last_heard >= self.silence_limit:
+                    self._drop(peer, "silent", f"nothing for {self.silence_limit:.0f} s")
                 else:
                     peer.pings += 1
                     self.send(peer.link, Ping(peer.pings))
@@ -401,7 +404,7 @@ class GuestLobby(_Side):
     def _timer(self, name: str) -> None:
         if name != "ping" or self.closed:
             return
-        if self.clock.now() - self._last_heard >= SILENCE_LIMIT:
+        if self.clock.now() - self._last_heard >= self.silence_limit:
             self.closed = True
             self.link.close(linger=0)
             self.notice("host_lost", code="silent")

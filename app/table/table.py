@@ -109,6 +109,8 @@ class HostTable(HostLobby):
         self._turn_key: tuple[int, int, int] | None = None
         self._drawing: int | None = None  # seat whose drawn card we wait to hear about
         self._auto21: dict[int, set[int]] = {}  # round -> seats dealt 21 (held by themselves)
+        self._pending_left: list[tuple[int, str]] = []
+        self._stall_key: object = None
 
     # -- the match ------------------------------------------------------------------------
 
@@ -223,7 +225,39 @@ class HostTable(HostLobby):
             self._drive_once()
             self._flush()
             if (len(phone.log), self._deck, self._turn_key, len(self._closed_deal)) == before:
-                return
+                break
+        if not self.closed:
+            self._watch_stalls()
+
+    def _blockers(self) -> set[int]:
+        """Guests the match is waiting for (a report or a proof), besides a drawer."""
+        phone = self.public
+        assert phone is not None
+        guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
+        if self.stage == "setup":
+            return guests - self._set_up
+        m = phone.match
+        r = m.round
+        if self.stage != "play" or m.over or r is None:
+            return set()
+        if r.phase is Phase.DEAL_CHECK:
+            playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
+            return (playing - self._dealt.get(r.number, set())) & guests
+        if r.phase is Phase.SHOWDOWN:
+            return set(r.to_reveal) & guests
+        return set()
+
+    def _watch_stalls(self) -> None:
+        """Whoever keeps the table waiting longer than a turn is dropped (``stalled``):
+        a lost report or proof must never stall the table."""
+        blockers = self._blockers()
+        key = (self.stage, self._round(), frozenset(blockers))
+        if not blockers:
+            self._stall_key = None
+            self.timers.cancel("stall")
+        elif key != self._stall_key:
+            self._stall_key = key
+            self.timers.set("stall", float(self.seating.options.turn_time))
 
     def _drive_once(self) -> None:
         own, phone = self.phone, self.public
@@ -243,6 +277,8 @@ class HostTable(HostLobby):
                 return
         if self.stage != "play" or phone.waiting or own.waiting:
             return
+        if self._pending_left:
+            self._announce_left()
         if m.over:
             self.stage = "over"
             self.notice("match_over", winner=m.winner, points=list(m.points), reason=m.end_reason)
@@ -288,6 +324,10 @@ class HostTable(HostLobby):
             if m.round is not None and m.round.phase is Phase.PLAY and self._drawing is None:
                 self._announce(Applied(m.round.number, m.to_act, "timeout"))
                 self._drive()
+        elif name == "stall" and self.public is not None:
+            self._stall_key = None
+            for seat in sorted(self._blockers()):
+                self._drop_seat(seat, "stalled")
         elif name == "drew" and self._drawing is not None:
             seat, self._drawing = self._drawing, None
             link = self.link_of(seat)
@@ -304,29 +344,51 @@ class HostTable(HostLobby):
     def _gone(self, peer: Any, reason: str, detail: str = "") -> None:
         seat = peer.seat
         super()._gone(peer, reason, detail)
-        phone = self.public
-        if seat is None or phone is None or self.stage not in ("setup", "play"):
+        if seat is None or self.public is None or self.stage not in ("setup", "play"):
             return
-        m = phone.match
         if self._drawing == seat:
             self._drawing = None
             self.timers.cancel("drew")
-        in_round = m.round is not None and seat in m.round.order and not m.over
-        self._announce(Left(seat, reason))
-        m = phone.match
-        # The dropped seat's keys are gone with him: the rest of the round needs a fresh
-        # deck (the cards already dealt stay valid).
-        if (
-            in_round
-            and not m.over
-            and m.round is not None
-            and m.round.phase is not Phase.OVER
-            and m.round.number in self._went
-        ):
-            self._deck += 1
-            self._announce(NewDeck(m.round.number, self._deck))
+        self._pending_left.append((seat, reason))
+        self._announce_left()
         self._turn_key = None
         self._drive()
+
+    def _announce_left(self) -> None:
+        """Announce the seats that left, at a point every phone has reached.
+
+        During a showdown a guest may already be in the next round (it knows its own
+        hand; its proof is on its way to us): a ``Left`` now would hit different rounds
+        on different phones. So it waits for the showdown to end, unless the showdown
+        needs the leaver's own hand (then every phone waits at this same point)."""
+        phone = self.public
+        assert phone is not None
+        while self._pending_left:
+            m = phone.match
+            seat, reason = self._pending_left[0]
+            r = m.round
+            if (
+                r is not None
+                and not m.over
+                and r.phase is Phase.SHOWDOWN
+                and seat not in r.to_reveal
+            ):
+                return
+            self._pending_left.pop(0)
+            in_round = r is not None and seat in r.order and not m.over
+            self._announce(Left(seat, reason))
+            m = phone.match
+            # The leaver's keys are gone with him: a round that still deals cards goes
+            # on with a fresh deck (the cards already dealt stay valid).
+            if (
+                in_round
+                and not m.over
+                and m.round is not None
+                and m.round.phase in (Phase.DEAL_CHECK, Phase.PLAY)
+                and m.round.number in self._went
+            ):
+                self._deck += 1
+                self._announce(NewDeck(m.round.number, self._deck))
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)

@@ -1,0 +1,753 @@
+"""The per-seat SRA state machine: messages in, messages out, no sockets, no threads.
+
+One :class:`Seat` object runs on each phone. The table layer feeds it every frame it
+receives and sends out every message it returns; the host additionally relays every
+frame to all other seats *after its own seat accepted it* (see "Relaying" below).
+
+Life cycle (every seat calls the same methods on the same public events)::
+
+    seat = Seat(my_seat, TableConfig(n_seats=4, host=0))
+    out = seat.hello()                      # table set-up: keys + seed commitment
+    ... feed frames: out += seat.handle(Message.decode(frame, group)) ...
+    seat.ready, seat.fingerprint            # compare the fingerprint on all screens
+    out = seat.start_round(RoundSpec(round_id=1, order=(1, 2, 3, 0)))
+    while seat.has_work(): out += seat.work()   # exponentiations happen here
+    out = seat.reveal([(0, 1), (1, 2), ...])    # public deal events (position, drawer)
+    seat.hand                               # {position: card code} of my own cards
+    out = seat.claim(ClaimKind.SHOWDOWN)    # prove my held hand (or PERSIAN after the deal)
+    out = seat.finish_round()               # reveal my round seed for the audit
+    seat.verdict                            # Verdict(ok, cheaters, deck) once audited
+
+``handle`` only validates and records (plus one signature check); all modular
+exponentiation runs in ``work``, one bounded step per call, so a driver can send each
+step's output at once (the locking pass then streams around the table) and can
+schedule the audit as background work. :func:`drive` is the simple in-process loop.
+
+Errors: ``handle`` raises :class:`~app.protocol.errors.ProtocolViolation` naming the
+seat to blame with a stable code; the frame is not applied and the seat stays usable.
+Cheats that only show at the audit end up in ``verdict.cheaters`` (and in
+``accusations``).
+
+Relaying: in the Bluetooth star only the host talks to everybody. The host's seat must
+``handle`` (or at least :meth:`Seat.authenticate`) a frame before relaying it, and
+relays frames unchanged and in the order received. Hence a guest that receives a
+frame with a bad signature, a replayed or skipped sequence number blames the host:
+an honest host would never have relayed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from app.native.handeval import oczko_total
+from app.protocol import errors as E
+from app.protocol.encoding import DECK_SIZE, CardEncoding
+from app.protocol.errors import ProtocolUsageError, ProtocolViolation
+from app.protocol.group import DEFAULT_GROUP, Group
+from app.protocol.keys import Identity, RoundSecret, Rng, default_rng, digest, verify
+from app.protocol.messages import ClaimKind, Kind, Message
+
+MAX_SEATS = 7
+_HELLO_CONTEXT = b"blu21/hello/v1"
+_MAX_BUFFERED = 256
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Fixed for a table: number of seats, the host seat (the relay), the group."""
+
+    n_seats: int
+    host: int = 0
+    group: Group = DEFAULT_GROUP
+    shuffle_bits: int | None = None  # None = full-size shuffle keys (the default)
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.n_seats <= MAX_SEATS:
+            raise ValueError(f"a table has 2..{MAX_SEATS} seats")
+        if not 0 <= self.host < self.n_seats:
+            raise ValueError("host must be one of the seats")
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """One shuffle among ``order`` (shuffle order, >= 2 seats), public to every seat.
+
+    ``lock_ahead`` positions are produced and locked right away (default: the deal,
+    two cards per seat, plus one spare per seat); further positions are locked on
+    demand when :meth:`Seat.reveal` or :meth:`Seat.extend` asks for them.
+    ``lock_chunk`` is the streaming granularity of the locking pass.
+    """
+
+    round_id: int
+    order: tuple[int, ...]
+    lock_ahead: int = 0
+    lock_chunk: int = 2
+
+    @property
+    def initial_lock(self) -> int:
+        return min(DECK_SIZE, self.lock_ahead or 3 * len(self.order))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The audit's result for one round: ``deck`` is the opened card per position."""
+
+    round_id: int
+    ok: bool
+    cheaters: tuple[tuple[int, str], ...]
+    deck: tuple[int, ...] | None
+
+
+@dataclass
+class _Round:
+    spec: RoundSpec
+    secret: RoundSecret | None
+    enc: CardEncoding
+    recv_seq: dict[int, int] = field(default_factory=dict)
+    stages: list[list[int]] = field(default_factory=list)  # shuffle outputs by order index
+    locks: list[list[int]] = field(default_factory=list)  # lock outputs by locker index
+    lock_target: int = 0
+    my_encrypted: list[int] = field(default_factory=list)
+    shuffle_sent: bool = False
+    owner: dict[int, int] = field(default_factory=dict)
+    keys: dict[int, dict[int, int]] = field(default_factory=dict)
+    pending_keys: list[tuple[int, ...]] = field(default_factory=list)
+    hand: dict[int, int] = field(default_factory=dict)
+    claims: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = field(default_factory=dict)
+    unchecked_claims: list[int] = field(default_factory=list)
+    complaints: list[tuple[int, int]] = field(default_factory=list)
+    audit_wanted: bool = False
+    audit_sent: bool = False
+    audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
+    verdict: Verdict | None = None
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.spec.order
+
+    @property
+    def n(self) -> int:
+        return len(self.spec.order)
+
+    @property
+    def final(self) -> list[int]:
+        """The fully locked cards (output of the last locker)."""
+        return self.locks[-1]
+
+
+class Seat:
+    """One seat's protocol state (see the module docstring for the life cycle)."""
+
+    def __init__(
+        self,
+        seat: int,
+        config: TableConfig,
+        rng: Rng | None = None,
+        identity: Identity | None = None,
+    ) -> None:
+        if not 0 <= seat < config.n_seats:
+            raise ValueError("seat out of range")
+        self.seat = seat
+        self.config = config
+        self.group = config.group
+        self.rng = rng or default_rng()
+        self.identity = identity or Identity.generate(self.group, self.rng)
+        self.cost = 0.0  # work done, in units of one full-size modexp
+        self.accusations: list[ProtocolViolation] = []
+        self._pubs: dict[int, tuple[int, int]] = {}
+        self._commits: dict[int, bytes] = {}
+        self._seeds: dict[int, bytes] = {}
+        self._table_seed = self.rng.token_bytes(32)
+        self.table_id = b""
+        self.joint_seed = b""
+        self._setup_seq: dict[int, int] = {}
+        self._my_seq: dict[int, int] = {}
+        self._rounds: dict[int, _Round] = {}
+        self._current = 0
+        self._buffer: list[Message] = []
+
+    # ------------------------------------------------------------------ helpers
+
+    def _count(self, exps: Iterable[int]) -> None:
+        qbits = self.group.q.bit_length()
+        self.cost += sum(max(e.bit_length(), 1) for e in exps) / qbits
+
+    def _pow_batch(self, bases: Sequence[int], exp: int) -> list[int]:
+        self._count([exp] * len(bases))
+        return self.group.pow_batch(bases, exp)
+
+    def _pow_many(self, bases: Sequence[int], exps: Sequence[int]) -> list[int]:
+        self._count(exps)
+        return self.group.pow_many(bases, exps)
+
+    def _blame_link(self, sender: int) -> int:
+        """Who to blame for a frame that fails authentication or sequencing."""
+        host = self.config.host
+        return sender if self.seat == host or sender == host or sender < 0 else host
+
+    def _send(self, kind: Kind, round_id: int, **fields: object) -> Message:
+        seq = self._my_seq.get(round_id, 0)
+        self._my_seq[round_id] = seq + 1
+        msg = Message(kind, round_id, self.seat, seq, **fields)  # type: ignore[arg-type]
+        context = _HELLO_CONTEXT if kind == Kind.HELLO else self.table_id
+        sig = self.identity.sign(context, msg.body(self.group))
+        return msg.signed(sig)
+
+    @property
+    def ready(self) -> bool:
+        """True once table set-up finished (all keys and seeds exchanged)."""
+        return bool(self.joint_seed)
+
+    @property
+    def fingerprint(self) -> int:
+        """A 6-digit code of everyone's public keys: equal on all screens, or a relay MITM."""
+        if not self.table_id:
+            raise ProtocolUsageError("set-up not finished")
+        return int.from_bytes(self.table_id[:8], "big") % 1_000_000
+
+    # ------------------------------------------------------------------ set-up
+
+    def hello(self) -> list[Message]:
+        """The set-up message: public keys and a commitment to this seat's table seed."""
+        self._pubs[self.seat] = (self.identity.sign_pub, self.identity.dh_pub)
+        self._commits[self.seat] = digest(self._table_seed)
+        return [
+            self._send(
+                Kind.HELLO,
+                0,
+                values=(self.identity.sign_pub, self.identity.dh_pub),
+                data=self._commits[self.seat],
+            )
+        ]
+
+    def _handle_setup(self, msg: Message) -> list[Message]:
+        n = self.config.n_seats
+        expected = self._setup_seq.get(msg.sender, 0)
+        if msg.seq < expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "set-up")
+        if msg.seq > expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "set-up")
+        if msg.kind == Kind.HELLO:
+            if msg.seq != 0 or len(msg.values) != 2 or len(msg.data) != 32:
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
+            if not all(self.group.is_element(v) for v in msg.values):
+                raise ProtocolViolation(msg.sender, E.NOT_ELEMENT, "hello key")
+            if not verify(self.group, msg.values[0], _HELLO_CONTEXT, msg.body(self.group), msg.sig):
+                raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, "hello")
+            self._pubs[msg.sender] = (msg.values[0], msg.values[1])
+            self._commits[msg.sender] = msg.data
+            self._setup_seq[msg.sender] = 1
+            if len(self._pubs) == n and self.seat in self._pubs:
+                self.table_id = digest(
+                    b"blu21/table",
+                    *(v.to_bytes(self.group.byte_len, "big") for s in range(n) for v in self._pubs[s]),
+                )
+                self._seeds[self.seat] = self._table_seed
+                return [self._send(Kind.SEED, 0, data=self._table_seed)]
+            return []
+        if msg.kind == Kind.SEED:
+            if not self.table_id:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "seed before hellos")
+            self._authenticate_sig(msg)
+            if digest(msg.data) != self._commits[msg.sender]:
+                raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "table seed")
+            self._seeds[msg.sender] = msg.data
+            self._setup_seq[msg.sender] = 2
+            if len(self._seeds) == n:
+                self.joint_seed = digest(b"blu21/joint", *(self._seeds[s] for s in range(n)))
+            return []
+        raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, f"{msg.kind.name} during set-up")
+
+    def _authenticate_sig(self, msg: Message) -> None:
+        pub = self._pubs.get(msg.sender)
+        if pub is None:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "unknown seat")
+        self._count([self.group.q, 1 << 128])
+        if not verify(self.group, pub[0], self.table_id, msg.body(self.group), msg.sig):
+            raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, msg.kind.name)
+
+    # ------------------------------------------------------------------ rounds
+
+    def start_round(self, spec: RoundSpec) -> list[Message]:
+        """Begin a round (or a fresh shuffle after a dropout) among ``spec.order``.
+
+        Round ids must strictly increase over the table's life; every message is bound
+        to its round id, so frames of an earlier round are rejected as replays.
+        """
+        if not self.ready:
+            raise ProtocolUsageError("set-up not finished")
+        if spec.round_id <= self._current:
+            raise ProtocolUsageError("round ids must increase")
+        order = spec.order
+        if len(order) < 2 or len(set(order)) != len(order):
+            raise ProtocolUsageError("a round needs >= 2 distinct seats")
+        if not all(0 <= s < self.config.n_seats for s in order):
+            raise ProtocolUsageError("unknown seat in order")
+        if spec.lock_chunk < 1:
+            raise ProtocolUsageError("lock_chunk must be >= 1")
+        secret = (
+            RoundSecret.fresh(self.group, spec.round_id, self.rng, self.config.shuffle_bits)
+            if self.seat in order
+            else None
+        )
+        rnd = _Round(spec, secret, CardEncoding.derive(self.group, self.joint_seed, spec.round_id))
+        rnd.stages = [[] for _ in order]
+        rnd.locks = [[] for _ in order[:-1]]
+        rnd.lock_target = spec.initial_lock
+        self._rounds[spec.round_id] = rnd
+        self._current = spec.round_id
+        out: list[Message] = []
+        buffered, self._buffer = self._buffer, []
+        for msg in buffered:
+            out += self.handle(msg)
+        return out
+
+    def _round(self, round_id: int | None = None) -> _Round:
+        rnd = self._rounds.get(self._current if round_id is None else round_id)
+        if rnd is None:
+            raise ProtocolUsageError("no such round")
+        return rnd
+
+    def verdict_of(self, round_id: int) -> Verdict | None:
+        """The audit verdict of ``round_id`` (None while pending)."""
+        return self._round(round_id).verdict
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The audit verdict of the current round (None while pending)."""
+        return self._round().verdict
+
+    @property
+    def hand(self) -> dict[int, int]:
+        """My opened cards in the current round: ``{position: card code}``."""
+        return dict(self._round().hand)
+
+    def owner_of(self, position: int) -> int | None:
+        """The seat a position was dealt to (None if not dealt yet)."""
+        return self._round().owner.get(position)
+
+    def locked_count(self) -> int:
+        """How many positions are fully locked (ready to deal)."""
+        return len(self._round().final)
+
+    def extend(self, upto: int) -> None:
+        """Lock positions up to ``upto`` (exclusive) in the background (public event)."""
+        rnd = self._round()
+        rnd.lock_target = max(rnd.lock_target, min(DECK_SIZE, upto))
+
+    def reveal(self, assignments: Sequence[tuple[int, int]]) -> list[Message]:
+        """Deal ``(position, drawer)`` pairs (a public event, called on every seat).
+
+        Every seat but the drawer broadcasts its key for the position (one KEYS message
+        per call, once the positions are locked); the drawer then opens its card with
+        one exponentiation. Positions beyond the locked region are locked on demand.
+        """
+        rnd = self._round()
+        for pos, drawer in assignments:
+            if not 0 <= pos < DECK_SIZE or drawer not in rnd.order:
+                raise ProtocolUsageError("bad assignment")
+            if pos in rnd.owner:
+                raise ProtocolUsageError(f"position {pos} already dealt")
+        for pos, drawer in assignments:
+            rnd.owner[pos] = drawer
+            rnd.keys.setdefault(pos, {})
+        rnd.lock_target = max(rnd.lock_target, 1 + max(p for p, _ in assignments))
+        if self.seat in rnd.order:
+            mine = tuple(p for p, d in assignments if d != self.seat)
+            if mine:
+                rnd.pending_keys.append(mine)
+        return []
+
+    def claim(self, kind: ClaimKind) -> list[Message]:
+        """Prove my hand: PERSIAN (my first two cards are aces) or SHOWDOWN (all my cards)."""
+        rnd = self._round()
+        mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
+        if kind == ClaimKind.PERSIAN:
+            mine = mine[:2]
+        if not mine or any(p not in rnd.hand for p in mine):
+            raise ProtocolUsageError("my cards are not open yet")
+        codes = [rnd.hand[p] for p in mine]
+        return [self._claim_message(rnd, kind, mine, codes, oczko_total(codes))]
+
+    def _claim_message(
+        self, rnd: _Round, kind: ClaimKind, positions: Sequence[int], codes: Sequence[int], total: int
+    ) -> Message:
+        assert rnd.secret is not None
+        data = bytes([int(kind), total]) + b"".join(
+            bytes([p, c]) for p, c in zip(positions, codes, strict=True)
+        )
+        keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
+        return self._send(Kind.CLAIM, rnd.spec.round_id, values=keys, data=data)
+
+    def finish_round(self) -> list[Message]:
+        """End the round: reveal my round seed; the audit then runs as background work."""
+        rnd = self._round()
+        rnd.audit_wanted = True
+        return []
+
+    # ------------------------------------------------------------------ receiving
+
+    def authenticate(self, msg: Message) -> None:
+        """The checks a relaying host runs before forwarding: signature and sequence."""
+        if msg.round_id == 0:
+            return  # set-up frames are checked in full by handle
+        self._authenticate_sig(msg)
+
+    def handle(self, msg: Message) -> list[Message]:
+        """Validate and record one incoming message; return messages to send.
+
+        Raises ProtocolViolation (frame not applied) naming the seat to blame.
+        """
+        if not 0 <= msg.sender < self.config.n_seats or msg.sender == self.seat:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "sender id")
+        if msg.round_id == 0:
+            return self._handle_setup(msg)
+        if not self.ready:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up")
+        if msg.round_id > self._current:
+            self._authenticate_sig(msg)
+            if len(self._buffer) >= _MAX_BUFFERED:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
+            self._buffer.append(msg)
+            return []
+        rnd = self._rounds.get(msg.round_id)
+        if rnd is None or rnd.verdict is not None:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
+        self._authenticate_sig(msg)
+        expected = rnd.recv_seq.get(msg.sender, 0)
+        if msg.seq < expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "sequence")
+        if msg.seq > expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "sequence")
+        if msg.sender not in rnd.order:
+            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
+        handler = {
+            Kind.SHUFFLE: self._on_shuffle,
+            Kind.LOCK: self._on_lock,
+            Kind.KEYS: self._on_keys,
+            Kind.CLAIM: self._on_claim,
+            Kind.AUDIT: self._on_audit,
+            Kind.COMPLAIN: self._on_complain,
+        }.get(msg.kind)
+        if handler is None:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
+        handler(rnd, msg)
+        rnd.recv_seq[msg.sender] = expected + 1
+        return []
+
+    def _check_elements(self, sender: int, values: Sequence[int], seen: Iterable[int]) -> None:
+        if not values:
+            raise ProtocolViolation(sender, E.BAD_LENGTH, "no values")
+        for v in values:
+            if not self.group.is_element(v):
+                raise ProtocolViolation(sender, E.NOT_ELEMENT, "outside the subgroup")
+        seen_set = set(seen)
+        if len(set(values)) != len(values) or not seen_set.isdisjoint(values):
+            raise ProtocolViolation(sender, E.DUPLICATE_VALUE, "duplicate card")
+
+    def _on_shuffle(self, rnd: _Round, msg: Message) -> None:
+        i = rnd.order.index(msg.sender)
+        if rnd.audit_sent:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
+        if i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle before its input")
+        stage = rnd.stages[i]
+        if msg.start != len(stage) or msg.start + len(msg.values) > DECK_SIZE:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
+        self._check_elements(msg.sender, msg.values, stage)
+        prev = rnd.enc.values if i == 0 else rnd.stages[i - 1]
+        if not set(prev).isdisjoint(msg.values):
+            raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
+        stage.extend(msg.values)
+
+    def _on_lock(self, rnd: _Round, msg: Message) -> None:
+        u = rnd.order.index(msg.sender)
+        if u >= rnd.n - 1:
+            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "the last shuffler does not lock")
+        inp = rnd.stages[-1] if u == 0 else rnd.locks[u - 1]
+        out = rnd.locks[u]
+        if msg.start != len(out) or msg.start + len(msg.values) > len(inp):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "lock range")
+        self._check_elements(msg.sender, msg.values, out)
+        out.extend(msg.values)
+
+    def _on_keys(self, rnd: _Round, msg: Message) -> None:
+        positions = list(msg.data)
+        if not positions or len(positions) != len(msg.values) or len(set(positions)) != len(positions):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "keys")
+        for pos, key in zip(positions, msg.values, strict=True):
+            if pos >= DECK_SIZE or msg.sender in rnd.keys.get(pos, {}):
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "key position")
+            if not self.group.is_exponent(key):
+                raise ProtocolViolation(msg.sender, E.NOT_EXPONENT, "key")
+        for pos, key in zip(positions, msg.values, strict=True):
+            rnd.keys.setdefault(pos, {})[msg.sender] = key
+
+    def _on_claim(self, rnd: _Round, msg: Message) -> None:
+        data = msg.data
+        if len(data) < 4 or len(data) % 2 or len(msg.values) != (len(data) - 2) // 2:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "claim")
+        try:
+            kind = ClaimKind(data[0])
+        except ValueError:
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "claim kind") from None
+        total = data[1]
+        pairs = tuple((data[k], data[k + 1]) for k in range(2, len(data), 2))
+        positions = [p for p, _ in pairs]
+        codes = [c for _, c in pairs]
+        if msg.sender in rnd.claims and rnd.claims[msg.sender][0] == kind:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "second claim")
+        if any(c >= DECK_SIZE for c in codes) or len(set(positions)) != len(positions):
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "claim values")
+        if not all(self.group.is_exponent(k) for k in msg.values):
+            raise ProtocolViolation(msg.sender, E.NOT_EXPONENT, "claim key")
+        mine = sorted(p for p, d in rnd.owner.items() if d == msg.sender)
+        if kind == ClaimKind.PERSIAN:
+            if positions != mine[:2] or len(positions) != 2 or any(c >= 4 for c in codes):
+                raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not a Persian 21")
+        elif positions != mine:
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not the claimer's cards")
+        if total != oczko_total(codes):
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "false total")
+        rnd.claims[msg.sender] = (kind, total, pairs)
+        for pos, key in zip(positions, msg.values, strict=True):
+            rnd.keys.setdefault(pos, {})[msg.sender] = key
+        rnd.unchecked_claims.append(msg.sender)
+
+    def _on_complain(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 1:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "complaint")
+        rnd.complaints.append((msg.sender, msg.data[0]))
+        rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
+
+    def _on_audit(self, rnd: _Round, msg: Message) -> None:
+        if msg.sender in rnd.audits or len(msg.data) != 32:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
+        last = rnd.order[-1]
+        if msg.sender != last and msg.values:
+            raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
+        if msg.sender == last:
+            stage = rnd.stages[-1]
+            if msg.start != len(stage) or len(stage) + len(msg.values) != DECK_SIZE:
+                if len(rnd.stages[-2]) == DECK_SIZE or msg.values:
+                    raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
+            elif msg.values:
+                self._check_elements(msg.sender, msg.values, stage)
+        rnd.audits[msg.sender] = (msg.data, msg.values)
+        rnd.audit_wanted = True
+
+    # ------------------------------------------------------------------ work
+
+    def has_work(self) -> bool:
+        """True when :meth:`work` has something to do."""
+        return any(self._next_job(rnd) is not None for rnd in self._open_rounds())
+
+    def work(self) -> list[Message]:
+        """Do one bounded step of pending computation; return the messages it produces.
+
+        Priority: my shuffle pass, locking, keys, opening my cards, checking claims,
+        then the audit (background).
+        """
+        for rnd in self._open_rounds():
+            job = self._next_job(rnd)
+            if job is not None:
+                return job()
+        return []
+
+    def _open_rounds(self) -> list[_Round]:
+        return [r for _, r in sorted(self._rounds.items(), reverse=True) if r.verdict is None]
+
+    def _next_job(self, rnd: _Round):  # noqa: C901 - one readable dispatch
+        if rnd.secret is None:
+            return None
+        me = rnd.order.index(self.seat)
+        n = rnd.n
+        busy = not rnd.audit_wanted
+        # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
+        if busy and me < n - 1 and not rnd.shuffle_sent:
+            inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
+            if len(rnd.my_encrypted) < len(inp):
+                return lambda: self._encrypt_incoming(rnd, inp)
+            if len(rnd.my_encrypted) == DECK_SIZE:
+                return lambda: self._release_shuffle(rnd)
+        # 2. the last shuffler streams its per-card-keyed output up to the lock target
+        if busy and me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE:
+            if len(rnd.stages[-1]) < rnd.lock_target:
+                return lambda: self._last_shuffle_chunk(rnd)
+        # 3. locking, streamed in chunks
+        if busy and me < n - 1:
+            inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
+            if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
+                return lambda: self._lock_chunk(rnd, inp)
+        # 4. keys for dealt positions once they are locked
+        if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
+            return lambda: self._send_keys(rnd)
+        # 5. open my own cards
+        if busy and self._openable(rnd):
+            return lambda: self._open_mine(rnd)
+        # 6. check others' claims (once their keys are all in)
+        if busy and self._checkable_claim(rnd) is not None:
+            return lambda: self._check_claim(rnd)
+        # 7. the audit (background)
+        if rnd.audit_wanted and not rnd.audit_sent:
+            return lambda: self._send_audit(rnd)
+        if rnd.audit_sent and len(rnd.audits) == n:
+            return lambda: self._run_audit(rnd)
+        return None
+
+    def _encrypt_incoming(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
+        assert rnd.secret is not None
+        done = len(rnd.my_encrypted)
+        rnd.my_encrypted.extend(self._pow_batch(inp[done:], rnd.secret.shuffle_key))
+        return []
+
+    def _release_shuffle(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        perm = rnd.secret.permutation(DECK_SIZE)
+        out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
+        rnd.shuffle_sent = True
+        rnd.stages[rnd.order.index(self.seat)] = list(out)
+        return [self._send(Kind.SHUFFLE, rnd.spec.round_id, start=0, values=tuple(out))]
+
+    def _last_shuffle_chunk(self, rnd: _Round) -> list[Message]:
+        # Output position j = input[perm[j]] ^ e_j: each position costs the same whatever
+        # perm[j] is, so streaming these in position order leaks nothing about perm.
+        assert rnd.secret is not None
+        stage = rnd.stages[-1]
+        start = len(stage)
+        end = min(rnd.lock_target, start + rnd.spec.lock_chunk)
+        perm = rnd.secret.permutation(DECK_SIZE)
+        inp = rnd.stages[-2]
+        vals = self._pow_many(
+            [inp[perm[j]] for j in range(start, end)],
+            [rnd.secret.card_key(j) for j in range(start, end)],
+        )
+        stage.extend(vals)
+        return [self._send(Kind.SHUFFLE, rnd.spec.round_id, start=start, values=tuple(vals))]
+
+    def _lock_chunk(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
+        assert rnd.secret is not None
+        me = rnd.order.index(self.seat)
+        out = rnd.locks[me]
+        start = len(out)
+        end = min(len(inp), rnd.lock_target, start + rnd.spec.lock_chunk)
+        vals = self._pow_many(
+            inp[start:end], [rnd.secret.lock_exponent(j) for j in range(start, end)]
+        )
+        out.extend(vals)
+        return [self._send(Kind.LOCK, rnd.spec.round_id, start=start, values=tuple(vals))]
+
+    def _send_keys(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        positions = rnd.pending_keys.pop(0)
+        keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
+        return [self._send(Kind.KEYS, rnd.spec.round_id, values=keys, data=bytes(positions))]
+
+    def _openable(self, rnd: _Round) -> list[int]:
+        others = [s for s in rnd.order if s != self.seat]
+        return [
+            p
+            for p, d in sorted(rnd.owner.items())
+            if d == self.seat
+            and p not in rnd.hand
+            and p < len(rnd.final)
+            and all(s in rnd.keys.get(p, {}) for s in others)
+        ]
+
+    def _open_exponent(self, rnd: _Round, pos: int, owner_key: int) -> int:
+        keys = rnd.keys[pos]
+        others = [keys[s] for s in rnd.order if s != rnd.owner[pos]]
+        return self.group.prod_exp([*others, owner_key])
+
+    def _open_mine(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        positions = self._openable(rnd)
+        exps = [self._open_exponent(rnd, p, rnd.secret.card_key_inv(p)) for p in positions]
+        out: list[Message] = []
+        for pos, value in zip(positions, self._pow_many([rnd.final[p] for p in positions], exps), strict=True):
+            code = rnd.enc.card_of(value)
+            if code is None:
+                # Somebody's key or lock is wrong: void the round, the audit names him.
+                rnd.hand[pos] = -1
+                rnd.complaints.append((self.seat, pos))
+                rnd.audit_wanted = True
+                out.append(self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([pos])))
+            else:
+                rnd.hand[pos] = code
+        return out
+
+    def _checkable_claim(self, rnd: _Round) -> int | None:
+        for claimer in rnd.unchecked_claims:
+            others = [s for s in rnd.order if s != claimer]
+            pairs = rnd.claims[claimer][2]
+            if all(
+                p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in others)
+                for p, _ in pairs
+            ):
+                return claimer
+        return None
+
+    def _check_claim(self, rnd: _Round) -> list[Message]:
+        claimer = self._checkable_claim(rnd)
+        assert claimer is not None
+        rnd.unchecked_claims.remove(claimer)
+        pairs = rnd.claims[claimer][2]
+        positions = [p for p, _ in pairs]
+        exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
+        opened = self._pow_many([rnd.final[p] for p in positions], exps)
+        if any(rnd.enc.card_of(v) != c for v, (_, c) in zip(opened, pairs, strict=True)):
+            rnd.audit_wanted = True  # the transcript check decides who lied
+            return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([positions[0]]))]
+        return []
+
+    def _send_audit(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        rnd.audit_sent = True
+        rest: tuple[int, ...] = ()
+        start = 0
+        if self.seat == rnd.order[-1] and len(rnd.stages[-2]) == DECK_SIZE:
+            stage = rnd.stages[-1]
+            start = len(stage)
+            perm = rnd.secret.permutation(DECK_SIZE)
+            rest = tuple(
+                self._pow_many(
+                    [rnd.stages[-2][perm[j]] for j in range(start, DECK_SIZE)],
+                    [rnd.secret.card_key(j) for j in range(start, DECK_SIZE)],
+                )
+            )
+        rnd.audits[self.seat] = (rnd.secret.seed, rest)
+        return [
+            self._send(Kind.AUDIT, rnd.spec.round_id, start=start, values=rest, data=rnd.secret.seed)
+        ]
+
+    # ------------------------------------------------------------------ audit
+
+    def _run_audit(self, rnd: _Round) -> list[Message]:
+        from app.protocol.audit import audit_round
+
+        rnd.verdict = audit_round(self, rnd)
+        for seat, code in rnd.verdict.cheaters:
+            self.accusations.append(ProtocolViolation(seat, code, f"round {rnd.spec.round_id}"))
+        return []
+
+
+def drive(seats: Sequence[Seat], outbox: list[tuple[int, Message]]) -> None:
+    """Deliver messages in-process until nothing moves (tests, demos, the bench).
+
+    ``outbox`` holds ``(sender, message)`` pairs; every message goes to every other seat
+    (the host's relay), and every seat's pending work is run. Violations propagate.
+    """
+    while True:
+        while outbox:
+            sender, msg = outbox.pop(0)
+            for s in seats:
+                if s.seat != sender:
+                    outbox.extend((s.seat, m) for m in s.handle(msg))
+        moved = False
+        for s in seats:
+            if s.has_work():
+                outbox.extend((s.seat, m) for m in s.work())
+                moved = True
+        if not moved:
+            return

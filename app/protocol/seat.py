@@ -223,37 +223,31 @@ class Seat:
 
     def _handle_setup(self, msg: Message) -> list[Message]:
         n = self.config.n_seats
-        expected = self._setup_seq.get(msg.sender, 0)
-        if msg.seq < expected:
-            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "set-up")
-        if msg.seq > expected:
-            raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "set-up")
         if msg.kind == Kind.HELLO:
             if msg.seq != 0 or len(msg.values) != 2 or len(msg.data) != 32:
                 raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
-            if not all(self.group.is_element(v) for v in msg.values):
+            if not self.group.is_element(msg.values[1]):
                 raise ProtocolViolation(msg.sender, E.NOT_ELEMENT, "hello key")
-            if not verify(self.group, msg.values[0], _HELLO_CONTEXT, msg.body(self.group), msg.sig):
-                raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, "hello")
             self._pubs[msg.sender] = (msg.values[0], msg.values[1])
             self._commits[msg.sender] = msg.data
-            self._setup_seq[msg.sender] = 1
             if len(self._pubs) == n and self.seat in self._pubs:
                 self.table_id = digest(
                     b"blu21/table",
-                    *(v.to_bytes(self.group.byte_len, "big") for s in range(n) for v in self._pubs[s]),
+                    *(
+                        v.to_bytes(self.group.byte_len, "big")
+                        for s in range(n)
+                        for v in self._pubs[s]
+                    ),
                 )
                 self._seeds[self.seat] = self._table_seed
                 return [self._send(Kind.SEED, 0, data=self._table_seed)]
             return []
         if msg.kind == Kind.SEED:
-            if not self.table_id:
-                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "seed before hellos")
-            self._authenticate_sig(msg)
+            if msg.seq != 1 or msg.sender not in self._commits:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "seed")
             if digest(msg.data) != self._commits[msg.sender]:
                 raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "table seed")
             self._seeds[msg.sender] = msg.data
-            self._setup_seq[msg.sender] = 2
             if len(self._seeds) == n:
                 self.joint_seed = digest(b"blu21/joint", *(self._seeds[s] for s in range(n)))
             return []
@@ -261,7 +255,7 @@ class Seat:
 
     def _authenticate_sig(self, msg: Message) -> None:
         pub = self._pubs.get(msg.sender)
-        if pub is None:
+        if pub is None or not self.table_id:
             raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "unknown seat")
         self._count([self.group.q, 1 << 128])
         if not verify(self.group, pub[0], self.table_id, msg.body(self.group), msg.sig):
@@ -389,37 +383,64 @@ class Seat:
     # ------------------------------------------------------------------ receiving
 
     def authenticate(self, msg: Message) -> None:
-        """The checks a relaying host runs before forwarding: signature and sequence."""
-        if msg.round_id == 0:
-            return  # set-up frames are checked in full by handle
-        self._authenticate_sig(msg)
+        """The link checks a relaying host runs before forwarding a frame.
 
-    def handle(self, msg: Message) -> list[Message]:
-        """Validate and record one incoming message; return messages to send.
-
-        Raises ProtocolViolation (frame not applied) naming the seat to blame.
+        Sender id, round (replays of closed rounds), signature and sequence number; on
+        success the sequence number is consumed. Failures blame the link (the host, as
+        seen from a guest). A host relays every frame that passes, whatever its content,
+        so that every seat sees - and names - a sender's signed misbehaviour.
         """
         if not 0 <= msg.sender < self.config.n_seats or msg.sender == self.seat:
             raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "sender id")
         if msg.round_id == 0:
-            return self._handle_setup(msg)
-        if not self.ready:
-            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up")
-        if msg.round_id > self._current:
-            self._authenticate_sig(msg)
-            if len(self._buffer) >= _MAX_BUFFERED:
-                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
-            self._buffer.append(msg)
-            return []
-        rnd = self._rounds.get(msg.round_id)
-        if rnd is None or rnd.verdict is not None:
-            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
-        self._authenticate_sig(msg)
-        expected = rnd.recv_seq.get(msg.sender, 0)
+            expected = self._setup_seq.get(msg.sender, 0)
+            seqs = self._setup_seq
+        else:
+            if not self.ready:
+                raise ProtocolViolation(
+                    self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up"
+                )
+            if msg.round_id > self._current:
+                self._authenticate_sig(msg)  # buffered; sequence checked when started
+                return
+            rnd = self._rounds.get(msg.round_id)
+            if rnd is None or rnd.verdict is not None:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
+            expected = rnd.recv_seq.get(msg.sender, 0)
+            seqs = rnd.recv_seq
         if msg.seq < expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "sequence")
         if msg.seq > expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "sequence")
+        if msg.kind == Kind.HELLO:
+            if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
+            self._count([self.group.q, 1 << 128])
+            ok = verify(self.group, msg.values[0], _HELLO_CONTEXT, msg.body(self.group), msg.sig)
+            if not ok:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, "hello")
+        else:
+            self._authenticate_sig(msg)
+        seqs[msg.sender] = expected + 1
+
+    def handle(self, msg: Message) -> list[Message]:
+        """Authenticate, validate and record one incoming message; return messages to send.
+
+        Raises ProtocolViolation naming the seat to blame; the message is not applied.
+        """
+        self.authenticate(msg)
+        return self.process(msg)
+
+    def process(self, msg: Message) -> list[Message]:
+        """The content checks and state update for an authenticated message."""
+        if msg.round_id == 0:
+            return self._handle_setup(msg)
+        if msg.round_id > self._current:
+            if len(self._buffer) >= _MAX_BUFFERED:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
+            self._buffer.append(msg)
+            return []
+        rnd = self._rounds[msg.round_id]
         if msg.sender not in rnd.order:
             raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
         handler = {
@@ -433,7 +454,6 @@ class Seat:
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
         handler(rnd, msg)
-        rnd.recv_seq[msg.sender] = expected + 1
         return []
 
     def _check_elements(self, sender: int, values: Sequence[int], seen: Iterable[int]) -> None:
@@ -451,7 +471,10 @@ class Seat:
         if rnd.audit_sent:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
         if i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE:
-            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle before its input")
+            # the sender must have had its input: an in-order relay lost it
+            raise ProtocolViolation(
+                self._blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
+            )
         stage = rnd.stages[i]
         if msg.start != len(stage) or msg.start + len(msg.values) > DECK_SIZE:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
@@ -467,8 +490,11 @@ class Seat:
             raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "the last shuffler does not lock")
         inp = rnd.stages[-1] if u == 0 else rnd.locks[u - 1]
         out = rnd.locks[u]
-        if msg.start != len(out) or msg.start + len(msg.values) > len(inp):
+        if msg.start != len(out):
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "lock range")
+        if msg.start + len(msg.values) > len(inp):
+            # the locker must have had its input: an in-order relay lost it
+            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "lock input")
         self._check_elements(msg.sender, msg.values, out)
         out.extend(msg.values)
 
@@ -642,6 +668,8 @@ class Seat:
         assert rnd.secret is not None
         positions = rnd.pending_keys.pop(0)
         keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
+        for p, k in zip(positions, keys, strict=True):
+            rnd.keys.setdefault(p, {})[self.seat] = k  # verifying claims needs mine too
         return [self._send(Kind.KEYS, rnd.spec.round_id, values=keys, data=bytes(positions))]
 
     def _openable(self, rnd: _Round) -> list[int]:

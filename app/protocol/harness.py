@@ -58,6 +58,7 @@ class LocalTable:
         self.queue: list[tuple[int, Message]] = []
         self.bytes_sent = [0] * n
         self.frames: list[tuple[int, bytes]] = []  # every frame as first sent
+        self.gone: set[int] = set()  # disconnected seats: nothing to or from them
 
     # -- delivery --------------------------------------------------------------
 
@@ -80,7 +81,14 @@ class LocalTable:
         """Queue messages a seat produced."""
         self.queue.extend((sender, m) for m in messages)
 
+    def drop(self, seat: int) -> None:
+        """Disconnect a seat (a dropout): its queued and future frames are lost."""
+        self.gone.add(seat)
+        self.queue = [(s, m) for s, m in self.queue if s != seat]
+
     def _send(self, sender: int, msg: Message) -> None:
+        if sender in self.gone:
+            return
         frame = msg.encode(self.group)
         self.bytes_sent[sender] += len(frame)
         self.frames.append((sender, frame))
@@ -88,7 +96,7 @@ class LocalTable:
         if sender != host and not self._deliver(host, frame):
             return  # the host relays only authentic frames (content is each seat's check)
         for r in range(self.config.n_seats):
-            if r in (sender, host):
+            if r in (sender, host) or r in self.gone:
                 continue
             out = self.relay(frame, sender, r) if self.relay else frame
             if out is not None:
@@ -102,7 +110,7 @@ class LocalTable:
                 self._send(sender, msg)
             moved = False
             for s in self.seats:
-                if s.has_work():
+                if s.seat not in self.gone and s.has_work():
                     self.post(s.seat, s.work())
                     moved = True
             if not moved and not self.queue:

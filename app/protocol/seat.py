@@ -45,7 +45,15 @@ from app.protocol import errors as E
 from app.protocol.encoding import DECK_SIZE, CardEncoding
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import DEFAULT_GROUP, Group
-from app.protocol.keys import Identity, RoundSecret, Rng, default_rng, digest, verify
+from app.protocol.keys import (
+    Identity,
+    RoundSecret,
+    Rng,
+    default_rng,
+    digest,
+    keystream,
+    verify,
+)
 from app.protocol.messages import ClaimKind, Kind, Message
 
 MAX_SEATS = 7
@@ -120,6 +128,10 @@ class _Round:
     audit_wanted: bool = False
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
+    frozen: bool = False
+    escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)
+    released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
+    held: dict[int, tuple[int, ...] | None] = field(default_factory=dict)  # owner -> cards
     verdict: Verdict | None = None
 
     @property
@@ -166,6 +178,7 @@ class Seat:
         self._rounds: dict[int, _Round] = {}
         self._current = 0
         self._buffer: list[Message] = []
+        self._pairwise: dict[int, bytes] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -289,6 +302,8 @@ class Seat:
         rnd.stages = [[] for _ in order]
         rnd.locks = [[] for _ in order[:-1]]
         rnd.lock_target = spec.initial_lock
+        for old in self._rounds.values():
+            old.frozen = True
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
@@ -353,9 +368,13 @@ class Seat:
                 rnd.pending_keys.append(mine)
         return []
 
-    def claim(self, kind: ClaimKind) -> list[Message]:
-        """Prove my hand: PERSIAN (my first two cards are aces) or SHOWDOWN (all my cards)."""
-        rnd = self._round()
+    def claim(self, kind: ClaimKind, round_id: int | None = None) -> list[Message]:
+        """Prove my hand: PERSIAN (my first two cards are aces) or SHOWDOWN (all my cards).
+
+        ``round_id`` names an earlier, still open round: after a dropout the cards dealt
+        before the fresh shuffle are claimed in their own round.
+        """
+        rnd = self._round(round_id)
         mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
         if kind == ClaimKind.PERSIAN:
             mine = mine[:2]
@@ -379,6 +398,93 @@ class Seat:
         rnd = self._round()
         rnd.audit_wanted = True
         return []
+
+    def close_round(self, round_id: int) -> None:
+        """Give up auditing a round that a dropout voided (its seed will never come).
+
+        The verdict becomes ``ok=False`` with no cheater named: the round was replaced
+        by a fresh shuffle; held results in it stay openable through the escrow.
+        """
+        rnd = self._round(round_id)
+        if rnd.verdict is None:
+            rnd.verdict = Verdict(round_id, False, (), None)
+
+    # -- escrow of a held result (dropouts) --------------------------------------
+
+    def _pair_key(self, other: int) -> bytes:
+        if other not in self._pairwise:
+            self.cost += 1.0
+            self._pairwise[other] = self.identity.pairwise_key(self._pubs[other][1])
+        return self._pairwise[other]
+
+    def _record_key(self, round_id: int, owner: int, holder: int) -> bytes:
+        other = holder if owner == self.seat else owner
+        return digest(
+            b"blu21/escrow-record",
+            self._pair_key(other),
+            round_id.to_bytes(8, "big"),
+            bytes([owner, holder]),
+        )
+
+    def escrow(self, holders: Sequence[int]) -> list[Message]:
+        """After I hold: give seats that have *finished their turn* the keys to my cards.
+
+        Each holder gets my card keys encrypted under our pairwise key, so if I drop
+        out my held result can still be opened at showdown (see :meth:`release`),
+        while no seat still to act can read it. Call again when more seats finish.
+        """
+        rnd = self._round()
+        assert rnd.secret is not None
+        mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
+        if not mine or any(p not in rnd.hand for p in mine):
+            raise ProtocolUsageError("my cards are not open yet")
+        plain = b"".join(
+            bytes([p]) + rnd.secret.card_key_inv(p).to_bytes(self.group.byte_len, "big")
+            for p in mine
+        )
+        holders = [h for h in holders if h != self.seat and h in rnd.order]
+        if not holders:
+            return []
+        data = bytes([len(holders)])
+        for h in holders:
+            key = self._record_key(rnd.spec.round_id, self.seat, h)
+            ct = bytes(a ^ b for a, b in zip(plain, keystream(key, len(plain)), strict=True))
+            data += bytes([h]) + len(ct).to_bytes(2, "big") + ct
+        return [self._send(Kind.ESCROW, rnd.spec.round_id, data=data)]
+
+    def release(self, owner: int, round_id: int) -> list[Message]:
+        """At showdown, open a dropped seat's escrowed hand: publish the record key.
+
+        The record key decrypts only that one escrow record; everybody then opens the
+        owner's cards from the signed escrow and the keys broadcast at the deal.
+        """
+        rnd = self._round(round_id)
+        if (owner, self.seat) not in rnd.escrows:
+            return []
+        key = self._record_key(round_id, owner, self.seat)
+        self._apply_release(rnd, owner, self.seat, key)
+        data = bytes([owner]) + round_id.to_bytes(8, "big") + key
+        return [self._send(Kind.RELEASE, self._current, data=data)]
+
+    def held_result(self, owner: int, round_id: int) -> tuple[int, ...] | None:
+        """The card codes of a dropped seat's escrowed hand once released and opened."""
+        return self._round(round_id).held.get(owner)
+
+    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
+        ct = rnd.escrows[(owner, holder)]
+        plain = bytes(a ^ b for a, b in zip(ct, keystream(key, len(ct)), strict=True))
+        step = 1 + self.group.byte_len
+        mine = sorted(p for p, d in rnd.owner.items() if d == owner)
+        recs = [plain[i : i + step] for i in range(0, len(plain), step)]
+        positions = [r[0] for r in recs]
+        keys = [int.from_bytes(r[1:], "big") for r in recs]
+        if positions != mine or not all(self.group.is_exponent(k) for k in keys):
+            raise ProtocolViolation(holder, E.BAD_KEY, "escrow record does not open")
+        if owner in rnd.released:
+            return
+        for p, k in zip(positions, keys, strict=True):
+            rnd.keys.setdefault(p, {})[owner] = k
+        rnd.released[owner] = tuple(positions)
 
     # ------------------------------------------------------------------ receiving
 
@@ -450,6 +556,8 @@ class Seat:
             Kind.CLAIM: self._on_claim,
             Kind.AUDIT: self._on_audit,
             Kind.COMPLAIN: self._on_complain,
+            Kind.ESCROW: self._on_escrow,
+            Kind.RELEASE: self._on_release,
         }.get(msg.kind)
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
@@ -547,6 +655,33 @@ class Seat:
         rnd.complaints.append((msg.sender, msg.data[0]))
         rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
 
+    def _on_escrow(self, rnd: _Round, msg: Message) -> None:
+        data = msg.data
+        try:
+            count, off, recs = data[0], 1, {}
+            for _ in range(count):
+                holder = data[off]
+                size = int.from_bytes(data[off + 1 : off + 3], "big")
+                recs[holder] = data[off + 3 : off + 3 + size]
+                if len(recs[holder]) != size:
+                    raise IndexError
+                off += 3 + size
+        except IndexError:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow") from None
+        if off != len(data):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow")
+        for holder, ct in recs.items():
+            rnd.escrows[(msg.sender, holder)] = ct
+
+    def _on_release(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 41:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "release")
+        owner = msg.data[0]
+        old = self._rounds.get(int.from_bytes(msg.data[1:9], "big"))
+        if old is None or (owner, msg.sender) not in old.escrows:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "no such escrow")
+        self._apply_release(old, owner, msg.sender, msg.data[9:])
+
     def _on_audit(self, rnd: _Round, msg: Message) -> None:
         if msg.sender in rnd.audits or len(msg.data) != 32:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
@@ -582,14 +717,20 @@ class Seat:
         return []
 
     def _open_rounds(self) -> list[_Round]:
-        return [r for _, r in sorted(self._rounds.items(), reverse=True) if r.verdict is None]
+        return [
+            r
+            for _, r in sorted(self._rounds.items(), reverse=True)
+            if r.verdict is None or any(o not in r.held for o in r.released)
+        ]
 
     def _next_job(self, rnd: _Round):  # noqa: C901 - one readable dispatch
         if rnd.secret is None:
             return None
         me = rnd.order.index(self.seat)
         n = rnd.n
-        busy = not rnd.audit_wanted
+        # A later round freezes this one (a dropout's fresh shuffle, or the next round
+        # while this one's audit runs): no more shuffling, locking or dealing here.
+        busy = not rnd.audit_wanted and not rnd.frozen and rnd.verdict is None
         # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
         if busy and me < n - 1 and not rnd.shuffle_sent:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
@@ -610,12 +751,18 @@ class Seat:
         if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
             return lambda: self._send_keys(rnd)
         # 5. open my own cards
-        if busy and self._openable(rnd):
+        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
             return lambda: self._open_mine(rnd)
         # 6. check others' claims (once their keys are all in)
-        if busy and self._checkable_claim(rnd) is not None:
+        if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
-        # 7. the audit (background)
+        # 7. open a dropped seat's released hand
+        pend = [o for o in rnd.released if o not in rnd.held]
+        if pend and all(len(rnd.final) > p for p in rnd.released[pend[0]]):
+            return lambda: self._open_released(rnd, pend[0])
+        # 8. the audit (background)
+        if rnd.verdict is not None:
+            return None
         if rnd.audit_wanted and not rnd.audit_sent:
             return lambda: self._send_audit(rnd)
         if rnd.audit_sent and len(rnd.audits) == n:
@@ -727,6 +874,16 @@ class Seat:
         if any(rnd.enc.card_of(v) != c for v, (_, c) in zip(opened, pairs, strict=True)):
             rnd.audit_wanted = True  # the transcript check decides who lied
             return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([positions[0]]))]
+        return []
+
+    def _open_released(self, rnd: _Round, owner: int) -> list[Message]:
+        positions = rnd.released[owner]
+        if not all(s in rnd.keys.get(p, {}) for p in positions for s in rnd.order):
+            rnd.held[owner] = None  # a deal key is missing: cannot be opened
+            return []
+        exps = [self._open_exponent(rnd, p, rnd.keys[p][owner]) for p in positions]
+        codes = [rnd.enc.card_of(v) for v in self._pow_many([rnd.final[p] for p in positions], exps)]
+        rnd.held[owner] = None if None in codes else tuple(codes)  # type: ignore[arg-type]
         return []
 
     def _send_audit(self, rnd: _Round) -> list[Message]:

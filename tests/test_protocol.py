@@ -292,12 +292,25 @@ def test_persian_21_claim_is_accepted_when_true():
     assert t.seats[other]._round().claims[holder[0]][0] == ClaimKind.PERSIAN
 
 
-def test_audit_runs_as_background_work_after_the_next_round_starts():
-    t = LocalTable(2, TOY, seed=8)
+def test_next_round_preshuffled_while_the_current_round_is_played():
+    t = LocalTable(3, TOY, seed=8)
     t.setup()
-    t.play_round(1, claims=False)
-    t.start(RoundSpec(2, (1, 0)))
+    order = (0, 1, 2)
+    t.start(RoundSpec(1, order))
+    t.start(RoundSpec(2, (1, 2, 0)))  # round 2 shuffles in the background
+    assert all(len(s._round(2).stages[1]) == DECK_SIZE for s in t.seats)
+    t.reveal([(j, j % 3) for j in range(6)], order)  # defaults to the latest round...
+    t2 = [s.hand_in(2) for s in t.seats]
+    assert all(len(h) == 2 for h in t2)
+    for s in t.seats:  # ...so name round 1 explicitly while it is played
+        t.post(s.seat, s.reveal([(j, j % 3) for j in range(6)], round_id=1))
+    t.run()
+    assert all(len(s.hand_in(1)) == 2 for s in t.seats)
+    for s in t.seats:
+        t.post(s.seat, s.finish_round(1))
+    t.run()
     assert all(s.verdict_of(1).ok for s in t.seats)
+    assert all(s.verdict_of(2) is None for s in t.seats)
 
 
 def test_dropout_fresh_shuffle_and_escrowed_held_result():
@@ -310,6 +323,8 @@ def test_dropout_fresh_shuffle_and_escrowed_held_result():
     t.run()
     hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
     t.drop(2)  # seat 2 disconnects while seat 0 is still to act
+    for s in (0, 1):
+        t.seats[s].suspend_round(1)
     assert t.seats[0].held_result(2, 1) is None
     assert 2 not in t.seats[0]._round(1).released
     # the others go on from a fresh shuffle among themselves

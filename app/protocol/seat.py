@@ -90,11 +90,18 @@ class RoundSpec:
     round_id: int
     order: tuple[int, ...]
     lock_ahead: int = 0
-    lock_chunk: int = 2
+    lock_chunk: int = 0
 
     @property
     def initial_lock(self) -> int:
+        """Positions locked at the start (default: the deal plus one spare per seat)."""
         return min(DECK_SIZE, self.lock_ahead or 3 * len(self.order))
+
+    @property
+    def chunk(self) -> int:
+        """Positions per streamed message (default ``max(4, seats)``: one signature per
+        deal round keeps the bytes within 10% of the raw group elements)."""
+        return self.lock_chunk or max(4, len(self.order))
 
 
 @dataclass(frozen=True)
@@ -291,8 +298,8 @@ class Seat:
             raise ProtocolUsageError("a round needs >= 2 distinct seats")
         if not all(0 <= s < self.config.n_seats for s in order):
             raise ProtocolUsageError("unknown seat in order")
-        if spec.lock_chunk < 1:
-            raise ProtocolUsageError("lock_chunk must be >= 1")
+        if spec.lock_chunk < 0 or spec.lock_ahead < 0:
+            raise ProtocolUsageError("lock_chunk and lock_ahead must be >= 0")
         secret = (
             RoundSecret.fresh(self.group, spec.round_id, self.rng, self.config.shuffle_bits)
             if self.seat in order
@@ -302,8 +309,6 @@ class Seat:
         rnd.stages = [[] for _ in order]
         rnd.locks = [[] for _ in order[:-1]]
         rnd.lock_target = spec.initial_lock
-        for old in self._rounds.values():
-            old.frozen = True
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
@@ -340,19 +345,35 @@ class Seat:
         """How many positions are fully locked (ready to deal)."""
         return len(self._round().final)
 
-    def extend(self, upto: int) -> None:
+    def suspend_round(self, round_id: int) -> None:
+        """Freeze a round a dropout interrupted: no more shuffling, locking or dealing in it.
+
+        Claims, escrow releases and opening of cards already dealt still work; the table
+        then starts a fresh round among the remaining seats (:meth:`start_round`).
+        """
+        self._round(round_id).frozen = True
+
+    def hand_in(self, round_id: int) -> dict[int, int]:
+        """My opened cards in ``round_id``: ``{position: card code}``."""
+        return dict(self._round(round_id).hand)
+
+    def extend(self, upto: int, round_id: int | None = None) -> None:
         """Lock positions up to ``upto`` (exclusive) in the background (public event)."""
-        rnd = self._round()
+        rnd = self._round(round_id)
         rnd.lock_target = max(rnd.lock_target, min(DECK_SIZE, upto))
 
-    def reveal(self, assignments: Sequence[tuple[int, int]]) -> list[Message]:
+    def reveal(
+        self, assignments: Sequence[tuple[int, int]], round_id: int | None = None
+    ) -> list[Message]:
         """Deal ``(position, drawer)`` pairs (a public event, called on every seat).
 
         Every seat but the drawer broadcasts its key for the position (one KEYS message
         per call, once the positions are locked); the drawer then opens its card with
         one exponentiation. Positions beyond the locked region are locked on demand.
+        ``round_id`` defaults to the latest started round (with a pre-shuffle of the next
+        round running, name the round being played).
         """
-        rnd = self._round()
+        rnd = self._round(round_id)
         for pos, drawer in assignments:
             if not 0 <= pos < DECK_SIZE or drawer not in rnd.order:
                 raise ProtocolUsageError("bad assignment")
@@ -393,9 +414,9 @@ class Seat:
         keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
         return self._send(Kind.CLAIM, rnd.spec.round_id, values=keys, data=data)
 
-    def finish_round(self) -> list[Message]:
+    def finish_round(self, round_id: int | None = None) -> list[Message]:
         """End the round: reveal my round seed; the audit then runs as background work."""
-        rnd = self._round()
+        rnd = self._round(round_id)
         rnd.audit_wanted = True
         return []
 
@@ -719,7 +740,7 @@ class Seat:
     def _open_rounds(self) -> list[_Round]:
         return [
             r
-            for _, r in sorted(self._rounds.items(), reverse=True)
+            for _, r in sorted(self._rounds.items())
             if r.verdict is None or any(o not in r.held for o in r.released)
         ]
 
@@ -742,17 +763,17 @@ class Seat:
         if busy and me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE:
             if len(rnd.stages[-1]) < rnd.lock_target:
                 return lambda: self._last_shuffle_chunk(rnd)
-        # 3. locking, streamed in chunks
+        # 3. keys for dealt positions once they are locked (before locking more)
+        if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
+            return lambda: self._send_keys(rnd)
+        # 4. open my own cards
+        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
+            return lambda: self._open_mine(rnd)
+        # 5. locking, streamed in chunks
         if busy and me < n - 1:
             inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
             if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
                 return lambda: self._lock_chunk(rnd, inp)
-        # 4. keys for dealt positions once they are locked
-        if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
-            return lambda: self._send_keys(rnd)
-        # 5. open my own cards
-        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
-            return lambda: self._open_mine(rnd)
         # 6. check others' claims (once their keys are all in)
         if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
@@ -789,7 +810,7 @@ class Seat:
         assert rnd.secret is not None
         stage = rnd.stages[-1]
         start = len(stage)
-        end = min(rnd.lock_target, start + rnd.spec.lock_chunk)
+        end = min(rnd.lock_target, start + rnd.spec.chunk)
         perm = rnd.secret.permutation(DECK_SIZE)
         inp = rnd.stages[-2]
         vals = self._pow_many(
@@ -804,7 +825,7 @@ class Seat:
         me = rnd.order.index(self.seat)
         out = rnd.locks[me]
         start = len(out)
-        end = min(len(inp), rnd.lock_target, start + rnd.spec.lock_chunk)
+        end = min(len(inp), rnd.lock_target, start + rnd.spec.chunk)
         vals = self._pow_many(
             inp[start:end], [rnd.secret.lock_exponent(j) for j in range(start, end)]
         )

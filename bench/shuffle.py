@@ -13,7 +13,9 @@ For each seat count it measures, in the same run:
   of the same protocol (signature checks and the host's relay checks included;
   transfer time not included). ``critical_path_modexps_preshuffled`` is the same when
   the deck was shuffled in the background during the previous round (only locking and
-  the deal remain) and ``critical_path_naive`` the textbook 2 passes x n x 52;
+  the deal remain), ``critical_path_modexps_short_shuffle_keys`` the same as the
+  first with the optional 256-bit shuffle keys (off by default), and
+  ``critical_path_naive`` the textbook 2 passes x n x 52;
 * ``bytes_sent_per_seat`` (mean over seats, frames each seat originates) and
   ``bytes_raw_elements_per_seat`` (the group elements/exponents in them, 256 bytes each).
 
@@ -45,6 +47,7 @@ from app.protocol.messages import Message
 from app.protocol.seat import RoundSpec, Seat, TableConfig
 
 GROUP = FFDHE2048
+SHORT_BITS = 256  # the optional short shuffle keys (docs/protocol.md, "Short exponents")
 
 
 def modexp_seconds(group: Group, reps: int = 9) -> float:
@@ -66,12 +69,12 @@ def deal_of(order: tuple[int, ...]) -> list[tuple[int, int]]:
 
 
 def spec_for(n: int, round_id: int = 1) -> RoundSpec:
-    # lock exactly the initial deal now; draws lock more in the background later
-    return RoundSpec(round_id, tuple(range(n)), lock_ahead=2 * n, lock_chunk=2)
+    # the product defaults: the deal plus one spare card per seat locked, chunks of max(4, n)
+    return RoundSpec(round_id, tuple(range(n)))
 
 
-def _new_table(n: int, seed: int) -> LocalTable:
-    t = LocalTable(n, GROUP, seed=seed)
+def _new_table(n: int, seed: int, shuffle_bits: int | None = None) -> LocalTable:
+    t = LocalTable(n, GROUP, seed=seed, shuffle_bits=shuffle_bits)
     t.setup()
     for s in t.seats:
         s.identity.precompute(24)  # signing nonces are computed off the critical path
@@ -106,9 +109,11 @@ def in_process(n: int, seed: int) -> dict:
 # -- critical path: discrete-event replay with one core per seat ----------------------
 
 
-def critical_path(n: int, seed: int, preshuffled: bool = False) -> float:
+def critical_path(
+    n: int, seed: int, preshuffled: bool = False, shuffle_bits: int | None = None
+) -> float:
     """Longest chain of dependent work (in modexps) until every seat holds its 2 cards."""
-    t = _new_table(n, seed)
+    t = _new_table(n, seed, shuffle_bits)
     seats = t.seats
     host = t.config.host
     free = [0.0] * n
@@ -340,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
         row["wall_in_modexps"] = row["wall_s"] / unit
         row["critical_path_modexps"] = critical_path(n, args.seed)
         row["critical_path_modexps_preshuffled"] = critical_path(n, args.seed, preshuffled=True)
+        row["critical_path_modexps_short_shuffle_keys"] = critical_path(
+            n, args.seed, shuffle_bits=SHORT_BITS
+        )
         row["critical_path_naive"] = 2 * n * 52
         row["bytes_overhead"] = row["bytes_sent_per_seat"] / row["bytes_raw_elements_per_seat"] - 1
         if not args.no_procs:

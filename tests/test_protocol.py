@@ -68,7 +68,12 @@ def _rfc7919_prime(bits: int, x: int) -> int:
     ("group", "x", "head", "tail"),
     [
         (FFDHE2048, 560316, "FFFFFFFFFFFFFFFFADF85458A2BB4A9A", "886B423861285C97FFFFFFFFFFFFFFFF"),
-        (FFDHE3072, 2625351, "FFFFFFFFFFFFFFFFADF85458A2BB4A9A", "25E41D2B66C62E37FFFFFFFFFFFFFFFF"),
+        (
+            FFDHE3072,
+            2625351,
+            "FFFFFFFFFFFFFFFFADF85458A2BB4A9A",
+            "25E41D2B66C62E37FFFFFFFFFFFFFFFF",
+        ),
     ],
 )
 def test_rfc7919_primes_are_the_published_safe_primes(group, x, head, tail):

@@ -196,11 +196,13 @@ def test_false_total_is_rejected_on_sight():
     assert all((1, E.FALSE_CLAIM) in t.codes_by(s) for s in (0, 2))
 
 
-def test_false_cards_claim_is_named_by_the_audit():
+@pytest.mark.parametrize("both", [True, False], ids=["both-cards", "second-card"])
+def test_false_cards_claim_is_named_by_the_audit(both):
     t = dealt_table(3)
     seat = t.seats[2]
     real = [seat.hand[p] for p in sorted(seat.hand)]
-    fake = [c for c in range(4, 52) if c not in real][:2]  # two cards it does not hold
+    other = [c for c in range(4, 52) if c not in real][:2]  # cards it does not hold
+    fake = other if both else [real[0], other[0]]
     t.post(2, [false_claim(seat, ClaimKind.SHOWDOWN, fake)])
     t.run()
     honest_named(t, 2, [0, 1])
@@ -299,7 +301,7 @@ def test_replayed_message_from_an_earlier_round_is_named():
 
 def test_replay_within_a_round_is_named():
     t = dealt_table(2)
-    frame = [f for s, f in t.frames if s == 1 and Message.decode(f, TOY).round_id == 1][0]
+    frame = next(f for s, f in t.frames if s == 1 and Message.decode(f, TOY).round_id == 1)
     t._deliver(0, frame)  # the host itself receives a duplicate from seat 1
     assert (1, E.REPLAY) in t.codes_by(0)
 

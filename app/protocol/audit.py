@@ -44,7 +44,6 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
 
     group = seat.group
     order = rnd.order
-    n = rnd.n
     rid = rnd.spec.round_id
     secrets = {
         s: RoundSecret(group, rnd.audits[s][0], rid, seat.config.shuffle_bits) for s in order
@@ -109,7 +108,6 @@ def full_transcript_check(
     seat: Seat, rnd: _Round, secrets: dict[int, RoundSecret], full_f: list[int]
 ) -> list[tuple[int, str]]:
     """Recompute every pass from the revealed seeds; return ``(seat, code)`` per liar."""
-    group = seat.group
     order = rnd.order
     n = rnd.n
     found: list[tuple[int, str]] = []

@@ -149,4 +149,6 @@ class Message:
 
     def wire_len(self, group: Group) -> int:
         """Bytes on the wire."""
-        return HEADER_LEN + len(self.values) * group.byte_len + len(self.data) + signature_len(group)
+        return (
+            HEADER_LEN + len(self.values) * group.byte_len + len(self.data) + signature_len(group)
+        )

@@ -47,8 +47,8 @@ from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import (
     Identity,
-    RoundSecret,
     Rng,
+    RoundSecret,
     default_rng,
     digest,
     keystream,
@@ -405,7 +405,12 @@ class Seat:
         return [self._claim_message(rnd, kind, mine, codes, oczko_total(codes))]
 
     def _claim_message(
-        self, rnd: _Round, kind: ClaimKind, positions: Sequence[int], codes: Sequence[int], total: int
+        self,
+        rnd: _Round,
+        kind: ClaimKind,
+        positions: Sequence[int],
+        codes: Sequence[int],
+        total: int,
     ) -> Message:
         assert rnd.secret is not None
         data = bytes([int(kind), total]) + b"".join(
@@ -629,7 +634,11 @@ class Seat:
 
     def _on_keys(self, rnd: _Round, msg: Message) -> None:
         positions = list(msg.data)
-        if not positions or len(positions) != len(msg.values) or len(set(positions)) != len(positions):
+        if (
+            not positions
+            or len(positions) != len(msg.values)
+            or len(set(positions)) != len(positions)
+        ):
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "keys")
         for pos, key in zip(positions, msg.values, strict=True):
             if pos >= DECK_SIZE or msg.sender in rnd.keys.get(pos, {}):
@@ -744,7 +753,7 @@ class Seat:
             if r.verdict is None or any(o not in r.held for o in r.released)
         ]
 
-    def _next_job(self, rnd: _Round):  # noqa: C901 - one readable dispatch
+    def _next_job(self, rnd: _Round):
         if rnd.secret is None:
             return None
         me = rnd.order.index(self.seat)
@@ -760,9 +769,9 @@ class Seat:
             if len(rnd.my_encrypted) == DECK_SIZE:
                 return lambda: self._release_shuffle(rnd)
         # 2. the last shuffler streams its per-card-keyed output up to the lock target
-        if busy and me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE:
-            if len(rnd.stages[-1]) < rnd.lock_target:
-                return lambda: self._last_shuffle_chunk(rnd)
+        last_ready = me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE
+        if busy and last_ready and len(rnd.stages[-1]) < rnd.lock_target:
+            return lambda: self._last_shuffle_chunk(rnd)
         # 3. keys for dealt positions once they are locked (before locking more)
         if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
             return lambda: self._send_keys(rnd)
@@ -861,7 +870,9 @@ class Seat:
         positions = self._openable(rnd)
         exps = [self._open_exponent(rnd, p, rnd.secret.card_key_inv(p)) for p in positions]
         out: list[Message] = []
-        for pos, value in zip(positions, self._pow_many([rnd.final[p] for p in positions], exps), strict=True):
+        for pos, value in zip(
+            positions, self._pow_many([rnd.final[p] for p in positions], exps), strict=True
+        ):
             code = rnd.enc.card_of(value)
             if code is None:
                 # Somebody's key or lock is wrong: void the round, the audit names him.
@@ -892,9 +903,11 @@ class Seat:
         positions = [p for p, _ in pairs]
         exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
         opened = self._pow_many([rnd.final[p] for p in positions], exps)
-        if any(rnd.enc.card_of(v) != c for v, (_, c) in zip(opened, pairs, strict=True)):
+        wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
+        if wrong:
             rnd.audit_wanted = True  # the transcript check decides who lied
-            return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([positions[0]]))]
+            rnd.complaints.append((self.seat, wrong[0]))
+            return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([wrong[0]]))]
         return []
 
     def _open_released(self, rnd: _Round, owner: int) -> list[Message]:
@@ -903,7 +916,9 @@ class Seat:
             rnd.held[owner] = None  # a deal key is missing: cannot be opened
             return []
         exps = [self._open_exponent(rnd, p, rnd.keys[p][owner]) for p in positions]
-        codes = [rnd.enc.card_of(v) for v in self._pow_many([rnd.final[p] for p in positions], exps)]
+        codes = [
+            rnd.enc.card_of(v) for v in self._pow_many([rnd.final[p] for p in positions], exps)
+        ]
         rnd.held[owner] = None if None in codes else tuple(codes)  # type: ignore[arg-type]
         return []
 
@@ -924,7 +939,9 @@ class Seat:
             )
         rnd.audits[self.seat] = (rnd.secret.seed, rest)
         return [
-            self._send(Kind.AUDIT, rnd.spec.round_id, start=start, values=rest, data=rnd.secret.seed)
+            self._send(
+                Kind.AUDIT, rnd.spec.round_id, start=start, values=rest, data=rnd.secret.seed
+            )
         ]
 
     # ------------------------------------------------------------------ audit

@@ -259,3 +259,11 @@ def test_cli_reports_errors_with_exit_code_2(
     path.write_text("{not json", encoding="utf-8")
     assert cli_main(["replay", str(path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_the_example_in_the_docs_runs() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    section = text.split("## Oczko scenarios", 1)[1]
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    out = run_scenario(example)  # its "expect" block is checked by the runner
+    assert out["result"]["points"] == example["expect"]["points"]

@@ -98,7 +98,7 @@ def test_hidden_draws_and_a_bust_claim() -> None:
     assert m.legal_actions(1) == {"draw", "hold", "timeout", "bust", "disconnect"}
     m, ev = m.bust(1)
     assert Busted(1, 1, None, "claim") in ev
-    assert m.phase is Phase.SHOWDOWN and m.round.to_reveal == (1,)
+    assert m.phase is Phase.SHOWDOWN and m.to_reveal == (1,)
     m, ev = m.reveal(1, [C("9h"), C("8h"), C("5h")])
     assert isinstance(ev[0], Revealed) and ev[0].total == 22
     end = next(e for e in ev if isinstance(e, RoundEnded))
@@ -110,9 +110,9 @@ def test_showdown_waits_for_every_hidden_held_hand() -> None:
     m, _ = m.hold(0)
     m, _ = m.hold(1)
     m, _ = m.timeout(2)
-    assert m.phase is Phase.SHOWDOWN and m.round.to_reveal == (1, 2)
+    assert m.phase is Phase.SHOWDOWN and m.to_reveal == (1, 2)
     m, ev = m.reveal(2, [C("3s"), C("5s")])
-    assert m.phase is Phase.SHOWDOWN and m.round.to_reveal == (1,)
+    assert m.phase is Phase.SHOWDOWN and m.to_reveal == (1,)
     m, ev = m.reveal(1, [C("2s"), C("4s")])
     assert next(e for e in ev if isinstance(e, RoundEnded)).winner == 0
     assert m.points == (1, 0, 0) and m.phase is Phase.DEAL
@@ -134,12 +134,12 @@ def test_dropped_players_bust_hand_need_not_be_revealed_but_a_held_one_must() ->
     m, _ = m.disconnect(1)  # held before leaving: his result stands and must be opened
     m, _ = m.draw(2, None)
     m, _ = m.bust(2)  # a bust claim is verified too
-    assert m.phase is Phase.SHOWDOWN and m.round.to_reveal == (1, 2)
+    assert m.phase is Phase.SHOWDOWN and m.to_reveal == (1, 2)
     m2, _ = phone(3, 0, "Ts 2s 3s 9s 4s 5s").close_deal()
     m2, _ = m2.hold(0)
     m2, _ = m2.hold(1)
     m2, _ = m2.disconnect(2)  # still playing: bust by disconnect, his cards may be unopenable
-    assert m2.phase is Phase.SHOWDOWN and m2.round.to_reveal == (1,)
+    assert m2.phase is Phase.SHOWDOWN and m2.to_reveal == (1,)
 
 
 # --- the showdown catches false claims -------------------------------------------------------

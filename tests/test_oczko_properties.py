@@ -23,6 +23,7 @@ from app.rules.oczko import (
     OczkoOptions,
     Phase,
     RoundEnded,
+    RoundStarted,
     Status,
     redact,
     view,
@@ -209,7 +210,10 @@ def test_early_end_exactly_when_the_result_is_decided(game: Game) -> None:
             continue
         left = rounds - m.played
         if left == 0:
-            assert m.over == (m.end_reason == "rounds")
+            best = max(m.points[s] for s in m.active)
+            top = tuple(s for s in m.active if m.points[s] == best)
+            assert m.over == (len(top) == 1)
+            assert m.end_reason == ("rounds" if m.over else "")
             continue
         decided = _decided_by_brute_force(m.points, m.active, left)
         assert m.over == decided, (m.points, m.active, left)
@@ -297,3 +301,20 @@ def test_views_never_show_other_players_cards_before_the_showdown(game: Game) ->
                     assert e.card is None
                 if isinstance(e, CardDrawn) and e.seat != viewer:
                     assert e.total is None
+
+
+@given(games)
+def test_tiebreaks_are_played_by_the_players_tied_for_first_until_one_wins(game: Game) -> None:
+    for step in game.steps:
+        m = step.after
+        for e in step.events:
+            if isinstance(e, RoundStarted) and e.tiebreak:
+                assert m.played == game.rounds
+                best = max(m.points[s] for s in m.active)
+                tied = {s for s in m.active if m.points[s] == best}
+                assert set(e.order) == tied and len(tied) > 1
+    m = game.final
+    if m.end_reason == "tiebreak":
+        assert m.tiebreaks > 0 and m.history[-1].tiebreak
+        best = max(m.points[s] for s in m.active)
+        assert [s for s in m.active if m.points[s] == best] == [m.winner]

@@ -102,10 +102,10 @@ class Match:
     """The whole state of an Oczko match; every action returns ``(new_match, events)``.
 
     Seats are numbered 0 to ``players - 1`` clockwise. ``me`` is the seat of the phone
-    running this engine (None: full information, every card known). ``points`` is indexed by seat;
-    ``gone`` the seats that left; ``round`` the round in play (the last one once the
-    match is over); ``played`` the regular rounds finished; ``tiebreaks`` the tiebreak
-    rounds finished; ``history`` the finished rounds.
+    running this engine (None: full information, every card known). ``points`` is
+    indexed by seat; ``gone`` the seats that left; ``round`` the round in play (the
+    last one once the match is over); ``played`` the regular rounds finished;
+    ``tiebreaks`` the tiebreak rounds finished; ``history`` the finished rounds.
     """
 
     players: int

@@ -1117,6 +1117,8 @@ class _Work(_Reads):
         self._settle_insurance(True)
         obo = self.rules.hole_card == "enhc" and self.rules.enhc_original_bets_only
         for i, h in enumerate(self.hands):
+            if h.status is HandStatus.PLAYING:  # never got to play (peek found the BJ)
+                h = self.hands[i] = replace(h, status=HandStatus.STOOD)
             if not h.live:
                 continue
             if h.natural:

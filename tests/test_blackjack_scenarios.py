@@ -105,3 +105,19 @@ def test_cli_reports_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     p.write_text(json.dumps(_base() | {"shoe": "Th"}))
     assert main([str(p)]) == 2
     assert "needs more cards" in capsys.readouterr().err
+
+
+def test_documented_example_runs() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    section = doc.split("## Blackjack scenarios", 1)[1]
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    result = run_scenario(example)
+    assert result["expect"] == {"met": True, "failures": []}
+    shown = json.loads(
+        section.split("```json\n", 2)[2]
+        .split("```", 1)[0]
+        .replace('"...": "..."', '"x": 0')
+        .replace(', "..."', "")
+        .replace('["..."]', "[]")
+    )
+    assert shown["net"] == result["net"] and shown["house"] == result["house"]

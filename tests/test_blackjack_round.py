@@ -307,3 +307,25 @@ def test_card_values_for_split_by_value() -> None:
     j, q, a, t = Card.parse("Js"), Card.parse("Qh"), Card.parse("As"), Card.parse("Td")
     assert is_pair(j, q, "value") and not is_pair(j, q, "rank")
     assert is_pair(t, q, "value") and not is_pair(a, t, "value")
+
+
+def test_error_codes_are_listed() -> None:
+    import re
+    from pathlib import Path
+
+    import app.rules.blackjack as bj
+
+    src = Path(bj.__file__).read_text(encoding="utf-8")
+    raised = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', src))
+    raised |= {f"cannot_{k.value}" for k in bj.PLAY_KINDS}
+    assert raised == set(bj.ERROR_CODES)
+
+
+def test_public_events_hide_the_hole_card() -> None:
+    r = dealt(CLASSIC, "Th Kc 8s 7d 9d", [("ann", 1, 10)])
+    hole = [e for e in r.public_events() if e["event"] == "dealer_card"][1]
+    assert hole == {"event": "dealer_card", "card": None, "face_down": True}
+    n = len(r.events)
+    r = r.act("stand", "ann")
+    assert [e for e in r.public_events() if e["event"] == "dealer_card"][1]["card"] == "7d"
+    assert r.public_events(n)[0]["event"] == "action"

@@ -45,6 +45,16 @@ from app.rules.money import ZERO, Money, MoneyError, money_json, to_money
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules
 
+#: Every ``IllegalAction.code`` the round raises (the UI translates these).
+ERROR_CODES: tuple[str, ...] = (
+    "bad_action", "unknown_action", "wrong_phase", "player_required", "unknown_player",
+    "bad_amount", "bad_box", "insufficient_chips", "no_bets", "bet_below_limit",
+    "bet_above_limit", "already_bet", "box_taken", "side_bet_not_offered",
+    "side_bet_needs_bet", "no_insurance_decision", "insurance_above_half", "no_blackjack",
+    "not_your_turn", "cannot_hit", "cannot_stand", "cannot_double", "cannot_split",
+    "cannot_surrender", "no_double_decision",
+)  # fmt: skip
+
 
 class Phase(enum.StrEnum):
     """Where the round is."""
@@ -592,6 +602,17 @@ class Round(_Reads):
             else self.dealer[:1]
         )
         return bj_total(codes(shown))[0] if shown else 0
+
+    def public_events(self, start: int = 0) -> list[dict[str, Any]]:
+        """Events from index ``start`` as JSON, with the face-down hole card hidden
+        (``"card": null``) until it is revealed: what a player may see."""
+        out = []
+        for e in self.events[start:]:
+            j = e.to_json()
+            if isinstance(e, ev.DealerCard) and e.face_down and not self.hole_revealed:
+                j["card"] = None
+            out.append(j)
+        return out
 
     def to_json(self, reveal: bool = False) -> dict[str, Any]:
         """A JSON snapshot for views and replays; the face-down hole card shows as
@@ -1155,6 +1176,7 @@ class _Work(_Reads):
 
 
 __all__ = [
+    "ERROR_CODES",
     "PLAY_KINDS",
     "Action",
     "ActionKind",

@@ -19,6 +19,24 @@ Boxes are numbered 1..``rules.boxes``; the hands of a box 1, 2, ... in play orde
 a card to each box, the dealer's up card, a second card to each box, then under
 ``peek`` the dealer's hole card (under ``enhc`` the dealer's second card comes after
 the players). A hand made by a split gets its second card when it comes into play.
+
+Driving a round (UI, bots, strategy tools)::
+
+    r = Round.new(rules, shoe, {"ann": 1000, "bob": 1000})   # or a Session's new_round()
+    r = r.act("bet", "ann", 1, 10)            # owner of box 1
+    r = r.act("bet", "bob", 1, 10)            # behind on box 1 (rules.betting_behind)
+    r = r.act("deal")
+    while not r.settled:
+        r.phase               # betting / insurance / play / double_follow / settled
+        r.legal_actions()     # LegalAction(kind, player, box, hand, min_amount, max_amount)
+        r.waiting_for()       # whose decision it is
+        r.current             # the Hand in play: cards, total, soft, stakes
+        r = r.apply(chosen_legal_action.action(amount))
+    r.results()               # {player: net}, exact Fractions
+
+Money and results are exact :class:`~fractions.Fraction`. Views render
+:meth:`Round.to_json` and :meth:`Round.public_events` (the hole card stays hidden
+until the dealer turns it); refusals carry a code from :data:`ERROR_CODES`.
 """
 
 from __future__ import annotations

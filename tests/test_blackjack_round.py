@@ -329,3 +329,12 @@ def test_public_events_hide_the_hole_card() -> None:
     r = r.act("stand", "ann")
     assert [e for e in r.public_events() if e["event"] == "dealer_card"][1]["card"] == "7d"
     assert r.public_events(n)[0]["event"] == "action"
+
+
+def test_no_bet_behind_when_owner_bet_the_limit() -> None:
+    # Seed 004: "Hat der Boxinhaber bereits den maximal möglichen Einsatz getätigt, darf
+    # somit kein Mitspieler mehr auf diese Box mitsetzen."
+    r = Round.new(EURO, Shoe.scripted("Th"), {"ann": 1000, "bob": 1000})
+    r = r.apply(Action.bet("ann", 1, 500))
+    assert not any(a.kind is ActionKind.BET and a.box == 1 for a in r.legal_actions())
+    refused(r, Action.bet("bob", 1, 10), "bet_above_limit")

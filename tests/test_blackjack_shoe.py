@@ -56,3 +56,10 @@ def test_stacked() -> None:
     s = Shoe.stacked("As Ah", 1, Fraction(3, 4), random.Random(2))
     assert s.cards[:2] == parse_cards("As Ah")
     assert Counter(s.cards) == Counter(full_shoe(1))
+
+
+def test_system_random_in_play() -> None:
+    import secrets
+
+    s = Shoe.shuffled(6, Fraction(3, 4), secrets.SystemRandom())
+    assert Counter(s.cards) == Counter(full_shoe(6)) and s.cut == 234

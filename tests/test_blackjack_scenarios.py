@@ -92,6 +92,14 @@ def _base() -> dict:
         ({"bets": [{"player": "ann", "box": 9, "amount": 10}]}, "bad_box"),
         ({"players": {"ann": -5}}, "players"),
         ({"expect": {"winner": "ann"}}, "expect: unknown key"),
+        ({"bets": {"player": "ann"}}, "'bets' must be a list"),
+        ({"actions": "hit"}, "'actions' must be a list"),
+        ({"side_bets": ["ann"]}, "each of 'side_bets'"),
+        ({"bets": [{"player": "ann", "box": 1, "amount": 10, "hand": 2}]}, "each of 'bets'"),
+        ({"players": [1]}, "players"),
+        ({"players": "ann"}, "'players' is a list"),
+        ({"rules": ["decks"]}, "'rules' must be an object"),
+        ({"expect": [1]}, "'expect' must be an object"),
     ],
 )
 def test_bad_scenarios_get_a_clear_error(change: dict, message: str) -> None:

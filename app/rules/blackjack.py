@@ -184,7 +184,8 @@ class Action:
 
 @dataclass(frozen=True)
 class LegalAction:
-    """An action allowed now; amounts, where needed, within [min_amount, max_amount]."""
+    """An action allowed now. Where an amount is needed (bets, insurance) it lies in
+    [min_amount, max_amount]; a ``min_amount`` of None means any positive amount."""
 
     kind: ActionKind
     player: str | None = None

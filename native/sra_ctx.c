@@ -35,16 +35,21 @@ size_t sra_kernel_rbits(int id, size_t nbytes) {
     return k ? k->rbits(nbytes) : 0;
 }
 
+/* The IFMA kernels hold up to 64 digits of 52 bits (4m < R): 415 bytes. */
+#define IFMA_MAX_NBYTES 415
+/* Below this size the portable 64-bit kernel is as fast. */
+#define IFMA_MIN_NBYTES 32
+
 int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id) {
-    (void)nbytes;
     if (request >= 0) {
         if (!sra_kernel_available(request)) return -1;
+        if ((request == SRA_K_IFMA || request == SRA_K_IFMA8) && nbytes > IFMA_MAX_NBYTES) return -1;
         *single_id = request == SRA_K_IFMA8 ? SRA_K_IFMA : request;
         *batch_id = request;
         return 0;
     }
 #if defined(SRA_HAVE_IFMA)
-    if (sra_kernel_available(SRA_K_IFMA)) {
+    if (sra_kernel_available(SRA_K_IFMA) && nbytes >= IFMA_MIN_NBYTES && nbytes <= IFMA_MAX_NBYTES) {
         *single_id = SRA_K_IFMA;
         *batch_id = SRA_K_IFMA8;
         return 0;

@@ -249,8 +249,183 @@ static int ifma_pow(const void *p, const uint8_t *bases, const uint8_t *exps, si
 const sra_kernel sra_kernel_ifma = {"ifma", 1, ifma_rbits, ifma_init, ifma_free, ifma_pow};
 
 /* ----------------------------------------------------------------- ifma8 */
-/* placeholder: the vertical kernel runs the horizontal one lane by lane */
-const sra_kernel sra_kernel_ifma8 = {"ifma8", 1, ifma_rbits, ifma_init, ifma_free, ifma_pow};
+
+typedef struct {
+    size_t nbytes, nd;
+    uint64_t k0;
+    uint64_t *m, *r2; /* nd digits each (scalar: the modulus is the same in every lane) */
+} ifma8_state;
+
+static void *ifma8_init(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
+    size_t nd = ndigits(nbytes);
+    if (nd > 64) return NULL;
+    ifma8_state *s = (ifma8_state *)calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->m = (uint64_t *)calloc(2 * nd, sizeof(uint64_t));
+    if (!s->m) {
+        free(s);
+        return NULL;
+    }
+    s->r2 = s->m + nd;
+    s->nbytes = nbytes;
+    s->nd = nd;
+    to_digits(s->m, mb, nbytes, nd);
+    to_digits(s->r2, r2b, nbytes, nd);
+    s->k0 = neg_inv52(s->m[0]);
+    return s;
+}
+
+static void ifma8_free(void *p) {
+    ifma8_state *s = (ifma8_state *)p;
+    if (s) free(s->m);
+    free(s);
+}
+
+/* Carry-propagate nd vertical digits (each lane independently) into 52 bits. */
+static void vnormalize(__m512i *r, const __m512i *t, size_t nd) {
+    const __m512i mask = _mm512_set1_epi64((long long)M52);
+    __m512i c = _mm512_setzero_si512();
+    for (size_t j = 0; j < nd; j++) {
+        __m512i x = _mm512_add_epi64(t[j], c);
+        c = _mm512_srli_epi64(x, 52);
+        r[j] = _mm512_and_si512(x, mask);
+    }
+}
+
+/* r = a b / R mod m in each lane (almost: < 2m for a, b < 2m); t: nd + 1 vectors.
+ * r may alias a or b. */
+static void vamm(__m512i *r, const __m512i *a, const __m512i *b, const ifma8_state *s, __m512i *t) {
+    const size_t nd = s->nd;
+    const uint64_t *m = s->m;
+    const __m512i zero = _mm512_setzero_si512(), k0 = _mm512_set1_epi64((long long)s->k0);
+    for (size_t j = 0; j < nd; j++) t[j] = zero;
+    for (size_t i = 0; i < nd; i++) {
+        const __m512i ai = a[i];
+        __m512i t0 = _mm512_madd52lo_epu64(t[0], ai, b[0]);
+        const __m512i q = _mm512_madd52lo_epu64(zero, t0, k0);
+        t0 = _mm512_madd52lo_epu64(t0, q, _mm512_set1_epi64((long long)m[0]));
+        __m512i carry = _mm512_srli_epi64(t0, 52); /* t0 is 0 mod 2^52 now */
+        /* t[j-1] = t[j] + lo(a_i b_j) + lo(q m_j) + hi(a_i b_j-1) + hi(q m_j-1) */
+        for (size_t j = 1; j < nd; j++) {
+            const __m512i mj = _mm512_set1_epi64((long long)m[j]);
+            const __m512i mp = _mm512_set1_epi64((long long)m[j - 1]);
+            __m512i x = _mm512_madd52lo_epu64(t[j], ai, b[j]);
+            __m512i y = _mm512_madd52hi_epu64(carry, ai, b[j - 1]);
+            x = _mm512_madd52lo_epu64(x, q, mj);
+            y = _mm512_madd52hi_epu64(y, q, mp);
+            t[j - 1] = _mm512_add_epi64(x, y);
+            carry = zero;
+        }
+        __m512i y = _mm512_madd52hi_epu64(carry, ai, b[nd - 1]);
+        t[nd - 1] = _mm512_madd52hi_epu64(y, q, _mm512_set1_epi64((long long)m[nd - 1]));
+    }
+    vnormalize(r, t, nd);
+}
+
+/* r = a^2 / R mod m in each lane: cross products once, doubled, the diagonal,
+ * then a separate Montgomery reduction; t: 2 nd vectors. r may alias a. */
+static void vsqr(__m512i *r, const __m512i *a, const ifma8_state *s, __m512i *t) {
+    const size_t nd = s->nd;
+    const uint64_t *m = s->m;
+    const __m512i zero = _mm512_setzero_si512(), k0 = _mm512_set1_epi64((long long)s->k0);
+    for (size_t j = 0; j < 2 * nd; j++) t[j] = zero;
+    for (size_t i = 0; i + 1 < nd; i++) {
+        const __m512i ai = a[i];
+        /* t[i+j] gets lo(a_i a_j) and hi(a_i a_j-1) */
+        __m512i hi = zero;
+        for (size_t j = i + 1; j < nd; j++) {
+            __m512i x = _mm512_madd52lo_epu64(t[i + j], ai, a[j]);
+            t[i + j] = _mm512_add_epi64(x, hi);
+            hi = _mm512_madd52hi_epu64(zero, ai, a[j]);
+        }
+        t[i + nd] = _mm512_add_epi64(t[i + nd], hi);
+    }
+    for (size_t i = 0; i < nd; i++) {
+        const __m512i ai = a[i];
+        t[2 * i] = _mm512_madd52lo_epu64(_mm512_add_epi64(t[2 * i], t[2 * i]), ai, ai);
+        t[2 * i + 1] = _mm512_madd52hi_epu64(_mm512_add_epi64(t[2 * i + 1], t[2 * i + 1]), ai, ai);
+    }
+    for (size_t i = 0; i < nd; i++) {
+        const __m512i q = _mm512_madd52lo_epu64(zero, t[i], k0);
+        __m512i hi = zero;
+        for (size_t j = 0; j < nd; j++) {
+            __m512i x = _mm512_madd52lo_epu64(t[i + j], q, _mm512_set1_epi64((long long)m[j]));
+            t[i + j] = _mm512_add_epi64(x, hi);
+            hi = _mm512_madd52hi_epu64(zero, q, _mm512_set1_epi64((long long)m[j]));
+        }
+        /* t[i] is 0 mod 2^52: its top moves up; t[i + nd] takes the last high part */
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+        t[i + nd] = _mm512_add_epi64(t[i + nd], hi);
+    }
+    vnormalize(r, t + nd, nd);
+}
+
+static int ifma8_pow(const void *p, const uint8_t *bases, const uint8_t *exps, size_t estride,
+                     size_t ebytes, size_t count, uint8_t *out) {
+    const ifma8_state *s = (const ifma8_state *)p;
+    const size_t nd = s->nd;
+    const int win = sra_window(ebytes * 8), entries = 1 << win;
+    const size_t nvec = ((size_t)entries + 6) * nd; /* table, acc, sel, t (2 nd), one, scratch */
+    __m512i *w = (__m512i *)aligned_alloc(64, nvec * sizeof(__m512i));
+    uint64_t *d = (uint64_t *)malloc(nd * sizeof(uint64_t));
+    if (!w || !d) {
+        free(w);
+        free(d);
+        return -1;
+    }
+    __m512i *table = w, *acc = table + (size_t)entries * nd, *sel = acc + nd, *t = sel + nd,
+            *one = t + 2 * nd, *x = one + nd;
+    /* the lanes: bases (zero for unused lanes), then R^2 and 1 */
+    uint64_t *xw = (uint64_t *)x; /* digit j of lane l at xw[8 j + l] */
+    memset(xw, 0, nd * sizeof(__m512i));
+    for (size_t l = 0; l < 8 && l < count; l++) {
+        to_digits(d, bases + l * s->nbytes, s->nbytes, nd);
+        for (size_t j = 0; j < nd; j++) xw[8 * j + l] = d[j];
+    }
+    for (size_t j = 0; j < nd; j++) {
+        sel[j] = _mm512_set1_epi64((long long)s->r2[j]);
+        one[j] = _mm512_set1_epi64(j == 0);
+    }
+    vamm(table + nd, x, sel, s, t); /* base * R */
+    vamm(table, one, sel, s, t);    /* R */
+    for (int k = 2; k < entries; k++) {
+        if (k % 2 == 0)
+            vsqr(table + (size_t)k * nd, table + (size_t)(k / 2) * nd, s, t);
+        else
+            vamm(table + (size_t)k * nd, table + (size_t)(k - 1) * nd, table + nd, s, t);
+    }
+    size_t nwin = (ebytes * 8 + (size_t)win - 1) / (size_t)win;
+    for (size_t k = nwin; k-- > 0;) {
+        uint64_t idx[8];
+        for (size_t l = 0; l < 8; l++) /* unused lanes take exponent 0 */
+            idx[l] = l < count ? sra_ewindow(exps + l * estride, ebytes, k * (size_t)win, win) : 0;
+        const __m512i vidx = _mm512_loadu_si512((const void *)idx);
+        for (size_t j = 0; j < nd; j++) sel[j] = _mm512_setzero_si512();
+        for (int e = 0; e < entries; e++) {
+            /* per-lane select, every entry read */
+            const __mmask8 hit = _mm512_cmpeq_epi64_mask(vidx, _mm512_set1_epi64(e));
+            const __m512i *row = table + (size_t)e * nd;
+            for (size_t j = 0; j < nd; j++) sel[j] = _mm512_mask_mov_epi64(sel[j], hit, row[j]);
+        }
+        if (k + 1 == nwin) {
+            memcpy(acc, sel, nd * sizeof(__m512i));
+        } else {
+            for (int q = 0; q < win; q++) vsqr(acc, acc, s, t);
+            vamm(acc, acc, sel, s, t);
+        }
+    }
+    vamm(acc, acc, one, s, t); /* out of the Montgomery domain: <= m */
+    for (size_t l = 0; l < 8 && l < count; l++) {
+        for (size_t j = 0; j < nd; j++) d[j] = ((const uint64_t *)acc)[8 * j + l];
+        final_sub(d, d, s->m, nd);
+        from_digits(out + l * s->nbytes, d, s->nbytes);
+    }
+    free(w);
+    free(d);
+    return 0;
+}
+
+const sra_kernel sra_kernel_ifma8 = {"ifma8", 8, ifma_rbits, ifma8_init, ifma8_free, ifma8_pow};
 
 #if defined(__clang__)
 #pragma clang attribute pop

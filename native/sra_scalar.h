@@ -50,21 +50,31 @@ static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, in
     for (int j = 0; j < nl; j++) r[j] = t[j] ^ ((t[j] ^ r[j]) & keep);
 }
 
+/* r[0..n) += x * a[0..n); returns the carry limb. The product plus two limbs
+ * fits the double-width type exactly: (2^L - 1)^2 + 2 (2^L - 1) = 2^2L - 1. */
+static inline SRA_L SRA_FN(addmul)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
+    SRA_L c = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+    for (int j = 0; j < n; j++) {
+        SRA_DL p = (SRA_DL)x * a[j] + r[j] + c;
+        r[j] = (SRA_L)p;
+        c = (SRA_L)(p >> SRA_LB);
+    }
+    return c;
+}
+
 /* Montgomery reduction of t[0..2nl) (< m * R) into r (< m); t is clobbered. */
 static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
     SRA_L top = 0;
     for (int i = 0; i < nl; i++) {
         SRA_L u = t[i] * n0;
-        SRA_DL c = 0;
-        for (int j = 0; j < nl; j++) {
-            c += (SRA_DL)u * m[j] + t[i + j];
-            t[i + j] = (SRA_L)c;
-            c >>= SRA_LB;
-        }
+        SRA_L c = SRA_FN(addmul)(t + i, m, u, nl);
         /* the carry out of this row lands where the next row's carry goes */
-        c += (SRA_DL)t[i + nl] + top;
-        t[i + nl] = (SRA_L)c;
-        top = (SRA_L)(c >> SRA_LB);
+        SRA_DL x = (SRA_DL)t[i + nl] + c + top;
+        t[i + nl] = (SRA_L)x;
+        top = (SRA_L)(x >> SRA_LB);
     }
     SRA_FN(csub)(r, t + nl, top, m, nl);
 }
@@ -73,32 +83,15 @@ static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
 static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m, SRA_L n0, int nl,
                         SRA_L *t) {
     for (int j = 0; j < nl; j++) t[j] = 0;
-    for (int i = 0; i < nl; i++) {
-        SRA_DL c = 0;
-        SRA_L ai = a[i];
-        for (int j = 0; j < nl; j++) {
-            c += (SRA_DL)ai * b[j] + t[i + j];
-            t[i + j] = (SRA_L)c;
-            c >>= SRA_LB;
-        }
-        t[i + nl] = (SRA_L)c;
-    }
+    for (int i = 0; i < nl; i++) t[i + nl] = SRA_FN(addmul)(t + i, b, a[i], nl);
     SRA_FN(redc)(r, t, m, n0, nl);
 }
 
 /* r = a^2 / R mod m: each cross product once, doubled, plus the diagonal. */
 static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int nl, SRA_L *t) {
     for (int j = 0; j < 2 * nl; j++) t[j] = 0;
-    for (int i = 0; i + 1 < nl; i++) {
-        SRA_DL c = 0;
-        SRA_L ai = a[i];
-        for (int j = i + 1; j < nl; j++) {
-            c += (SRA_DL)ai * a[j] + t[i + j];
-            t[i + j] = (SRA_L)c;
-            c >>= SRA_LB;
-        }
-        t[i + nl] = (SRA_L)c;
-    }
+    for (int i = 0; i + 1 < nl; i++)
+        t[i + nl] = SRA_FN(addmul)(t + 2 * i + 1, a + i + 1, a[i], nl - i - 1);
     SRA_L hi = 0; /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
     for (int k = 0; k < 2 * nl; k++) {
         SRA_L v = t[k];

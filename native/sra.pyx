@@ -30,6 +30,7 @@ cdef extern from "sra_core.h" nogil:
         SRA_K_C64
         SRA_K_IFMA
         SRA_K_IFMA8
+        SRA_K_ADX
     ctypedef struct sra_ctx:
         pass
     int sra_kernel_available(int id)
@@ -44,11 +45,17 @@ cdef extern from "sra_core.h" nogil:
 
 
 #: Kernel names accepted by ``MontContext(kernel=...)``.
-KERNELS = {"c32": SRA_K_C32, "c64": SRA_K_C64, "ifma": SRA_K_IFMA, "ifma8": SRA_K_IFMA8}
+KERNELS = {
+    "c32": SRA_K_C32,  # portable C, 32-bit limbs (the 32-bit ARM path)
+    "c64": SRA_K_C64,  # portable C, 64-bit limbs with 128-bit products
+    "adx": SRA_K_ADX,  # x86-64 mulx/adcx/adox rows
+    "ifma": SRA_K_IFMA,  # x86-64 AVX-512 IFMA, one number at a time
+    "ifma8": SRA_K_IFMA8,  # x86-64 AVX-512 IFMA, eight numbers in parallel lanes
+}
 
 
 def available_kernels() -> list:
-    """Names of the kernels compiled in and supported by this CPU (best last)."""
+    """Names of the kernels compiled in and supported by this CPU."""
     return [name for name, kid in KERNELS.items() if sra_kernel_available(kid)]
 
 

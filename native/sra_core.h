@@ -7,6 +7,7 @@
  *
  *   SRA_K_C32     portable C, 32-bit limbs, 64-bit products (every target)
  *   SRA_K_C64     portable C, 64-bit limbs, unsigned __int128 products
+ *   SRA_K_ADX     the same with x86-64 mulx/adcx/adox rows (BMI2 + ADX CPUs)
  *   SRA_K_IFMA    x86-64 AVX-512 IFMA, 52-bit digits, one number per call
  *   SRA_K_IFMA8   x86-64 AVX-512 IFMA, 52-bit digits, 8 numbers in 8 lanes
  *
@@ -20,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_COUNT = 4 };
+enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_ADX = 4 };
 
 /* A kernel: init/free per context, and pow over at most `lanes` numbers. */
 typedef struct sra_kernel {
@@ -89,6 +90,11 @@ static inline uint64_t sra_ct_eq_mask(unsigned a, unsigned b) {
 extern const sra_kernel sra_kernel_c32;
 #if defined(__SIZEOF_INT128__)
 extern const sra_kernel sra_kernel_c64;
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__SIZEOF_INT128__) && !defined(SRA_NO_ADX)
+#define SRA_HAVE_ADX 1
+extern const sra_kernel sra_kernel_adx;
+int sra_cpu_has_adx(void);
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SRA_NO_IFMA)
 #define SRA_HAVE_IFMA 1

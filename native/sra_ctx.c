@@ -15,6 +15,9 @@ static const sra_kernel *kernel_of(int id) {
 #if defined(__SIZEOF_INT128__)
     case SRA_K_C64: return &sra_kernel_c64;
 #endif
+#if defined(SRA_HAVE_ADX)
+    case SRA_K_ADX: return sra_cpu_has_adx() ? &sra_kernel_adx : NULL;
+#endif
 #if defined(SRA_HAVE_IFMA)
     case SRA_K_IFMA: return sra_cpu_has_ifma() ? &sra_kernel_ifma : NULL;
     case SRA_K_IFMA8: return sra_cpu_has_ifma() ? &sra_kernel_ifma8 : NULL;
@@ -52,6 +55,12 @@ int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id) {
     if (sra_kernel_available(SRA_K_IFMA) && nbytes >= IFMA_MIN_NBYTES && nbytes <= IFMA_MAX_NBYTES) {
         *single_id = SRA_K_IFMA;
         *batch_id = SRA_K_IFMA8;
+        return 0;
+    }
+#endif
+#if defined(SRA_HAVE_ADX)
+    if (sra_kernel_available(SRA_K_ADX)) {
+        *single_id = *batch_id = SRA_K_ADX;
         return 0;
     }
 #endif

@@ -52,7 +52,12 @@ static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, in
 
 /* r[0..n) += x * a[0..n); returns the carry limb. The product plus two limbs
  * fits the double-width type exactly: (2^L - 1)^2 + 2 (2^L - 1) = 2^2L - 1. */
-static inline SRA_L SRA_FN(addmul)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
+#if defined(SRA_ADDMUL)
+#define sra_addmul_impl SRA_ADDMUL
+#else
+#define sra_addmul_impl SRA_FN(addmul_c)
+#endif
+static inline SRA_L SRA_FN(addmul_c)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
     SRA_L c = 0;
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 4
@@ -64,13 +69,14 @@ static inline SRA_L SRA_FN(addmul)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
     }
     return c;
 }
+#define SRA_ADDMUL_ROW(r, a, x, n) sra_addmul_impl(r, a, x, n)
 
 /* Montgomery reduction of t[0..2nl) (< m * R) into r (< m); t is clobbered. */
 static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
     SRA_L top = 0;
     for (int i = 0; i < nl; i++) {
         SRA_L u = t[i] * n0;
-        SRA_L c = SRA_FN(addmul)(t + i, m, u, nl);
+        SRA_L c = SRA_ADDMUL_ROW(t + i, m, u, nl);
         /* the carry out of this row lands where the next row's carry goes */
         SRA_DL x = (SRA_DL)t[i + nl] + c + top;
         t[i + nl] = (SRA_L)x;
@@ -83,7 +89,7 @@ static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
 static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m, SRA_L n0, int nl,
                         SRA_L *t) {
     for (int j = 0; j < nl; j++) t[j] = 0;
-    for (int i = 0; i < nl; i++) t[i + nl] = SRA_FN(addmul)(t + i, b, a[i], nl);
+    for (int i = 0; i < nl; i++) t[i + nl] = SRA_ADDMUL_ROW(t + i, b, a[i], nl);
     SRA_FN(redc)(r, t, m, n0, nl);
 }
 
@@ -91,7 +97,7 @@ static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m
 static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int nl, SRA_L *t) {
     for (int j = 0; j < 2 * nl; j++) t[j] = 0;
     for (int i = 0; i + 1 < nl; i++)
-        t[i + nl] = SRA_FN(addmul)(t + 2 * i + 1, a + i + 1, a[i], nl - i - 1);
+        t[i + nl] = SRA_ADDMUL_ROW(t + 2 * i + 1, a + i + 1, a[i], nl - i - 1);
     SRA_L hi = 0; /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
     for (int k = 0; k < 2 * nl; k++) {
         SRA_L v = t[k];

@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) void normalize(__m512i *x, const in
 /* r = a b / R mod m (almost: r < 2m for a, b < 2m); r may alias a or b. */
 static inline __attribute__((always_inline)) void amm_body(uint64_t *r, const uint64_t *a,
                                                            const uint64_t *b, const ifma_state *s,
-                                                           const int V) {
+                                                           const int V, const int k0_is_1) {
     __m512i B[MAXV], M[MAXV], X[MAXV];
     const __m512i zero = _mm512_setzero_si512();
     for (int v = 0; v < V; v++) {
@@ -133,19 +133,28 @@ static inline __attribute__((always_inline)) void amm_body(uint64_t *r, const ui
         M[v] = _mm512_load_si512((const void *)(s->m + 8 * v));
         X[v] = zero;
     }
-    const uint64_t k0 = s->k0;
+    const __m512i k0 = _mm512_set1_epi64((long long)s->k0), lane0 = _mm512_setzero_si512();
     const size_t nd = s->nd;
+    /* The loop is bound by the latency of digit 0: multiply, quotient, reduce,
+     * shift. Everything else (the high halves of register 0 in H0, all of the
+     * other registers) runs beside that chain. */
     for (size_t i = 0; i < nd; i++) {
-        __m512i ai = _mm512_set1_epi64((long long)a[i]);
-        for (int v = 0; v < V; v++) X[v] = _mm512_madd52lo_epu64(X[v], ai, B[v]);
-        uint64_t x0 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(X[0]));
-        __m512i q = _mm512_set1_epi64((long long)((x0 * k0) & M52));
+        const __m512i ai = _mm512_set1_epi64((long long)a[i]);
+        X[0] = _mm512_madd52lo_epu64(X[0], ai, B[0]);
+        /* q = digit 0 * k0 mod 2^52, in every lane. The multipliers only read
+         * bits 0-51, so with k0 = 1 (moduli = -1 mod 2^52, as the RFC 7919
+         * primes) q is digit 0 itself. */
+        const __m512i q = _mm512_permutexvar_epi64(
+            lane0, k0_is_1 ? X[0] : _mm512_madd52lo_epu64(zero, X[0], k0));
+        for (int v = 1; v < V; v++) X[v] = _mm512_madd52lo_epu64(X[v], ai, B[v]);
+        __m512i h0 = _mm512_madd52hi_epu64(zero, ai, B[0]);
         for (int v = 0; v < V; v++) X[v] = _mm512_madd52lo_epu64(X[v], q, M[v]);
+        h0 = _mm512_madd52hi_epu64(h0, q, M[0]);
         /* digit 0 is now 0 mod 2^52: shift down one digit, carrying its top */
-        __m512i carry = _mm512_srli_epi64(X[0], 52);
+        h0 = _mm512_mask_add_epi64(h0, 1, h0, _mm512_srli_epi64(X[0], 52));
         for (int v = 0; v < V; v++) X[v] = _mm512_alignr_epi64(v + 1 < V ? X[v + 1] : zero, X[v], 1);
-        X[0] = _mm512_mask_add_epi64(X[0], 1, X[0], carry);
-        for (int v = 0; v < V; v++) {
+        X[0] = _mm512_add_epi64(X[0], h0);
+        for (int v = 1; v < V; v++) {
             X[v] = _mm512_madd52hi_epu64(X[v], ai, B[v]);
             X[v] = _mm512_madd52hi_epu64(X[v], q, M[v]);
         }
@@ -156,7 +165,11 @@ static inline __attribute__((always_inline)) void amm_body(uint64_t *r, const ui
 
 #define AMM_V(n)                                                                          \
     static void amm##n(uint64_t *r, const uint64_t *a, const uint64_t *b, const ifma_state *s) { \
-        amm_body(r, a, b, s, n);                                                          \
+        amm_body(r, a, b, s, n, 0);                                                       \
+    }                                                                                     \
+    static void amm##n##k1(uint64_t *r, const uint64_t *a, const uint64_t *b,             \
+                           const ifma_state *s) {                                         \
+        amm_body(r, a, b, s, n, 1);                                                       \
     }
 AMM_V(1)
 AMM_V(2)
@@ -166,7 +179,9 @@ AMM_V(5)
 AMM_V(6)
 AMM_V(7)
 AMM_V(8)
-static const amm_fn amm_by_v[MAXV + 1] = {0, amm1, amm2, amm3, amm4, amm5, amm6, amm7, amm8};
+static const amm_fn amm_by_v[2][MAXV + 1] = {
+    {0, amm1, amm2, amm3, amm4, amm5, amm6, amm7, amm8},
+    {0, amm1k1, amm2k1, amm3k1, amm4k1, amm5k1, amm6k1, amm7k1, amm8k1}};
 
 static void *ifma_init(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
     size_t nd = ndigits(nbytes), V = (nd + 7) / 8;
@@ -188,7 +203,7 @@ static void *ifma_init(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
     to_digits(s->r2, r2b, nbytes, nd);
     s->one[0] = 1;
     s->k0 = neg_inv52(s->m[0]);
-    s->amm = amm_by_v[V];
+    s->amm = amm_by_v[s->k0 == 1][V]; /* public: a property of the modulus */
     return s;
 }
 

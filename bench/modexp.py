@@ -13,7 +13,9 @@ to stderr: in pycryptodome 4.x its constant-time C code, ``IntegerNat``).
 the deck over ``os.cpu_count()`` Python threads calling
 ``gmpy2.powmod_base_list``, which releases the GIL. Extra keys:
 ``blu21_portable`` (our 32-bit-limb C path, the one 32-bit ARM gets),
-``blu21_c64`` (our portable 64-bit C path) and ``deck_blu21_1thread``.
+``blu21_c64`` (our portable 64-bit C path, the one arm64 gets), ``blu21_adx``
+(our x86-64 mulx/adx path, for CPUs without AVX-512 IFMA; c64 where absent)
+and ``deck_blu21_1thread``.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ def bench_size(bits: int, quick: bool, pool: ThreadPoolExecutor, workers: int) -
     im, ie = Integer(m), Integer(e)
     ctx = sra.MontContext(m)
     portable = sra.MontContext(m, kernel="c32")
-    c64 = sra.MontContext(m, kernel="c64") if "c64" in sra.available_kernels() else portable
+    kernels = sra.available_kernels()
+    c64 = sra.MontContext(m, kernel="c64") if "c64" in kernels else portable
+    adx = sra.MontContext(m, kernel="adx") if "adx" in kernels else c64
     chunks = [gdeck[i::workers] for i in range(workers)]
 
     def deck_gmpy2_threads() -> list:
@@ -72,7 +76,7 @@ def bench_size(bits: int, quick: bool, pool: ThreadPoolExecutor, workers: int) -
     want = pow(b, e, m)
     assert gmpy2.powmod(gb, ge, gm) == gmpy2.powmod_sec(gb, ge, gm) == want
     assert int(Integer(b).inplace_pow(ie, im)) == want
-    assert ctx.pow(b, e) == portable.pow(b, e) == c64.pow(b, e) == want
+    assert ctx.pow(b, e) == portable.pow(b, e) == c64.pow(b, e) == adx.pow(b, e) == want
     want_deck = [pow(x, e, m) for x in deck]
     assert ctx.pow_batch(deck, e) == gmpy2.powmod_base_list(gdeck, ge, gm) == want_deck
     assert sorted(int(x) for c in deck_gmpy2_threads() for x in c) == sorted(want_deck)
@@ -86,6 +90,7 @@ def bench_size(bits: int, quick: bool, pool: ThreadPoolExecutor, workers: int) -
         "blu21": lambda: ctx.pow(b, e),
         "blu21_portable": lambda: portable.pow(b, e),
         "blu21_c64": lambda: c64.pow(b, e),
+        "blu21_adx": lambda: adx.pow(b, e),
         "deck_pow": lambda: [pow(x, e, m) for x in deck],
         "deck_gmpy2": lambda: gmpy2.powmod_base_list(gdeck, ge, gm),
         "deck_gmpy2_threads": deck_gmpy2_threads,

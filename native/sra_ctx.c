@@ -9,6 +9,9 @@
 
 #include "sra_core.h"
 
+/* More threads than this only cost memory and start-up time. */
+#define SRA_MAX_THREADS 256
+
 static const sra_kernel *kernel_of(int id) {
     switch (id) {
     case SRA_K_C32: return &sra_kernel_c32;
@@ -159,6 +162,7 @@ int sra_pow_batch(const sra_ctx *c, const uint8_t *bases, const uint8_t *exps, s
                   size_t ebytes, size_t count, uint8_t *out, int threads) {
     if (count == 0) return 0;
     if (threads < 1) threads = 1;
+    if (threads > SRA_MAX_THREADS) threads = SRA_MAX_THREADS;
     if ((size_t)threads > count) threads = (int)count;
 #if defined(SRA_THREADS)
     if (threads > 1) {

@@ -149,6 +149,7 @@ def test_deck_batch_at_2048_bits(kernel: str, deck_2048) -> None:
 
 def test_batch_accepts_iterables_and_empty() -> None:
     ctx = sra.MontContext(101)
+    assert ctx.pow_batch(range(100), 7, threads=10**6) == [pow(b, 7, 101) for b in range(100)]
     assert ctx.pow_batch([], 5) == []
     assert ctx.pow_many([], []) == []
     assert ctx.pow_batch(iter(range(5)), 3) == [pow(b, 3, 101) for b in range(5)]

@@ -237,11 +237,12 @@ def test_honest_rounds_toy_group(n):
     _check_round(t, 2, order)
 
 
-def test_honest_round_ffdhe2048_two_seats():
-    t = LocalTable(2, FFDHE2048, seed=11)
+@pytest.mark.parametrize("n", [2, 7])
+def test_honest_round_ffdhe2048(n):
+    t = LocalTable(n, FFDHE2048, seed=11)
     t.setup()
     t.play_round(1)
-    _check_round(t, 1, (0, 1))
+    _check_round(t, 1, tuple(range(n)))
 
 
 def test_nobody_else_learns_a_card_before_the_showdown():

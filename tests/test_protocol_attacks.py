@@ -129,9 +129,11 @@ def dealt_table(n: int, group=TOY, *, seed: int = 0, **kw) -> LocalTable:
 # ---------------------------------------------------------------- tests
 
 
-@pytest.mark.parametrize("bad", [0, 1])
-def test_substituted_card_in_shuffle_is_named_at_audit(bad):
-    t = dealt_table(3, seat_factory=factory(bad, SubstitutingSeat))
+@pytest.mark.parametrize(
+    ("bad", "group"), [(0, TOY), (1, TOY), (1, FFDHE2048)], ids=["toy-0", "toy-1", "ffdhe2048-1"]
+)
+def test_substituted_card_in_shuffle_is_named_at_audit(bad, group):
+    t = dealt_table(3, group, seat_factory=factory(bad, SubstitutingSeat))
     for s in range(3):
         if s != bad and all(p in t.seats[s].hand for p in (s, s + 3)):
             t.claim(s)
@@ -168,8 +170,9 @@ def test_value_outside_subgroup_is_rejected(group):
     assert (0, E.NOT_ELEMENT) in t.codes_by(1)
 
 
-def test_wrong_key_is_named_by_the_transcript_check():
-    t = dealt_table(3, seat_factory=factory(2, WrongKeySeat))
+@pytest.mark.parametrize("group", [TOY, FFDHE2048], ids=["toy", "ffdhe2048"])
+def test_wrong_key_is_named_by_the_transcript_check(group):
+    t = dealt_table(3, group, seat_factory=factory(2, WrongKeySeat))
     # seat 2's first KEYS message covers positions 0, 1, 3, 4: seat 0 cannot open position 0
     assert t.seats[0].hand[0] == -1
     honest_named(t, 2, [0, 1])

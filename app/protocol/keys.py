@@ -172,13 +172,18 @@ def signature_len(group: Group) -> int:
     return CHALLENGE_BYTES + group.byte_len
 
 
-def verify(group: Group, pub: int, context: bytes, msg: bytes, sig: bytes) -> bool:
-    """Check a Schnorr signature ``sig`` by ``pub`` on ``context || msg``."""
+def verify(
+    group: Group, pub: int, context: bytes, msg: bytes, sig: bytes, *, check_pub: bool = True
+) -> bool:
+    """Check a Schnorr signature ``sig`` by ``pub`` on ``context || msg``.
+
+    ``check_pub=False`` skips the subgroup test of ``pub`` for keys validated before.
+    """
     if len(sig) != signature_len(group):
         return False
     c = int.from_bytes(sig[:CHALLENGE_BYTES], "big")
     s = int.from_bytes(sig[CHALLENGE_BYTES:], "big")
-    if not group.is_exponent(s) or not group.is_element(pub):
+    if not group.is_exponent(s) or (check_pub and not group.is_element(pub)):
         return False
     pub_inv = pow(pub, -1, group.p)
     gs, yc = group.pow_many([group.g, pub_inv], [s, c])

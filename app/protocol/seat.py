@@ -136,6 +136,7 @@ class _Round:
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
+    deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)
     released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
     held: dict[int, tuple[int, ...] | None] = field(default_factory=dict)  # owner -> cards
@@ -173,6 +174,7 @@ class Seat:
         self.rng = rng or default_rng()
         self.identity = identity or Identity.generate(self.group, self.rng)
         self.cost = 0.0  # work done, in units of one full-size modexp
+        self.checks = 0  # subgroup membership tests (Jacobi symbols) done
         self.accusations: list[ProtocolViolation] = []
         self._pubs: dict[int, tuple[int, int]] = {}
         self._commits: dict[int, bytes] = {}
@@ -278,7 +280,8 @@ class Seat:
         if pub is None or not self.table_id:
             raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "unknown seat")
         self._count([self.group.q, 1 << 128])
-        if not verify(self.group, pub[0], self.table_id, msg.body(self.group), msg.sig):
+        body = msg.body(self.group)
+        if not verify(self.group, pub[0], self.table_id, body, msg.sig, check_pub=False):
             raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, msg.kind.name)
 
     # ------------------------------------------------------------------ rounds
@@ -590,15 +593,43 @@ class Seat:
         handler(rnd, msg)
         return []
 
-    def _check_elements(self, sender: int, values: Sequence[int], seen: Iterable[int]) -> None:
+    def _check_elements(
+        self,
+        rnd: _Round,
+        sender: int,
+        values: Sequence[int],
+        seen: Iterable[int],
+        consumer: int | None,
+    ) -> None:
+        """Range, subgroup and duplicate checks for incoming cards.
+
+        The Jacobi test runs at once when this seat is ``consumer`` (it will raise the
+        values to its own keys and release the result - the Lipton leak needs that);
+        otherwise it is deferred to background work (values nobody here exponentiates
+        leak nothing through this seat), which still names the sender on this seat.
+        """
         if not values:
             raise ProtocolViolation(sender, E.BAD_LENGTH, "no values")
+        if len(set(values)) != len(values) or not set(seen).isdisjoint(values):
+            raise ProtocolViolation(sender, E.DUPLICATE_VALUE, "duplicate card")
+        if consumer == self.seat:
+            self._check_subgroup(sender, values)
+        else:
+            rnd.deferred_checks.append((sender, tuple(values)))
+
+    def _check_subgroup(self, sender: int, values: Sequence[int]) -> None:
+        self.checks += len(values)
         for v in values:
             if not self.group.is_element(v):
                 raise ProtocolViolation(sender, E.NOT_ELEMENT, "outside the subgroup")
-        seen_set = set(seen)
-        if len(set(values)) != len(values) or not seen_set.isdisjoint(values):
-            raise ProtocolViolation(sender, E.DUPLICATE_VALUE, "duplicate card")
+
+    def _run_deferred_checks(self, rnd: _Round) -> list[Message]:
+        sender, values = rnd.deferred_checks.pop(0)
+        try:
+            self._check_subgroup(sender, values)
+        except ProtocolViolation as exc:
+            self.accusations.append(exc)
+        return []
 
     def _on_shuffle(self, rnd: _Round, msg: Message) -> None:
         i = rnd.order.index(msg.sender)
@@ -612,7 +643,8 @@ class Seat:
         stage = rnd.stages[i]
         if msg.start != len(stage) or msg.start + len(msg.values) > DECK_SIZE:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
-        self._check_elements(msg.sender, msg.values, stage)
+        consumer = rnd.order[i + 1] if i + 1 < rnd.n else rnd.order[0]
+        self._check_elements(rnd, msg.sender, msg.values, stage, consumer)
         prev = rnd.enc.values if i == 0 else rnd.stages[i - 1]
         if not set(prev).isdisjoint(msg.values):
             raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
@@ -629,7 +661,8 @@ class Seat:
         if msg.start + len(msg.values) > len(inp):
             # the locker must have had its input: an in-order relay lost it
             raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "lock input")
-        self._check_elements(msg.sender, msg.values, out)
+        consumer = rnd.order[u + 1] if u + 2 < rnd.n else None  # the last lock: opened only
+        self._check_elements(rnd, msg.sender, msg.values, out, consumer)
         out.extend(msg.values)
 
     def _on_keys(self, rnd: _Round, msg: Message) -> None:
@@ -724,7 +757,7 @@ class Seat:
                 if len(rnd.stages[-2]) == DECK_SIZE or msg.values:
                     raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
             elif msg.values:
-                self._check_elements(msg.sender, msg.values, stage)
+                self._check_elements(rnd, msg.sender, msg.values, stage, self.seat)
         rnd.audits[msg.sender] = (msg.data, msg.values)
         rnd.audit_wanted = True
 
@@ -790,7 +823,10 @@ class Seat:
         pend = [o for o in rnd.released if o not in rnd.held]
         if pend and all(len(rnd.final) > p for p in rnd.released[pend[0]]):
             return lambda: self._open_released(rnd, pend[0])
-        # 8. the audit (background)
+        # 8. deferred subgroup tests of values this seat does not exponentiate
+        if rnd.deferred_checks:
+            return lambda: self._run_deferred_checks(rnd)
+        # 9. the audit (background)
         if rnd.verdict is not None:
             return None
         if rnd.audit_wanted and not rnd.audit_sent:

@@ -269,6 +269,31 @@ def test_nobody_else_learns_a_card_before_the_showdown():
             )
 
 
+def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
+    t = LocalTable(3, TOY, seed=6)
+    t.setup()
+    spec = RoundSpec(1, (0, 1, 2), shuffle_parts=3)
+    first = t.seats[0].start_round(spec)
+    for s in t.seats[1:]:
+        s.start_round(spec)
+    while t.seats[0].has_work():
+        first += t.seats[0].work()
+    assert [len(m.values) for m in first] == [17, 17, 18]  # released together
+    nxt = t.seats[1]
+    nxt.handle(first[0])
+    t.seats[2].handle(first[0])
+    nxt.work()
+    assert len(nxt._round().my_encrypted) == 17  # part 1 encrypted, parts 2-3 in flight
+    assert not nxt._round().shuffle_sent
+    for m in first[1:]:
+        nxt.handle(m)
+        t.seats[2].handle(m)
+    t.run()
+    t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+    t.finish((0, 1, 2))
+    assert all(s.verdict.ok for s in t.seats)
+
+
 def test_lock_only_what_is_needed_and_extend_on_demand():
     t = LocalTable(2, TOY, seed=3)
     t.setup()

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from app.native.handeval import oczko_total
 from app.protocol import errors as E
@@ -91,6 +92,7 @@ class RoundSpec:
     order: tuple[int, ...]
     lock_ahead: int = 0
     lock_chunk: int = 0
+    shuffle_parts: int = 1  # frames per shuffle pass (all released together)
 
     @property
     def initial_lock(self) -> int:
@@ -301,8 +303,8 @@ class Seat:
             raise ProtocolUsageError("a round needs >= 2 distinct seats")
         if not all(0 <= s < self.config.n_seats for s in order):
             raise ProtocolUsageError("unknown seat in order")
-        if spec.lock_chunk < 0 or spec.lock_ahead < 0:
-            raise ProtocolUsageError("lock_chunk and lock_ahead must be >= 0")
+        if spec.lock_chunk < 0 or spec.lock_ahead < 0 or spec.shuffle_parts < 1:
+            raise ProtocolUsageError("bad lock_chunk, lock_ahead or shuffle_parts")
         secret = (
             RoundSecret.fresh(self.group, spec.round_id, self.rng, self.config.shuffle_bits)
             if self.seat in order
@@ -847,7 +849,14 @@ class Seat:
         out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
         rnd.shuffle_sent = True
         rnd.stages[rnd.order.index(self.seat)] = list(out)
-        return [self._send(Kind.SHUFFLE, rnd.spec.round_id, start=0, values=tuple(out))]
+        # Released as a whole, but in parts: the next shuffler encrypts part 1 while
+        # part 2 is still on the air (one signature per part: more parts, more bytes).
+        parts = max(1, min(rnd.spec.shuffle_parts, DECK_SIZE))
+        bounds = [DECK_SIZE * k // parts for k in range(parts + 1)]
+        return [
+            self._send(Kind.SHUFFLE, rnd.spec.round_id, start=a, values=tuple(out[a:b]))
+            for a, b in pairwise(bounds)
+        ]
 
     def _last_shuffle_chunk(self, rnd: _Round) -> list[Message]:
         # Output position j = input[perm[j]] ^ e_j: each position costs the same whatever

@@ -54,7 +54,9 @@ class CardEncoding:
         for code in range(DECK_SIZE):
             h = hash_to_int(group, _DOMAIN, joint_seed, rid, bytes([code]))
             values.append(h * h % group.p)
-        if len(set(values)) != DECK_SIZE or not all(group.is_element(v) for v in values):
+        # Squares are quadratic residues by construction, so no Jacobi test is needed;
+        # only the degenerate values 0, 1 (and p-1, never a square here) are excluded.
+        if len(set(values)) != DECK_SIZE or any(v in (0, 1, group.p - 1) for v in values):
             raise ValueError("degenerate card encoding")
         return cls(tuple(values), {v: i for i, v in enumerate(values)})
 

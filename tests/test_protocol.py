@@ -139,6 +139,16 @@ def test_round_keys_are_invertible_and_fuse_unlock_and_lock(seed, j):
     assert sorted(sec.permutation(DECK_SIZE)) == list(range(DECK_SIZE))
 
 
+@given(st.binary(min_size=32, max_size=32), st.integers(0, 51))
+def test_every_released_exponent_is_even_so_non_residues_come_out_as_squares(seed, j):
+    sec = RoundSecret(TOY, seed, 1)
+    x = TOY.p - 4  # a non-residue
+    for e in (sec.shuffle_key, sec.card_key(j), sec.lock_exponent(j)):
+        assert e % 2 == 0
+        assert TOY.is_element(pow(x, e, TOY.p))
+    assert RoundSecret(TOY, seed, 1, shuffle_bits=256).shuffle_key % 2 == 0
+
+
 def test_short_shuffle_keys_have_the_requested_length():
     sec = RoundSecret(FFDHE2048, b"k" * 32, 1, shuffle_bits=320)
     assert sec.shuffle_key.bit_length() == 320
@@ -423,20 +433,17 @@ def test_shuffle_values_are_validated(values, code):
     for s in t.seats:
         s.start_round(RoundSpec(1, (0, 1, 2)))
     msg = _signed(t.seats[0], Kind.SHUFFLE, 1, values=values)
-    # seat 1 raises these values to its key next: everything is checked on arrival
-    with pytest.raises(ProtocolViolation) as exc:
-        t.seats[1].handle(msg)
-    assert (exc.value.seat, exc.value.code) == (0, code)
-    # seat 2 does not exponentiate them: the subgroup test may run in the background
-    seat = t.seats[2]
-    try:
-        seat.handle(msg)
-        while seat.has_work():
-            seat.work()
-        found = {(e.seat, e.code) for e in seat.accusations}
-    except ProtocolViolation as exc2:
-        found = {(exc2.seat, exc2.code)}
-    assert (0, code) in found
+    # range, length and duplicates are checked on arrival; the Jacobi test may run in
+    # the background (even keys keep a non-residue from leaking meanwhile)
+    for seat in t.seats[1:]:
+        try:
+            seat.handle(msg)
+            while seat.has_work():
+                seat.work()
+            found = {(e.seat, e.code) for e in seat.accusations}
+        except ProtocolViolation as exc:
+            found = {(exc.seat, exc.code)}
+        assert (0, code) in found
 
 
 def test_message_order_and_senders_are_validated():

@@ -82,6 +82,17 @@ class NonResidueSeat(Seat):
         return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
 
 
+class NegatingSeat(Seat):
+    """Puts x and -x into its output: an even key would map both to one value."""
+
+    def _release_shuffle(self, rnd):
+        msg = super()._release_shuffle(rnd)[0]
+        values = list(msg.values)
+        values[3] = self.group.p - values[2]
+        self._my_seq[msg.round_id] -= 1
+        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+
+
 class WrongKeySeat(Seat):
     """Broadcasts a wrong card key for the first position it reveals."""
 
@@ -168,6 +179,15 @@ def test_value_outside_subgroup_is_rejected(group):
     t.start(RoundSpec(1, (0, 1)))
     honest_named(t, 0, [1])
     assert (0, E.NOT_ELEMENT) in t.codes_by(1)
+
+
+def test_x_and_minus_x_names_the_sender_not_the_next_shuffler():
+    t = LocalTable(3, TOY, seat_factory=factory(0, NegatingSeat))
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2)))
+    honest_named(t, 0, [1, 2])
+    assert (0, E.NOT_ELEMENT) in t.codes_by(1)
+    assert not t.seats[1]._round().shuffle_sent  # nothing derived from it was released
 
 
 @pytest.mark.parametrize("group", [TOY, FFDHE2048], ids=["toy", "ffdhe2048"])

@@ -105,13 +105,13 @@ class RoundSecret:
     def shuffle_key(self) -> int:
         """``k``: the one key this seat raises the whole deck to in its shuffle pass."""
         if self.shuffle_bits is None:
-            return exponent_from(self.group, *self._label(b"shuffle"))
+            return even_exponent(self.group, exponent_from(self.group, *self._label(b"shuffle")))
         if self.shuffle_bits < MIN_SHORT_EXPONENT_BITS:
             raise ValueError(f"short shuffle keys need >= {MIN_SHORT_EXPONENT_BITS} bits")
         nbytes = (self.shuffle_bits + 7) // 8
         raw = _shake(nbytes, *self._label(b"shuffle-short"))
         x = int.from_bytes(raw, "big") >> (8 * nbytes - self.shuffle_bits)
-        return x | 1 << (self.shuffle_bits - 1)  # exactly shuffle_bits long, < q
+        return (x | 1 << (self.shuffle_bits - 1)) & ~1  # exactly shuffle_bits long, even, < q
 
     @cached_property
     def shuffle_key_inv(self) -> int:
@@ -122,7 +122,8 @@ class RoundSecret:
         """``e_j``: this seat's per-card key for deck position ``j``."""
         key = ("e", position)
         if key not in self._cache:
-            self._cache[key] = exponent_from(self.group, *self._label(b"card", bytes([position])))
+            e = exponent_from(self.group, *self._label(b"card", bytes([position])))
+            self._cache[key] = even_exponent(self.group, e)
         return self._cache[key]
 
     def card_key_inv(self, position: int) -> int:
@@ -133,8 +134,12 @@ class RoundSecret:
         return self._cache[key]
 
     def lock_exponent(self, position: int) -> int:
-        """``k^-1 * e_j mod q``: removes the shuffle key and adds the card key at once."""
-        return self.shuffle_key_inv * self.card_key(position) % self.group.q
+        """``k^-1 * e_j mod q``: removes the shuffle key and adds the card key at once.
+
+        Returned as its even representative (``t`` or ``t + q``), see :func:`even_exponent`.
+        """
+        t = self.shuffle_key_inv * self.card_key(position) % self.group.q
+        return t if t % 2 == 0 else t + self.group.q
 
     def permutation(self, n: int) -> tuple[int, ...]:
         """A uniform permutation of ``range(n)`` (Fisher-Yates on derived bytes)."""
@@ -151,6 +156,17 @@ class RoundSecret:
             perm[i], perm[r] = perm[r], perm[i]
         self._cache[key] = tuple(perm)
         return self._cache[key]
+
+
+def even_exponent(group: Group, e: int) -> int:
+    """``e`` or ``q - e``, whichever is even: a uniform even key in ``[2, q-1]``.
+
+    Every exponent a seat applies to values it then releases is even, so its outputs
+    are squares whatever it was given: a value outside the QR subgroup (Lipton's
+    Legendre-symbol leak) cannot carry information through an honest seat, even before
+    the (background) Jacobi test names whoever sent it. Costs one bit of key entropy.
+    """
+    return e if e % 2 == 0 else group.q - e
 
 
 def challenge(group: Group, r_value: int, pub: int, context: bytes, msg: bytes) -> int:

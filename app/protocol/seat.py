@@ -603,21 +603,23 @@ class Seat:
         seen: Iterable[int],
         consumer: int | None,
     ) -> None:
-        """Range, subgroup and duplicate checks for incoming cards.
+        """Duplicate checks at once; range and subgroup (Jacobi) tests in the background.
 
-        The Jacobi test runs at once when this seat is ``consumer`` (it will raise the
-        values to its own keys and release the result - the Lipton leak needs that);
-        otherwise it is deferred to background work (values nobody here exponentiates
-        leak nothing through this seat), which still names the sender on this seat.
+        The Jacobi tests need not delay the chain: every exponent an honest seat
+        applies before releasing values is even (:func:`app.protocol.keys.even_exponent`),
+        so a non-residue cannot leak its Legendre symbol through this seat. The tests
+        run as background work (before the audit) and name the sender on this seat.
+        ``consumer`` is the seat that exponentiates these values next.
         """
         if not values:
             raise ProtocolViolation(sender, E.BAD_LENGTH, "no values")
         if len(set(values)) != len(values) or not set(seen).isdisjoint(values):
             raise ProtocolViolation(sender, E.DUPLICATE_VALUE, "duplicate card")
-        if consumer == self.seat:
-            self._check_subgroup(sender, values)
-        else:
-            rnd.deferred_checks.append((sender, tuple(values)))
+        del consumer  # every seat defers the Jacobi test; kept to document the call sites
+        p = self.group.p
+        if not all(1 < v < p - 1 for v in values):  # cheap, and the kernels need it
+            raise ProtocolViolation(sender, E.NOT_ELEMENT, "out of range")
+        rnd.deferred_checks.append((sender, tuple(values)))
 
     def _check_subgroup(self, sender: int, values: Sequence[int]) -> None:
         self.checks += len(values)
@@ -847,6 +849,18 @@ class Seat:
         assert rnd.secret is not None
         perm = rnd.secret.permutation(DECK_SIZE)
         out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
+        if len(set(out)) != DECK_SIZE:
+            # x and -x in my input (an even key maps both to one value): name the sender
+            me = rnd.order.index(self.seat)
+            sender = rnd.order[me - 1]
+            rnd.frozen = True
+            try:
+                self._check_subgroup(sender, rnd.stages[me - 1])
+                exc = ProtocolViolation(sender, E.DUPLICATE_VALUE, "x and -x")
+            except ProtocolViolation as found:
+                exc = found
+            self.accusations.append(exc)
+            return []
         rnd.shuffle_sent = True
         rnd.stages[rnd.order.index(self.seat)] = list(out)
         # Released as a whole, but in parts: the next shuffler encrypts part 1 while

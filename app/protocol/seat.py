@@ -60,6 +60,7 @@ from app.protocol.messages import ClaimKind, Kind, Message
 MAX_SEATS = 7
 _HELLO_CONTEXT = b"blu21/hello/v1"
 _MAX_BUFFERED = 256
+_CHECKS_PER_STEP = 8
 
 
 @dataclass(frozen=True)
@@ -628,11 +629,16 @@ class Seat:
                 raise ProtocolViolation(sender, E.NOT_ELEMENT, "outside the subgroup")
 
     def _run_deferred_checks(self, rnd: _Round) -> list[Message]:
+        # a few values per step, so that urgent work arriving meanwhile waits little
         sender, values = rnd.deferred_checks.pop(0)
+        head, rest = values[:_CHECKS_PER_STEP], values[_CHECKS_PER_STEP:]
+        if rest:
+            rnd.deferred_checks.insert(0, (sender, rest))
         try:
-            self._check_subgroup(sender, values)
+            self._check_subgroup(sender, head)
         except ProtocolViolation as exc:
             self.accusations.append(exc)
+            rnd.deferred_checks = [c for c in rnd.deferred_checks if c[0] != sender]
         return []
 
     def _on_shuffle(self, rnd: _Round, msg: Message) -> None:

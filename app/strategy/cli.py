@@ -1,7 +1,7 @@
 """``blu21 edge`` and ``blu21 sim``: house edge, strategy chart and simulation.
 
-    blu21 edge [--preset NAME | rule options] [--infinite] [--json]
-    blu21 sim --hands N [--preset NAME | rule options] [--threads T] [--seed S] [--json]
+blu21 edge [--preset NAME | rule options] [--infinite] [--json]
+blu21 sim --hands N [--preset NAME | rule options] [--threads T] [--seed S] [--json]
 """
 
 from __future__ import annotations
@@ -59,7 +59,9 @@ def _fraction(text: str) -> Fraction:
     try:
         return Fraction(text.replace(":", "/"))
     except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"expected a ratio like 3:2 or 6/5, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a ratio like 3:2 or 6/5, not {text!r}"
+        ) from None
 
 
 #: option -> (TableRules field, converter)
@@ -101,7 +103,7 @@ def build_rules(preset: str, overrides: dict[str, Any]) -> Any:
     try:
         from app.rules.table_rules import TableRules
     except ImportError:
-        TableRules = None  # noqa: N806 - the casino engine has not landed yet
+        TableRules = None  # the casino engine has not landed yet
     if TableRules is not None:
         base = TableRules.preset(preset)
         return base.replace(**overrides) if overrides else base
@@ -160,9 +162,7 @@ def _sim(rules: Any, args: argparse.Namespace) -> int:
         print(json.dumps(rep.as_dict(), indent=2))
         return 0
     print(f"hands:       {rep.hands}")
-    print(
-        f"house edge:  {100 * rep.house_edge:.4f} % +- {100 * rep.standard_error:.4f} % (1 s.e.)"
-    )
+    print(f"house edge:  {100 * rep.house_edge:.4f} % +- {100 * rep.standard_error:.4f} % (1 s.e.)")
     print(f"speed:       {rep.hands_per_second:,.0f} hands/s on {rep.threads} thread(s)")
     return 0
 

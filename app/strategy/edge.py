@@ -82,7 +82,9 @@ class Chart:
         """The chart as a fixed-width table."""
         head = "          " + " ".join(f"{VALUE_NAMES[u]:>3}" for u in CHART_UPS)
         lines = [head]
-        lines += [f"{label:<10}" + " ".join(f"{c:>3}" for c in codes) for label, codes in self.rows()]
+        lines += [
+            f"{label:<10}" + " ".join(f"{c:>3}" for c in codes) for label, codes in self.rows()
+        ]
         return "\n".join(lines)
 
 
@@ -186,7 +188,9 @@ def _chart(evs: list[float], probs: list[float], multi: list[float]) -> Chart:
     for up in range(10):
         for soft in (False, True):
             for t in range(4, 22):
-                w, st, hit = multi[((up * 2 + soft) * 32 + t) * 3 : ((up * 2 + soft) * 32 + t) * 3 + 3]
+                w, st, hit = multi[
+                    ((up * 2 + soft) * 32 + t) * 3 : ((up * 2 + soft) * 32 + t) * 3 + 3
+                ]
                 if w > 0:
                     multi_hit[(up, soft, t)] = hit > st and t < 21
                 else:

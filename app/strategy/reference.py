@@ -121,9 +121,7 @@ class _Ctx:
                 if self.r.infinite
                 else [b - x for b, x in zip(self.base, removed, strict=True)]
             )
-            d = list(
-                dealer_probs(self.up, comp, bool(self.r.h17), False, bool(self.r.infinite))
-            )
+            d = list(dealer_probs(self.up, comp, bool(self.r.h17), False, bool(self.r.infinite)))
             if not self.bj_in_d:
                 d[6] = 0.0  # joint measure: the dealer's naturals are left out
             self.dcache[key] = tuple(d)
@@ -131,9 +129,7 @@ class _Ctx:
 
     def stand(self, t: int, removed: Sequence[int], stake: float) -> float:
         d = self.dealer(removed)
-        e = d[5] + sum(
-            (d[b] if t > 17 + b else -d[b] if t < 17 + b else 0.0) for b in range(5)
-        )
+        e = d[5] + sum((d[b] if t > 17 + b else -d[b] if t < 17 + b else 0.0) for b in range(5))
         e *= stake
         if self.bj_in_d:
             e -= stake * d[6]
@@ -307,8 +303,8 @@ def hand_evs(
     if t > 21:
         ev[STAND] = _shown(x, rem, -x.w(rem))
     elif not split and nc == 2 and t == 21:
-        ev[STAND] = r.bj_pays if x.peekm and not r.enhc else _shown(
-            x, rem, r.bj_pays * (1 - x.p_bj(rem))
+        ev[STAND] = (
+            r.bj_pays if x.peekm and not r.enhc else _shown(x, rem, r.bj_pays * (1 - x.p_bj(rem)))
         )
     elif r.triple_seven and _is777(h):
         ev[STAND] = _shown(x, rem, x.t7(rem, 1.0, split))

@@ -112,13 +112,16 @@ cdef int _rules(object t, bj_rules *r) except -1:
     return 0
 
 
-cdef int _counts(object seq, double *out) except -1:
+cdef int _counts(object seq, double *out, bint whole=True) except -1:
+    # a finite shoe holds whole cards; the infinite-deck mode takes probabilities
     if len(seq) != 10:
         raise ValueError("a composition has 10 counts (ace, 2-9, ten-valued)")
     for i in range(10):
         out[i] = float(seq[i])
-        if not out[i] >= 0:
+        if not out[i] >= 0 or out[i] > 1e9:
             raise ValueError(f"counts must be >= 0, not {seq[i]!r}")
+        if whole and out[i] != <double><long long>out[i]:
+            raise ValueError(f"a finite shoe holds whole cards, not {seq[i]!r}")
     return 0
 
 
@@ -132,7 +135,7 @@ def dealer_probs(int up, counts, bint h17=False, bint peek=False, bint infinite=
     cdef double out[7]
     if not 0 <= up <= 9:
         raise ValueError(f"up card index must be 0-9, not {up}")
-    _counts(counts, c)
+    _counts(counts, c, not infinite)
     if sum(counts) <= 0:
         raise ValueError("the composition is empty")
     with nogil:
@@ -149,7 +152,7 @@ def hand_evs(rules, int up, unseen, hand, int hands_now=1, int split_rank=-1,
     cdef double ev[5]
     cdef int rc
     _rules(rules, &r)
-    _counts(unseen, c)
+    _counts(unseen, c, not r.infinite)
     if len(hand) != 10:
         raise ValueError("a hand has 10 counts")
     for i in range(10):
@@ -176,7 +179,7 @@ def game_ev(rules, shoe, int threads=1) -> tuple:
     cdef double parts[4]
     cdef double ev
     _rules(rules, &r)
-    _counts(shoe, s)
+    _counts(shoe, s, not r.infinite)
     cdef double *evs = <double *>malloc(2750 * sizeof(double))
     cdef double *probs = <double *>malloc(550 * sizeof(double))
     cdef double *multi = <double *>malloc(1920 * sizeof(double))

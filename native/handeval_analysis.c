@@ -37,6 +37,16 @@ typedef struct {
     short slot[DT_MAX][BJ_NRANK];
     short slot_peek[DT_MAX][BJ_NRANK];
     double usedd[DT_MAX][BJ_NRANK];
+    int maxsize;
+    /* compact form: the edges that do not bust (rank, slot), and the busting ranks,
+     * which are always a suffix thr..9 (only hard hands bust, by high cards), folded
+     * into one multiply with suffix sums */
+    unsigned char ne[DT_MAX];
+    unsigned char er[DT_MAX][BJ_NRANK];
+    short es[DT_MAX][BJ_NRANK];
+    short es_peek[DT_MAX][BJ_NRANK];
+    unsigned char thr[DT_MAX];
+    double utail[DT_MAX];
 } dtree;
 
 static dtree g_trees[2][BJ_NRANK];
@@ -88,6 +98,21 @@ static void build_tree(dtree *t, int up, int h17) {
             t->slot_peek[i][r] = (short)(nx == -(BJ_DBJ + 1) ? t->n + BJ_NOUT : t->slot[i][r]);
             t->usedd[i][r] = t->used[i][r];
         }
+        if (t->size[i] > t->maxsize) t->maxsize = t->size[i];
+        int thr = BJ_NRANK;
+        while (thr > 0 && t->next[i][thr - 1] == -(BJ_DBUST + 1)) thr--;
+        for (int r = 0; r < thr; r++)
+            if (t->next[i][r] == -(BJ_DBUST + 1)) abort(); /* busting ranks: a suffix */
+        t->thr[i] = (unsigned char)thr;
+        t->utail[i] = 0;
+        for (int r = thr; r < BJ_NRANK; r++) t->utail[i] += t->used[i][r];
+        t->ne[i] = 0;
+        for (int r = 0; r < thr; r++) {
+            int k = t->ne[i]++;
+            t->er[i][k] = (unsigned char)r;
+            t->es[i][k] = t->slot[i][r];
+            t->es_peek[i][k] = t->slot_peek[i][r];
+        }
     }
 }
 
@@ -106,27 +131,35 @@ static const dtree *get_tree(int up, int h17) {
 static void dealer_eval(const dtree *t, const double *c, double N, int infinite, int drop_bj,
                         double *out) {
     double f[DT_MAX + BJ_NOUT + 1];
-    double inv[32];
+    double inv[32], ctail[BJ_NRANK + 1];
     const int n = t->n;
     memset(f, 0, sizeof(double) * (n + BJ_NOUT + 1));
-    for (int s = 0; s < 32; s++) inv[s] = infinite ? 1.0 / N : (N - s > 0 ? 1.0 / (N - s) : 0);
+    for (int s = 0; s <= t->maxsize; s++)
+        inv[s] = infinite ? 1.0 / N : (N - s > 0 ? 1.0 / (N - s) : 0);
+    ctail[BJ_NRANK] = 0;
+    for (int r = BJ_NRANK - 1; r >= 0; r--) ctail[r] = ctail[r + 1] + c[r];
     f[0] = 1.0;
-    const short(*slot)[BJ_NRANK] = drop_bj ? t->slot_peek : t->slot;
+    const short(*es)[BJ_NRANK] = drop_bj ? t->es_peek : t->es;
+    double bust = 0;
+    /* A reachable state never used more cards of a rank than the shoe holds, so
+     * c[r] - used >= 0 wherever f > 0: no clamping needed. */
     for (int i = 0; i < n; i++) {
         const double s = f[i] * inv[t->size[i]];
         if (s == 0.0) continue;
-        const double *u = t->usedd[i];
-        const short *sl = slot[i];
+        const unsigned char *er = t->er[i];
+        const short *sl = es[i];
+        const int ne = t->ne[i];
         if (infinite) {
-            for (int r = 0; r < BJ_NRANK; r++) f[sl[r]] += s * c[r];
+            for (int k = 0; k < ne; k++) f[sl[k]] += s * c[er[k]];
+            bust += s * ctail[t->thr[i]];
         } else {
-            for (int r = 0; r < BJ_NRANK; r++) {
-                double q = c[r] - u[r];
-                f[sl[r]] += s * (q > 0 ? q : 0.0);
-            }
+            const double *u = t->usedd[i];
+            for (int k = 0; k < ne; k++) f[sl[k]] += s * (c[er[k]] - u[er[k]]);
+            bust += s * (ctail[t->thr[i]] - t->utail[i]);
         }
     }
     memcpy(out, f + n, sizeof(double) * BJ_NOUT);
+    out[BJ_DBUST] += bust;
 }
 
 void bj_dealer_probs(int up, const double counts[BJ_NRANK], int h17, int peek, int infinite,

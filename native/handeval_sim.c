@@ -34,14 +34,31 @@ static inline uint64_t xo_next(xoshiro *g) {
     return result;
 }
 
+/* 32-bit random numbers, two per xoshiro step */
+typedef struct {
+    xoshiro g;
+    uint64_t buf;
+    int have;
+} rng32;
+
+static inline uint32_t r32(rng32 *g) {
+    if (g->have) {
+        g->have = 0;
+        return (uint32_t)g->buf;
+    }
+    g->buf = xo_next(&g->g);
+    g->have = 1;
+    return (uint32_t)(g->buf >> 32);
+}
+
 /* uniform in [0, n) (Lemire's multiply-shift with rejection: no modulo bias) */
-static inline uint32_t xo_below(xoshiro *g, uint32_t n) {
-    uint64_t m = (uint64_t)(uint32_t)(xo_next(g) >> 32) * n;
+static inline uint32_t below(rng32 *g, uint32_t n) {
+    uint64_t m = (uint64_t)r32(g) * n;
     uint32_t l = (uint32_t)m;
     if (l < n) {
         uint32_t t = (uint32_t)(-n) % n;
         while (l < t) {
-            m = (uint64_t)(uint32_t)(xo_next(g) >> 32) * n;
+            m = (uint64_t)r32(g) * n;
             l = (uint32_t)m;
         }
     }
@@ -62,22 +79,22 @@ typedef struct {
 typedef struct {
     unsigned char *cards;
     int n, pos, cut;
-    xoshiro *g;
+    rng32 *g;
 } shoe_t;
 
-static void shuffle(shoe_t *s) {
-    for (int i = s->n - 1; i > 0; i--) {
-        int j = (int)xo_below(s->g, (uint32_t)(i + 1));
-        unsigned char t = s->cards[i];
-        s->cards[i] = s->cards[j];
-        s->cards[j] = t;
-    }
-    s->pos = 0;
-}
+/* The shoe is shuffled lazily: each card dealt is drawn uniformly from the cards not
+ * yet dealt (an incremental Fisher-Yates), so a reshuffle is just pos = 0 and only
+ * the cards actually dealt cost a random number. */
+static inline void shuffle(shoe_t *s) { s->pos = 0; }
 
 static inline int draw(shoe_t *s) {
-    if (s->pos >= s->n) shuffle(s); /* ran dry mid-round (tiny shoes only) */
-    return s->cards[s->pos++];
+    if (s->pos >= s->n) s->pos = 0; /* ran dry mid-round (tiny shoes only) */
+    int i = s->pos++;
+    int j = i + (int)below(s->g, (uint32_t)(s->n - i));
+    unsigned char c = s->cards[j];
+    s->cards[j] = s->cards[i];
+    s->cards[i] = c;
+    return c;
 }
 
 typedef struct {
@@ -111,9 +128,10 @@ static int dbl_ok(const bj_rules *r, const hand_t *h) {
 static void *sim_worker(void *arg) {
     simjob *J = arg;
     const bj_rules *r = J->r;
-    xoshiro g;
+    rng32 g;
     uint64_t sm = J->seed;
-    for (int i = 0; i < 4; i++) g.s[i] = splitmix64(&sm);
+    for (int i = 0; i < 4; i++) g.g.s[i] = splitmix64(&sm);
+    g.have = 0;
     shoe_t s;
     s.n = 52 * J->decks;
     s.cards = malloc((size_t)s.n);
@@ -131,6 +149,10 @@ static void *sim_worker(void *arg) {
     s.cut = (int)(J->pen * s.n);
     shuffle(&s);
     const int M = r->max_hands;
+    const int h17 = r->h17, t7 = r->triple_seven;
+    unsigned char pidx[BJ_NRANK][BJ_NRANK];
+    for (int a = 0; a < BJ_NRANK; a++)
+        for (int b = 0; b < BJ_NRANK; b++) pidx[a][b] = (unsigned char)bj_pair_index(a, b);
     double tot = 0, tsq = 0, ins = 0, bust = 0;
     hand_t hs[8];
     for (unsigned long long round = 0; round < J->hands; round++) {
@@ -176,7 +198,7 @@ static void *sim_worker(void *arg) {
                     H->done = 1;
                     break;
                 }
-                if (r->triple_seven && H->n == 3 && H->sevens == 3) {
+                if (t7 && H->sevens == 3 && H->n == 3) {
                     H->done = 2;
                     break;
                 }
@@ -192,7 +214,7 @@ static void *sim_worker(void *arg) {
                         break;
                     }
                     const unsigned char *pref = J->act2 + ((size_t)up * BJ_NPAIRS +
-                                                           bj_pair_index(H->first, H->second)) * 5;
+                                                           pidx[H->first][H->second]) * 5;
                     for (int j = 0; j < 5; j++) {
                         int a = pref[j];
                         if (a == 255) break;
@@ -214,7 +236,7 @@ static void *sim_worker(void *arg) {
                              * are not a pair (the shoe only holds values; draw the
                              * ranks: same rank with probability 1/4 as the tens are
                              * spread evenly) */
-                            if (r->split_by_rank && H->first == 9 && xo_below(&g, 4) != 0)
+                            if (r->split_by_rank && H->first == 9 && below(&g, 4) != 0)
                                 continue;
                             act = a;
                             break;
@@ -267,15 +289,15 @@ static void *sim_worker(void *arg) {
         int dbj = (up == 0 && hole == 9) || (up == 9 && hole == 0);
         if (!peek && up == 0) ins += dbj ? 2.0 : -1.0;
         /* the dealer always plays his hand out (the dealer-busts bet stays live) */
-        hand_t D;
-        memset(&D, 0, sizeof D);
-        add(&D, up);
-        add(&D, hole);
-        int dsoft, dt = htot(&D, &dsoft);
+        int dhard = up + hole + 2, dace = (up == 0) | (hole == 0);
+        int dsoft = dace && dhard + 10 <= 21, dt = dsoft ? dhard + 10 : dhard;
         if (!dbj) {
-            while (dt < 17 || (r->h17 && dsoft && dt == 17)) {
-                add(&D, draw(&s));
-                dt = htot(&D, &dsoft);
+            while (dt < 17 || (h17 && dsoft && dt == 17)) {
+                int c = draw(&s);
+                dhard += c + 1;
+                dace |= c == 0;
+                dsoft = dace && dhard + 10 <= 21;
+                dt = dsoft ? dhard + 10 : dhard;
             }
         }
         bust += dt > 21 ? 2.5 : -1.0;

@@ -151,6 +151,7 @@ def test_game_ev_outputs_are_consistent() -> None:
         lambda: nat.dealer_probs(0, [4] * 9),
         lambda: nat.dealer_probs(0, [-1] + [4] * 9),
         lambda: nat.dealer_probs(0, [0] * 10),
+        lambda: nat.dealer_probs(0, [2.5] * 10),
         lambda: nat.hand_evs((0,) * 12, 0, [4] * 10, [1] + [0] * 9),
         lambda: nat.hand_evs((0, 0, 0, 0, 5, 1, 4, 0, 0, 0, 0, 0, 1.5), 0, [4] * 10, [1] + [0] * 9),
         lambda: nat.hand_evs((0, 0, 0, 0, 0, 1, 4, 0, 0, 0, 0, 0, 1.5), 0, [4] * 10, [0] * 10),

@@ -94,6 +94,14 @@ def test_insurance_infinite_deck_is_the_seeds_one_thirteenth() -> None:
     assert abs(bust_edge - (1 - 3.5 * p_bust)) < 1e-12
 
 
+def test_dealer_busts_bet_seed_figure_is_the_infinite_deck_value() -> None:
+    # seed 004: "Der Bankvorteil bei dieser Wettart beträgt 1,44 %" (5:2, S17)
+    *_, bust_edge = side_bets(rules(), infinite=True)
+    assert abs(100 * bust_edge - 1.44) < 0.005
+    *_, six_decks = side_bets(rules())
+    assert 1.30 < 100 * six_decks < 1.36
+
+
 def test_chart_is_the_textbook_basic_strategy_in_key_cells() -> None:
     c = house_edge(rules(), threads=2).chart
     up = {"2": 1, "6": 5, "7": 6, "T": 9, "A": 0}

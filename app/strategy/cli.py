@@ -11,39 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from types import SimpleNamespace
 from typing import Any
-
-#: The agreed TableRules defaults (preset "classic"), used only while the casino
-#: engine's app.rules.table_rules is not importable.
-_FALLBACK_DEFAULTS: dict[str, Any] = {
-    "decks": 6,
-    "penetration": Fraction(3, 4),
-    "dealer_hits_soft_17": False,
-    "blackjack_pays": Fraction(3, 2),
-    "hole_card": "peek",
-    "enhc_original_bets_only": False,
-    "double_on": "any",
-    "double_after_split": True,
-    "max_hands": 4,
-    "split_by": "rank",
-    "resplit_aces": False,
-    "hit_split_aces": False,
-    "late_surrender": False,
-    "insurance": True,
-    "triple_seven": False,
-    "dealer_busts_bet": False,
-}
-_FALLBACK_PRESETS: dict[str, dict[str, Any]] = {
-    "classic": {},
-    "european": {
-        "hole_card": "enhc",
-        "split_by": "value",
-        "resplit_aces": True,
-        "triple_seven": True,
-        "dealer_busts_bet": True,
-    },
-}
 
 
 def _bool(text: str) -> bool:
@@ -100,17 +68,10 @@ def _parser(prog: str, sim: bool) -> argparse.ArgumentParser:
 
 def build_rules(preset: str, overrides: dict[str, Any]) -> Any:
     """TableRules for ``preset`` with ``overrides`` (validated by TableRules)."""
-    try:
-        from app.rules.table_rules import TableRules
-    except ImportError:
-        TableRules = None  # the casino engine has not landed yet
-    if TableRules is not None:
-        base = TableRules.preset(preset)
-        return base.replace(**overrides) if overrides else base
-    if preset not in _FALLBACK_PRESETS:
-        raise ValueError(f"unknown preset {preset!r} (known: {', '.join(_FALLBACK_PRESETS)})")
-    fields = {**_FALLBACK_DEFAULTS, **_FALLBACK_PRESETS[preset], **overrides}
-    return SimpleNamespace(**fields)
+    from app.rules.table_rules import TableRules
+
+    base = TableRules.preset(preset)
+    return base.replace(**overrides) if overrides else base
 
 
 def _rules_from(args: argparse.Namespace) -> Any:

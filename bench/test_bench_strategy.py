@@ -4,10 +4,12 @@ from types import SimpleNamespace
 
 from app.native import handeval
 from app.strategy import reference
+from app.strategy.edge import house_edge
 from app.strategy.rules import analysis_rules
 from app.strategy.sim import simulate
 
 RULES = analysis_rules(SimpleNamespace(decks=6))
+REPORT = house_edge(SimpleNamespace(decks=6))
 SMALL = [2] * 9 + [6]
 
 
@@ -26,6 +28,9 @@ def test_bench_game_ev_small_shoe_python_reference(benchmark) -> None:
 
 def test_bench_simulate_1m_hands_1_thread(benchmark) -> None:
     r = benchmark.pedantic(
-        simulate, args=(SimpleNamespace(decks=6), 1_000_000), kwargs={"threads": 1}, rounds=1
+        simulate,
+        args=(SimpleNamespace(decks=6), 1_000_000),
+        kwargs={"threads": 1, "report": REPORT},
+        rounds=3,
     )
     assert r.hands == 1_000_000

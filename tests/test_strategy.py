@@ -134,6 +134,16 @@ def test_hints() -> None:
     assert "split" in hint(rules(split_by="value"), Card.parse("6c"), parse_cards("Kh Qd")).evs
 
 
+def test_insurance_hint_counts_the_tens_seen() -> None:
+    r = rules(decks=1)
+    # ace up, player 9 9: 16 tens among 49 unseen cards -> (2*16 - 33)/49
+    h = hint(r, Card.parse("As"), parse_cards("9h 9d"))
+    assert h.insurance == pytest.approx(-1 / 49)
+    h = hint(r, Card.parse("As"), parse_cards("Th Kd"))
+    assert h.insurance == pytest.approx(2 * 14 / 49 - 35 / 49)
+    assert hint(r, Card.parse("Ts"), parse_cards("9h 9d")).insurance is None
+
+
 def test_hint_rejects_impossible_cards() -> None:
     with pytest.raises(ValueError):
         hint(rules(decks=1), Card.parse("As"), parse_cards("Ah Ad"), parse_cards("Ac As"))

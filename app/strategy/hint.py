@@ -29,10 +29,15 @@ ACTIONS: tuple[str, ...] = ("stand", "hit", "double", "split", "surrender")
 
 @dataclass(frozen=True)
 class Hint:
-    """Best action (one of :data:`ACTIONS`) and the EV of each legal action."""
+    """Best action (one of :data:`ACTIONS`) and the EV of each legal action.
+
+    ``insurance``: EV per chip of an insurance bet (2:1) when the dealer shows an ace
+    and the table offers it, from the cards not seen (None otherwise).
+    """
 
     best: str
     evs: dict[str, float]
+    insurance: float | None = None
 
 
 def _counts(cards: Sequence[Card]) -> list[int]:
@@ -85,4 +90,8 @@ def hint(
     )
     legal = {ACTIONS[i]: v for i, v in enumerate(evs) if not math.isnan(v)}
     best = max(legal, key=legal.__getitem__)
-    return Hint(best, legal)
+    insurance = None
+    if up.rank == 1 and getattr(rules, "insurance", True) and hands_now == 1 and len(hand) == 2:
+        p_ten = unseen[9] / sum(unseen)  # the hole card is one of the unseen cards
+        insurance = 2 * p_ten - (1 - p_ten)
+    return Hint(best, legal, insurance)

@@ -78,24 +78,27 @@ typedef struct {
 
 typedef struct {
     unsigned char *cards;
-    int n, pos, cut;
-    rng32 *g;
+    int n, cut;
 } shoe_t;
 
 /* The shoe is shuffled lazily: each card dealt is drawn uniformly from the cards not
  * yet dealt (an incremental Fisher-Yates), so a reshuffle is just pos = 0 and only
- * the cards actually dealt cost a random number. */
-static inline void shuffle(shoe_t *s) { s->pos = 0; }
-
-static inline int draw(shoe_t *s) {
-    if (s->pos >= s->n) s->pos = 0; /* ran dry mid-round (tiny shoes only) */
-    int i = s->pos++;
-    int j = i + (int)below(s->g, (uint32_t)(s->n - i));
-    unsigned char c = s->cards[j];
-    s->cards[j] = s->cards[i];
-    s->cards[i] = c;
+ * the cards actually dealt cost a random number.
+ * restrict: the card bytes alias nothing else, so the compiler may keep the shoe's
+ * and the generator's state in registers across the byte stores */
+static inline int draw_(unsigned char *restrict cards, int *restrict pos, int n,
+                        rng32 *restrict g) {
+    int i = *pos;
+    if (i >= n) i = 0; /* ran dry mid-round (tiny shoes only) */
+    *pos = i + 1;
+    int j = i + (int)below(g, (uint32_t)(n - i));
+    unsigned char c = cards[j];
+    cards[j] = cards[i];
+    cards[i] = c;
     return c;
 }
+
+#define draw(S) draw_(cards, &pos, n_cards, &g)
 
 typedef struct {
     int hard, aces, n, sevens, first, second;
@@ -139,7 +142,6 @@ static void *sim_worker(void *arg) {
         J->fail = 1;
         return NULL;
     }
-    s.g = &g;
     int k = 0;
     for (int d = 0; d < J->decks; d++)
         for (int c = 0; c < 52; c++) {
@@ -147,7 +149,9 @@ static void *sim_worker(void *arg) {
             s.cards[k++] = (unsigned char)(rank >= 9 ? 9 : rank);
         }
     s.cut = (int)(J->pen * s.n);
-    shuffle(&s);
+    unsigned char *restrict cards = s.cards;
+    const int n_cards = s.n, cut = s.cut;
+    int pos = 0;
     const int M = r->max_hands;
     const int h17 = r->h17, t7 = r->triple_seven;
     unsigned char pidx[BJ_NRANK][BJ_NRANK];
@@ -156,7 +160,7 @@ static void *sim_worker(void *arg) {
     double tot = 0, tsq = 0, ins = 0, bust = 0;
     hand_t hs[8];
     for (unsigned long long round = 0; round < J->hands; round++) {
-        if (s.pos >= s.cut) shuffle(&s);
+        if (pos >= cut) pos = 0; /* the cut card: reshuffle (lazily) */
         int p1 = draw(&s), up = draw(&s), p2 = draw(&s);
         int hole = -1;
         int peek = !r->enhc;

@@ -333,7 +333,8 @@ static inline double w_of(const pctx *x, const int *R) { return x->peekm ? 1.0 -
 
 static const double *dealer_for(pctx *x, const int *R) {
     int found;
-    double *v = ht_slot(&x->dc, pack(R), &found);
+    /* infinite deck: one composition for every hand */
+    double *v = ht_slot(&x->dc, x->r->infinite ? 0 : pack(R), &found);
     if (!v) {
         x->oom = 1;
         return NULL;

@@ -7,6 +7,7 @@ four hands except aces, no drawing to split aces, double any two cards, blackjac
 no surrender; peek unless stated.
 """
 
+import functools
 import json
 from fractions import Fraction
 from types import SimpleNamespace
@@ -23,6 +24,11 @@ from app.strategy.edge import house_edge, side_bets
 from app.strategy.hint import hint
 from app.strategy.oczko import bust_probability
 from app.strategy.sim import simulate
+
+
+@functools.cache
+def _six_decks():
+    return house_edge(rules(), threads=2)
 
 
 def rules(**kw):
@@ -55,6 +61,23 @@ def rules(**kw):
 def test_house_edge_matches_appendix_9(kw: dict, published_ev: float) -> None:
     r = house_edge(rules(**kw), threads=2)
     assert abs(100 * r.ev - 100 * published_ev) < 0.02  # percentage points
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "up", "stand", "hit", "double"),
+    [
+        # Appendix 9, 6ds17r4 (six decks, S17, no dealer blackjack), value indexes 0-9
+        (5, 4, 0, -0.661883, 0.147596, 0.129710),  # 6,5 v A
+        (0, 1, 4, -0.159409, 0.137333, 0.139852),  # A,2 v 5
+        (9, 1, 3, -0.211115, -0.210364, -0.420729),  # T,2 v 4
+        (8, 2, 3, -0.208039, -0.215390, -0.430780),  # 9,3 v 4
+    ],
+)
+def test_initial_hand_evs_match_appendix_9_six_decks(a, b, up, stand, hit, double) -> None:
+    r = _six_decks()
+    evs = r.evs[up * 55 + ref.pair_index(a, b)]
+    for got, published in zip(evs[:3], (stand, hit, double), strict=True):
+        assert abs(got - published) < 6e-7  # the table's six decimals
 
 
 def test_six_decks_s17_das_and_the_effect_of_6_to_5() -> None:

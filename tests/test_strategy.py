@@ -45,8 +45,12 @@ def rules(**kw):
         ({"decks": 1, "double_after_split": False}, 0.000423),
         # 1dh17r4 (H17): DAS -0.000072
         ({"decks": 1, "dealer_hits_soft_17": True}, -0.000072),
-        # 2dh17r4: DAS -0.003797
+        ({"decks": 1, "dealer_hits_soft_17": True, "double_after_split": False}, -0.001513),
+        # 2dh17r4: DAS -0.003797, no DAS -0.005252
         ({"decks": 2, "dealer_hits_soft_17": True}, -0.003797),
+        ({"decks": 2, "dealer_hits_soft_17": True, "double_after_split": False}, -0.005252),
+        # 5dh17r4: DAS -0.005918
+        ({"decks": 5, "dealer_hits_soft_17": True}, -0.005918),
         # 5ds17r4: DAS -0.003804, no DAS -0.005225
         ({"decks": 5}, -0.003804),
         ({"decks": 5, "double_after_split": False}, -0.005225),

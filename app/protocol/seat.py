@@ -1,38 +1,47 @@
 """The per-seat SRA state machine: messages in, messages out, no sockets, no threads.
 
 One :class:`Seat` object runs on each phone. The table layer feeds it every frame it
-receives and sends out every message it returns; the host additionally relays every
-frame to all other seats *after its own seat accepted it* (see "Relaying" below).
+receives and sends out every message it returns (to the host; the host sends its own
+to every guest). Every seat calls the same methods on the same *public* events::
 
-Life cycle (every seat calls the same methods on the same public events)::
-
-    seat = Seat(my_seat, TableConfig(n_seats=4, host=0))
+    seat = Seat(my_seat, TableConfig(n_seats=4, host=0))   # rng=secrets by default
     out = seat.hello()                      # table set-up: keys + seed commitment
-    ... feed frames: out += seat.handle(Message.decode(frame, group)) ...
-    seat.ready, seat.fingerprint            # compare the fingerprint on all screens
+    out += seat.handle(Message.decode(frame, seat.group))  # for every frame received
+    seat.ready, seat.fingerprint            # show the 6-digit fingerprint on every screen
     out = seat.start_round(RoundSpec(round_id=1, order=(1, 2, 3, 0)))
-    while seat.has_work(): out += seat.work()   # exponentiations happen here
-    out = seat.reveal([(0, 1), (1, 2), ...])    # public deal events (position, drawer)
+    while seat.has_work():
+        out += seat.work()                  # exponentiations happen here; send as you go
+    out = seat.reveal([(0, 1), (1, 2), ...])    # deal / draw events: (position, drawer)
     seat.hand                               # {position: card code} of my own cards
-    out = seat.claim(ClaimKind.SHOWDOWN)    # prove my held hand (or PERSIAN after the deal)
-    out = seat.finish_round()               # reveal my round seed for the audit
+    out = seat.claim(ClaimKind.PERSIAN)     # right after the deal, if I hold two aces
+    out = seat.escrow(finished_seats)       # when I hold (see "Dropouts" in the docs)
+    out = seat.claim(ClaimKind.SHOWDOWN)    # prove my held hand
+    out = seat.finish_round()               # reveal my round seed: the audit follows
     seat.verdict                            # Verdict(ok, cheaters, deck) once audited
 
-``handle`` only validates and records (plus one signature check); all modular
-exponentiation runs in ``work``, one bounded step per call, so a driver can send each
-step's output at once (the locking pass then streams around the table) and can
-schedule the audit as background work. :func:`drive` is the simple in-process loop.
+Several rounds can be open at once: start round r+1 while round r is played to
+pre-shuffle its deck (then pass ``round_id=r`` to ``reveal``/``claim``/
+``finish_round``). After a dropout: ``suspend_round(r)``, ``start_round`` of a fresh
+round among the rest, ``release(owner, r)`` at the showdown, ``close_round(r)``.
+
+``handle`` = :meth:`Seat.authenticate` (signature, round, sequence number) +
+:meth:`Seat.process` (content checks, state update); neither exponentiates except the
+signature check. All other exponentiation runs in ``work``, one bounded step per call
+(priority: my shuffle pass, keys, opening my cards, locking, claims, background
+subgroup tests, the audit), so a driver that sends each step's output at once makes
+the locking pass stream around the table and runs the audit in the background.
+:class:`app.protocol.harness.LocalTable` is a complete in-process driver.
 
 Errors: ``handle`` raises :class:`~app.protocol.errors.ProtocolViolation` naming the
 seat to blame with a stable code; the frame is not applied and the seat stays usable.
-Cheats that only show at the audit end up in ``verdict.cheaters`` (and in
-``accusations``).
+Cheats found in the background or by the audit go to ``accusations`` and
+``verdict.cheaters``.
 
-Relaying: in the Bluetooth star only the host talks to everybody. The host's seat must
-``handle`` (or at least :meth:`Seat.authenticate`) a frame before relaying it, and
-relays frames unchanged and in the order received. Hence a guest that receives a
-frame with a bad signature, a replayed or skipped sequence number blames the host:
-an honest host would never have relayed it.
+Relaying: in the Bluetooth star only the host talks to everybody. The host calls
+``authenticate`` on each guest frame, relays it unchanged and in arrival order to the
+other guests only if that passed, then calls ``process``. Hence a guest that receives
+a frame with a bad signature, a replayed or a skipped sequence number blames the
+host: an honest host would never have relayed it.
 """
 
 from __future__ import annotations

@@ -252,6 +252,32 @@ def test_false_complaint_is_named():
     assert all((1, E.FALSE_COMPLAINT) in t.codes_by(s) for s in (0, 2))
 
 
+def test_host_equivocating_its_own_keys_is_named_everywhere():
+    """The host sends guest 1 a wrong key and guest 2 the right one, both signed."""
+    table: list[LocalTable] = []
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if sender == 0 and receiver == 1 and msg.kind == Kind.KEYS:
+            host = table[0].seats[0]
+            keys = list(msg.values)
+            keys[0] = keys[0] % (TOY.q - 1) + 1
+            alt = Message(msg.kind, msg.round_id, 0, msg.seq, msg.start, tuple(keys), msg.data)
+            return alt.signed(host.identity.sign(host.table_id, alt.body(TOY))).encode(TOY)
+        return frame
+
+    t = LocalTable(3, TOY, relay=relay, seed=3)
+    table.append(t)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2)))
+    t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))  # KEYS cover 1, 2, 4, 5: 1 is seat 1's
+    assert t.seats[1].hand[1] == -1  # guest 1's card did not open: it complained
+    honest_named(t, 0, [1, 2])
+    assert (0, E.BAD_KEY) in t.codes_by(1)
+    assert (0, E.EQUIVOCATION) in t.codes_by(2)
+    assert (1, E.FALSE_COMPLAINT) not in set(t.seats[2].verdict.cheaters)
+
+
 def _tamper(frame: bytes) -> bytes:
     b = bytearray(frame)
     b[-300] ^= 1  # inside the values

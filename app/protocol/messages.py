@@ -27,6 +27,7 @@ AUDIT      data = round seed (32) + transcript digest (32); values = the rest of
 COMPLAIN   data = position that did not open (triggers the full transcript check)
 ESCROW     data = per recipient: seat u8, length u16, encrypted (positions, keys)
 RELEASE    data = escrow owner u8 + the per-record key that decrypts the escrow
+EVIDENCE   data = a complete signed frame of another seat that contradicts its seed
 =========  ============================================================================
 
 Usage::
@@ -66,6 +67,7 @@ class Kind(IntEnum):
     COMPLAIN = 8
     ESCROW = 9
     RELEASE = 10
+    EVIDENCE = 11
 
 
 class ClaimKind(IntEnum):

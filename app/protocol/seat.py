@@ -148,6 +148,7 @@ class _Round:
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
+    frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)
     released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
@@ -551,8 +552,10 @@ class Seat:
                 self._authenticate_sig(msg)  # buffered; sequence checked when started
                 return
             rnd = self._rounds.get(msg.round_id)
-            if rnd is None or rnd.verdict is not None:
+            closed = rnd is None or (rnd.verdict is not None and msg.kind != Kind.EVIDENCE)
+            if closed:
                 raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
+            assert rnd is not None
             expected = rnd.recv_seq.get(msg.sender, 0)
             seqs = rnd.recv_seq
         if msg.seq < expected:
@@ -590,6 +593,7 @@ class Seat:
         rnd = self._rounds[msg.round_id]
         if msg.sender not in rnd.order:
             raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
+        rnd.frames[(msg.sender, msg.seq)] = msg
         handler = {
             Kind.SHUFFLE: self._on_shuffle,
             Kind.LOCK: self._on_lock,
@@ -599,6 +603,7 @@ class Seat:
             Kind.COMPLAIN: self._on_complain,
             Kind.ESCROW: self._on_escrow,
             Kind.RELEASE: self._on_release,
+            Kind.EVIDENCE: self._on_evidence,
         }.get(msg.kind)
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
@@ -1026,7 +1031,65 @@ class Seat:
         rnd.verdict = audit_round(self, rnd)
         for seat, code in rnd.verdict.cheaters:
             self.accusations.append(ProtocolViolation(seat, code, f"round {rnd.spec.round_id}"))
-        return []
+        return self._evidence_for(rnd)
+
+    def _evidence_for(self, rnd: _Round) -> list[Message]:
+        """Publish the signed frames that contradict their sender's revealed seed.
+
+        The others may hold a different (consistent) version of such a frame if its
+        sender equivocated (only the host can: it delivers its own frames); with the
+        evidence every seat sees two signed versions and names it.
+        """
+        assert rnd.verdict is not None
+        out = []
+        for x, code in rnd.verdict.cheaters:
+            if code != E.BAD_KEY or x not in rnd.audits:
+                continue
+            sec = RoundSecret(self.group, rnd.audits[x][0], rnd.spec.round_id, None)
+            for (sender, _), msg in sorted(rnd.frames.items(), key=lambda kv: kv[0]):
+                if sender != x or msg.kind not in (Kind.KEYS, Kind.CLAIM):
+                    continue
+                positions = list(msg.data) if msg.kind == Kind.KEYS else list(msg.data[2::2])
+                if any(
+                    k != sec.card_key_inv(p) for p, k in zip(positions, msg.values, strict=False)
+                ):
+                    frame = msg.encode(self.group)
+                    out.append(self._send(Kind.EVIDENCE, rnd.spec.round_id, data=frame))
+        return out
+
+    def _on_evidence(self, rnd: _Round, msg: Message) -> None:
+        try:
+            shown = Message.decode(msg.data, self.group)
+        except ProtocolViolation:
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence") from None
+        pub = self._pubs.get(shown.sender)
+        body = shown.body(self.group)
+        if (
+            shown.round_id != rnd.spec.round_id
+            or pub is None
+            or not verify(self.group, pub[0], self.table_id, body, shown.sig, check_pub=False)
+        ):
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence not signed")
+        self._count([self.group.q, 1 << 128])
+        mine = rnd.frames.get((shown.sender, shown.seq))
+        if mine is None or mine == shown:
+            return  # nothing I did not see myself: my own audit has judged it
+        # Two different signed frames with one sequence number: proven equivocation.
+        # Whoever complained because of the version he got is excused.
+        exc = ProtocolViolation(shown.sender, E.EQUIVOCATION, f"seq {shown.seq}")
+        self.accusations = [
+            a
+            for a in self.accusations
+            if not (a.seat == msg.sender and a.code == E.FALSE_COMPLAINT)
+        ]
+        self.accusations.append(exc)
+        if rnd.verdict is not None:
+            cheaters = tuple(
+                c for c in rnd.verdict.cheaters if c != (msg.sender, E.FALSE_COMPLAINT)
+            )
+            if (shown.sender, E.EQUIVOCATION) not in cheaters:
+                cheaters += ((shown.sender, E.EQUIVOCATION),)
+            rnd.verdict = Verdict(rnd.spec.round_id, False, cheaters, None)
 
 
 def drive(seats: Sequence[Seat], outbox: list[tuple[int, Message]]) -> None:

@@ -1090,24 +1090,3 @@ class Seat:
             if (shown.sender, E.EQUIVOCATION) not in cheaters:
                 cheaters += ((shown.sender, E.EQUIVOCATION),)
             rnd.verdict = Verdict(rnd.spec.round_id, False, cheaters, None)
-
-
-def drive(seats: Sequence[Seat], outbox: list[tuple[int, Message]]) -> None:
-    """Deliver messages in-process until nothing moves (tests, demos, the bench).
-
-    ``outbox`` holds ``(sender, message)`` pairs; every message goes to every other seat
-    (the host's relay), and every seat's pending work is run. Violations propagate.
-    """
-    while True:
-        while outbox:
-            sender, msg = outbox.pop(0)
-            for s in seats:
-                if s.seat != sender:
-                    outbox.extend((s.seat, m) for m in s.handle(msg))
-        moved = False
-        for s in seats:
-            if s.has_work():
-                outbox.extend((s.seat, m) for m in s.work())
-                moved = True
-        if not moved:
-            return

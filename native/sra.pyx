@@ -67,19 +67,29 @@ def _check_modulus(m):
         raise ValueError("modulus must be an odd integer greater than 2")
 
 
+#: Thread counts above this are capped (the C driver uses at most 256).
+MAX_THREADS = 256
+
+
 def _threads(threads):
     if threads is None:
-        return os.cpu_count() or 1
+        return min(os.cpu_count() or 1, MAX_THREADS)
     if type(threads) is not int or threads < 1:
         raise ValueError("threads must be a positive int")
-    return threads
+    return min(threads, MAX_THREADS)
+
+
+cdef bytes _r2(int kid, modulus, Py_ssize_t nbytes):
+    """R^2 mod m for kernel kid's Montgomery radix R = 2^rbits."""
+    rbits: int = sra_kernel_rbits(kid, nbytes)  # a Python int: the shift is big
+    return ((1 << (2 * rbits)) % modulus).to_bytes(nbytes, "little")
 
 
 cdef class MontContext:
     """Exponentiation modulo one fixed odd modulus, set up once and reused.
 
     ``threads`` is the default thread count of the batch calls (default
-    ``os.cpu_count()``); ``kernel`` forces one of :data:`KERNELS` (default: the
+    ``os.cpu_count()``, at most :data:`MAX_THREADS`); ``kernel`` forces one of :data:`KERNELS` (default: the
     fastest this CPU runs). ``.kernel`` and ``.batch_kernel`` name the kernels
     in use for single and batch calls.
     """
@@ -97,31 +107,30 @@ cdef class MontContext:
 
     def __init__(self, modulus, threads=None, kernel=None):
         cdef int request = -1, single_id = 0, batch_id = 0
+        cdef sra_ctx *ctx
         _check_modulus(modulus)
+        nthreads = _threads(threads)
         if kernel is not None:
             if kernel not in KERNELS:
                 raise ValueError(f"kernel must be one of {sorted(KERNELS)}, not {kernel!r}")
             request = KERNELS[kernel]
-        self.threads = _threads(threads)
+        nbytes = (modulus.bit_length() + 7) // 8
+        if sra_plan(request, nbytes, &single_id, &batch_id) != 0:
+            raise ValueError(f"kernel {kernel!r} is not available here: {available_kernels()}")
+        cdef bytes mb = modulus.to_bytes(nbytes, "little")
+        # R^2 mod m for each kernel's radix R = 2^rbits: one division, done here once
+        cdef bytes r2s = _r2(single_id, modulus, nbytes), r2b = _r2(batch_id, modulus, nbytes)
+        ctx = sra_ctx_new(single_id, batch_id, mb, r2s, r2b, nbytes)
+        if ctx == NULL:
+            raise MemoryError("no memory for the Montgomery context")
+        sra_ctx_free(self.ctx)  # when __init__ is called again
+        self.ctx = ctx
+        self.nbytes = nbytes
+        self.threads = nthreads
         self.modulus = modulus
         self.bits = modulus.bit_length()
-        self.nbytes = (self.bits + 7) // 8
-        if sra_plan(request, self.nbytes, &single_id, &batch_id) != 0:
-            raise ValueError(f"kernel {kernel!r} is not available here: {available_kernels()}")
-        cdef bytes mb = modulus.to_bytes(self.nbytes, "little")
-        # R^2 mod m for each kernel's radix R = 2^rbits: one division, done here once
-        cdef bytes r2s = self._r2(single_id), r2b = self._r2(batch_id)
-        if self.ctx != NULL:  # __init__ called again
-            sra_ctx_free(self.ctx)
-        self.ctx = sra_ctx_new(single_id, batch_id, mb, r2s, r2b, self.nbytes)
-        if self.ctx == NULL:
-            raise MemoryError("no memory for the Montgomery context")
         self.kernel = sra_kernel_name(single_id).decode()
         self.batch_kernel = sra_kernel_name(batch_id).decode()
-
-    cdef bytes _r2(self, int kid):
-        rbits: int = sra_kernel_rbits(kid, self.nbytes)  # a Python int: the shift is big
-        return ((1 << (2 * rbits)) % self.modulus).to_bytes(self.nbytes, "little")
 
     def __dealloc__(self):
         sra_ctx_free(self.ctx)

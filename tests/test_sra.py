@@ -171,6 +171,17 @@ def test_attributes_and_repr() -> None:
     assert ctx.threads == 3
     assert "2048-bit" in repr(ctx)
     assert sra.MontContext(7).threads >= 1
+    assert sra.MontContext(7, threads=10**30).threads == sra.MAX_THREADS
+
+
+def test_init_again_keeps_a_consistent_context() -> None:
+    ctx = sra.MontContext(101)
+    with pytest.raises(ValueError):
+        ctx.__init__(100)
+    assert ctx.modulus == 101 and ctx.pow(3, 5) == pow(3, 5, 101)
+    ctx.__init__(FFDHE2048, threads=2)
+    assert ctx.bits == 2048 and ctx.threads == 2
+    assert ctx.pow(3, 5) == pow(3, 5, FFDHE2048)
 
 
 def test_powmod() -> None:

@@ -98,10 +98,10 @@ sra_ctx *sra_ctx_new(int single_id, int batch_id, const uint8_t *m, const uint8_
     c->single = kernel_of(single_id);
     c->batch = kernel_of(batch_id);
     c->nbytes = nbytes;
-    /* Measured with the IFMA kernels: a group of 8 costs about 3 single
-     * operations up to 1200 bits, about 7-8 at 2048 and 3072 bits (the single
+    /* Measured with the IFMA kernels: a group of 8 costs about 2.5 single
+     * operations up to 1200 bits, about 6-7 at 2048 and 3072 bits (the single
      * kernel keeps everything in registers there). */
-    c->tail_max = nbytes <= 150 ? 3 : 6;
+    c->tail_max = nbytes <= 150 ? 2 : 5;
     if (!c->single || !c->batch) goto fail;
     c->single_state = c->single->init(m, r2_single, nbytes);
     if (!c->single_state) goto fail;

@@ -14,6 +14,11 @@
 #   4. builds the wheel through scikit-build-core like the native build, with CMake pointed at
 #      tools/cmake/<triplet>.cmake, into build/cross/<arch>/dist/*-linux_<machine>.whl.
 # Prints the wheel's path on the last line.
+#
+# The target Python is the Debian release's: bookworm's 3.11 by default. To check the core
+# against a newer CPython (python-for-android ships 3.14), pick another release and its
+# Python, e.g. BLU21_CROSS_SUITE=sid BLU21_CROSS_PY=3.14 (cached apart, under
+# build/cross/<arch>-py3.14/; the wheel is re-tagged cp314 since the host is 3.11).
 set -euo pipefail
 
 usage() { echo "usage: $0 aarch64|armhf" >&2; exit 2; }
@@ -27,12 +32,11 @@ esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CROSS=$ROOT/build/cross
+SUITE=${BLU21_CROSS_SUITE:-bookworm}
+PYVER=${BLU21_CROSS_PY:-3.11}
 WORK=$CROSS/$ARCH
+[[ $PYVER == 3.11 ]] || WORK=$CROSS/$ARCH-py$PYVER
 SYSROOT=$WORK/sysroot
-# The target Python is the one of the Debian release (bookworm: 3.11). The wheel's
-# cpXY tag comes from the host interpreter, so the host must be the same minor version.
-SUITE=bookworm
-PYVER=3.11
 MIRROR=${BLU21_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 HOST_PYTHON=${BLU21_HOST_PYTHON:-python3}
 
@@ -53,9 +57,9 @@ ensure_debs() {
     "${missing[@]}" >/dev/null
 }
 
+# Cython runs on the host and its C output builds for any CPython 3; only the wheel's cpXY
+# tag comes from the host interpreter (fixed up below when the versions differ).
 host_ver=$("$HOST_PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-[[ $host_ver == "$PYVER" ]] ||
-  die "host $HOST_PYTHON is $host_ver; the $SUITE target is $PYVER (set BLU21_HOST_PYTHON)"
 
 start=$EPOCHREALTIME
 ensure_debs "gcc-$TRIPLET" mmdebstrap
@@ -69,16 +73,25 @@ if [[ ! -f $SYSROOT/.blu21-sysroot || $(<"$SYSROOT/.blu21-sysroot") != "$stamp" 
   mkdir -p "$WORK"
   # extract: unpack the packages and their dependencies, run no maintainer scripts
   # (nothing of the target architecture has to execute on the host).
+  # Check-Valid-Until: mirrors may serve a frozen snapshot whose Release file has expired
+  # (signatures are still checked).
   mmdebstrap --quiet --variant=extract --arch="$DEB_ARCH" --include="$SYSROOT_PKGS" \
+    --aptopt='Acquire::Check-Valid-Until "false"' \
     "$SUITE" "$SYSROOT.tmp" "$MIRROR" </dev/null
+  # Releases after bookworm have a merged /usr whose /lib symlink comes from base-files,
+  # which --variant=extract leaves out: the linker script and the loader path need it.
+  for d in bin sbin lib; do
+    [[ -e $SYSROOT.tmp/$d || ! -d $SYSROOT.tmp/usr/$d ]] || ln -s "usr/$d" "$SYSROOT.tmp/$d"
+  done
   echo "$stamp" >"$SYSROOT.tmp/.blu21-sysroot"
   mv "$SYSROOT.tmp" "$SYSROOT"
 fi
 
 # --- 3. host build tools -----------------------------------------------------------------
 VENV=$CROSS/host-venv
-# Keep in step with [build-system] requires in pyproject.toml.
-BUILD_REQS=("scikit-build-core>=0.10" "cython>=3.0")
+# [build-system] requires of pyproject.toml, with Cython >= 3.1 (the first to support
+# CPython 3.14, which python-for-android ships); wheel re-tags.
+BUILD_REQS=("scikit-build-core>=0.10" "cython>=3.1" wheel)
 command -v ninja >/dev/null || BUILD_REQS+=(ninja)
 command -v cmake >/dev/null || BUILD_REQS+=("cmake>=3.18")
 if [[ ! -f $VENV/.blu21-reqs || $(<"$VENV/.blu21-reqs") != "${BUILD_REQS[*]}" ]]; then
@@ -112,6 +125,11 @@ shopt -s nullglob
 wheels=("$DIST"/*-"${PLATFORM//-/_}".whl)
 [[ ${#wheels[@]} -eq 1 ]] || die "expected one *-${PLATFORM//-/_}.whl in $DIST"
 wheel=${wheels[0]}
+if [[ $host_ver != "$PYVER" ]]; then
+  tag=cp${PYVER/./}
+  wheel=$DIST/$("$VENV/bin/python" -m wheel tags --remove --python-tag "$tag" --abi-tag "$tag" \
+    "$wheel")
+fi
 
 # Check what went in: both modules, built for the target machine.
 want_machine=$([[ $ARCH == aarch64 ]] && echo AArch64 || echo ARM)

@@ -7,26 +7,33 @@
 #
 # Builds the wheel first (tools/cross-build.sh, cached), unpacks it into
 # build/cross/<arch>/target, installs the pure-Python test dependencies into
-# build/cross/test-site (shared by both targets) and runs pytest on the native-core tests
+# build/cross/test-site-<python> (shared by both targets) and runs pytest on the native-core tests
 # (the reference comparisons of sra and handeval, the card and hand modules, the build
-# checks) with qemu-<arch>-static. Extra arguments go to pytest.
+# checks) with qemu-<arch>-static. Extra arguments go to pytest. BLU21_CROSS_SUITE and
+# BLU21_CROSS_PY pick another Debian release and its Python, as for tools/cross-build.sh
+# (e.g. BLU21_CROSS_SUITE=sid BLU21_CROSS_PY=3.14: the CPython python-for-android ships).
 set -euo pipefail
 
 usage() { echo "usage: $0 aarch64|armhf [pytest args...]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 ARCH=$1
 shift
+# The emulated CPU: the cores of cheap phones (ARMv8.0 Cortex-A53; ARMv7 Cortex-A7), not
+# qemu's default "max", whose emulated pointer authentication makes Debian's
+# branch-protected aarch64 Python several times slower. BLU21_QEMU_CPU overrides.
 case "$ARCH" in
-  aarch64) QEMU=qemu-aarch64-static MACHINE=aarch64 ;;
-  armhf)   QEMU=qemu-arm-static MACHINE=armv7l ;;
+  aarch64) QEMU=qemu-aarch64-static MACHINE=aarch64 CPU=cortex-a53 ;;
+  armhf)   QEMU=qemu-arm-static MACHINE=armv7l CPU=cortex-a7 ;;
   *) usage ;;
 esac
+CPU=${BLU21_QEMU_CPU:-$CPU}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CROSS=$ROOT/build/cross
+PYVER=${BLU21_CROSS_PY:-3.11}
 WORK=$CROSS/$ARCH
+[[ $PYVER == 3.11 ]] || WORK=$CROSS/$ARCH-py$PYVER
 SYSROOT=$WORK/sysroot
-PYVER=3.11
 # The native core's tests: every file of these areas that exists (new ones are picked up).
 TEST_GLOBS=(tests/test_sra*.py tests/test_handeval*.py tests/test_hands*.py
             tests/test_cards*.py tests/test_build*.py)
@@ -52,7 +59,7 @@ rm -rf "$TARGET"
 python3 -m zipfile -e "$wheel" "$TARGET"
 
 # Test dependencies: pure-Python wheels only, resolved for the target's Python version.
-SITE=$CROSS/test-site
+SITE=$CROSS/test-site-$PYVER
 if [[ ! -f $SITE/.blu21-reqs || $(<"$SITE/.blu21-reqs") != "${TEST_REQS[*]}" ]]; then
   log "installing ${TEST_REQS[*]} for the target into $SITE"
   rm -rf "$SITE"
@@ -72,7 +79,7 @@ done
 # -S: no site-packages of anything (qemu falls back to host paths missing in the sysroot);
 # -P: not the work tree's app/ (it has no compiled modules) but the wheel's, via PYTHONPATH.
 run() {
-  PYTHONPATH=$TARGET:$SITE PYTHONDONTWRITEBYTECODE=1 QEMU_LD_PREFIX=$SYSROOT \
+  PYTHONPATH=$TARGET:$SITE PYTHONDONTWRITEBYTECODE=1 QEMU_LD_PREFIX=$SYSROOT QEMU_CPU=$CPU \
     "$QEMU" "$SYSROOT/usr/bin/python$PYVER" -S -P "$@"
 }
 run -c '
@@ -80,5 +87,5 @@ import platform, sys, app.native.sra as s, app.native.handeval as h
 assert platform.machine() == sys.argv[1], platform.machine()
 print("target python", platform.python_version(), platform.machine(), s.__file__, h.__file__)
 ' "$MACHINE"
-log "pytest under $QEMU: ${tests[*]}"
+log "pytest under $QEMU -cpu $CPU: ${tests[*]}"
 run -m pytest -q -p no:cacheprovider "${tests[@]}" "$@"

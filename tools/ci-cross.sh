@@ -12,7 +12,7 @@ for p in "${debs[@]}"; do
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "ci-cross: installing ${missing[*]}" >&2
-  apt-get update -qq >/dev/null
+  apt-get update -qq >/dev/null || echo "apt-get update failed; trying the install anyway" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 fi

@@ -51,7 +51,7 @@ wheel=$("$ROOT/tools/cross-build.sh" "$ARCH" | tail -n 1)
 if ! command -v "$QEMU" >/dev/null; then
   [[ $(id -u) -eq 0 ]] || die "$QEMU missing (apt-get install qemu-user-static as root)"
   log "installing qemu-user-static"
-  apt-get update -qq >/dev/null
+  apt-get update -qq >/dev/null || echo "apt-get update failed; trying the install anyway" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     qemu-user-static >/dev/null
 fi

@@ -138,9 +138,9 @@ def test_a_seat_that_drops_mid_round_is_bust_and_the_rest_finish_alike() -> None
 
 def test_a_guest_silent_after_drawing_is_dropped() -> None:
     host, players, clock = make_table(2, seed=3, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.public.match.to_act == 0 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
     host.act("hold")  # round 1 starts with the host; then seat 1
-    pump(host, *players, until=lambda: host.public.match.to_act == 1 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
     drawer, other = players
     drawer.act("draw")
     pump(host, until=lambda: host._drawing == 1)
@@ -166,8 +166,8 @@ def test_the_host_leaving_mid_match_ends_the_table_on_every_phone() -> None:
 
 def test_out_of_turn_and_stale_clicks_are_ignored() -> None:
     host, players, _ = make_table(2, seed=9, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.public.match.to_act is not None and host._turn_key)
-    seat = host.public.match.to_act
+    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host._turn_key)
+    seat = host.phone.match.to_act
     idle = next(p for p in players if p.seat != seat)
     log_before = len(host.phone.log)
     idle.act("draw")  # not his turn
@@ -185,8 +185,8 @@ def test_a_guest_names_a_host_that_announces_an_illegal_step() -> None:
     from app.table.messages import Applied
 
     host, players, _ = make_table(2, seed=10, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.public.match.to_act is not None and host._turn_key)
-    r = host.public.match.round
+    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host._turn_key)
+    r = host.phone.match.round
     wrong = next(s for s in r.order if s != r.to_act)
     host.broadcast(Applied(r.number, wrong, "hold"))  # bypassing the host's own rules
     pump(host, *players, until=lambda: all(p.closed for p in players))
@@ -235,4 +235,4 @@ def test_a_lost_report_does_not_stall_the_table() -> None:
     pump(host, players[0], until=lambda: "player_left" in codes(host))
     left = next(n.details for n in host.notices if n.code == "player_left")
     assert left["seat"] == mute.seat and left["reason"] == "stalled"
-    pump(host, players[0], until=lambda: host.public.match.to_act is not None)
+    pump(host, players[0], until=lambda: host.phone.match.to_act is not None)

@@ -288,13 +288,14 @@ class Turn(Message):
 @dataclass(frozen=True)
 class Applied(Message):
     """Host -> guests: ``seat`` did ``action`` (``timeout`` when his clock ran out,
-    ``bust`` / ``hold`` after he announced his drawn card took him over / to 21)."""
+    ``bust`` / ``21`` (a hold) when he announced his cards took him over / to 21,
+    ``forfeit`` when his hand can no longer be opened at the showdown)."""
 
     TYPE = "applied"
     CHECKS: ClassVar[dict[str, Check]] = {
         "round": _int(1, 10_000),
         "seat": _seat,
-        "action": _one_of(*ACTIONS, "timeout", "bust", "21"),
+        "action": _one_of(*ACTIONS, "timeout", "bust", "21", "forfeit"),
     }
     round: int
     seat: int

@@ -1,11 +1,18 @@
 """One phone's copy of the match: the rules engine and the dealer, fed public events.
 
-Every phone (the host's too) runs a :class:`PhoneMatch`. The host announces the public
-events of the match in order (:mod:`app.table.messages`: ``Go``, ``Deal``,
-``CloseDeal``, ``Applied``, ``Left``, ``NewDeck``); every phone applies them to its own
-:class:`~app.rules.oczko.Match` and its own dealer, so every phone checks every state
-change against its own copy of the rules. An event the rules refuse is a violation by
-the host (who announced it), named as such in :attr:`PhoneMatch.violation`.
+Every phone (the host's too) runs a :class:`PhoneMatch`: the rules engine in phone
+mode (``Match.new(n, me=seat)``: its own cards known, the others' hidden, nothing
+happening by itself) and its dealer. The host announces the public events of the match
+in order (:mod:`app.table.messages`: ``Go``, ``Deal``, ``CloseDeal``, ``Applied``,
+``Left``, ``NewDeck``); every phone applies them to its own engine and dealer, so all
+phones stay in the same public state and each checks every state change against its
+own copy of the rules. An event the rules refuse is a violation by the host (who
+announced it), named as such in :attr:`PhoneMatch.violation`.
+
+What only this phone can see it must announce (``Match.claim_due``): a Persian 21 after
+the deal (``Dealt``), and after each of its draws whether the hand is open, at 21 or
+bust (``Drew``; also at the start of its turn for a dealt 21). At the showdown every
+hand that counts is opened from the dealer's proofs, this phone's own included.
 
 Some events must wait for cards: a phone applies the deal only once its own cards
 are open, a draw of its own once the card is open, a showdown once the others have
@@ -26,8 +33,8 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.errors import IllegalAction
-from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
-from app.rules.oczko_events import Event, Held, MatchEnded, RoundEnded
+from app.rules.oczko import Match, OczkoOptions, Phase
+from app.rules.oczko_events import Event, MatchEnded, RoundEnded
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation
 from app.table.messages import (
     Applied,
@@ -69,8 +76,7 @@ class Waiting(Exception):
 
 
 class PhoneMatch:
-    """The match as one phone sees it (``seat`` is this phone's seat; -1 for a
-    spectator, such as the host's public copy, which sees no card until it is proven)."""
+    """The match as one phone sees it (``seat`` is this phone's seat)."""
 
     def __init__(
         self,
@@ -83,7 +89,7 @@ class PhoneMatch:
         self.seat = seat
         self.dealer = dealer
         self.options = options
-        self.match, events = Match.new(players, OczkoOptions(rounds=options.rounds))
+        self.match, events = Match.new(players, OczkoOptions(rounds=options.rounds), me=seat)
         self.outbox: list[Message | ProtocolFrame] = []
         self.log: list[dict[str, Any]] = []
         self.violation: Violation | None = None
@@ -97,7 +103,7 @@ class PhoneMatch:
         self._released: set[tuple[int, int]] = set()
         self._told_dealt: set[int] = set()
         self._awaiting_draw: tuple[int, int] | None = None  # (deck, position) of my draw
-        self._in_my_draw = False
+        self._announced: set[tuple[int, int]] = set()  # (round, cards) of my Drew reports
         self._events(events)
 
     # -- feeding ----------------------------------------------------------------------------
@@ -139,6 +145,7 @@ class PhoneMatch:
                     if self._queue and self._queue[0] is event:  # (a match end clears it)
                         self._queue.popleft()
                 self._showdown()
+                self._due()
             except Waiting:
                 return
             except IllegalAction as exc:
@@ -169,20 +176,7 @@ class PhoneMatch:
     def _events(self, events: tuple[Event, ...]) -> None:
         for event in events:
             self._note(event.to_json())
-            if (
-                isinstance(event, Held)
-                and event.seat == self.seat
-                and event.reason == "21"
-                and not self._in_my_draw
-            ):
-                # Dealt 21: my engine held me by itself; the others only learn it from me.
-                self.outbox.append(Drew(event.round, "21"))
             if isinstance(event, RoundEnded):
-                # Other phones may still wait for my hand (held, or a bust they only know
-                # by my word): prove it in any case.
-                hand = next((h for h in self.match.history[-1].hands if h.seat == self.seat), None)
-                if hand is not None and hand.status in (Status.HELD, Status.BUST):
-                    self._claim_showdown(event.round)
                 for deck in self._round_decks.get(event.round, []):
                     self._send_frames(self.dealer.finish_deck(deck))
             if isinstance(event, MatchEnded):
@@ -276,7 +270,7 @@ class PhoneMatch:
             self._step(self.match.deal(card))
         if self.seat in players and event.round not in self._told_dealt:
             self._told_dealt.add(event.round)
-            persian = len(cards) == 2 and all(c.rank == 1 for c in cards)
+            persian = self.match.claim_due(self.seat) == "persian"
             if persian:
                 self._claimed_persian.add(event.round)
                 self._send_frames(self.dealer.claim(deck.deck, CLAIM_PERSIAN))
@@ -302,9 +296,8 @@ class PhoneMatch:
         assert r is not None
         if r.phase is not Phase.DEAL_CHECK:
             raise IllegalAction("wrong_phase", "the deal is not being checked")
-        for seat in event.persian:
-            if seat != self.seat and not r.hand(seat).known:
-                self._step(self.match.reveal(seat, self._proven(seat, event.round)[:2]))
+        for seat in event.persian:  # proven by the dealer, the owner's own phone included
+            self._step(self.match.reveal(seat, self._proven(seat, event.round)[:2]))
         self._step(self.match.close_deal())
 
     def _applied(self, event: Applied) -> None:
@@ -322,30 +315,20 @@ class PhoneMatch:
             if seat == self.seat:
                 card = self._card(deck.deck, deck.holdings[seat][-1])
                 self._awaiting_draw = None
-                assert self.match.round is not None
-                total = total_of((*self.match.round.hand(seat).cards, card))
-                status = "open" if total is None or total < 21 else "21" if total == 21 else "bust"
-                self._in_my_draw = True
-                try:
-                    self._step(self.match.draw(seat, card))
-                finally:
-                    self._in_my_draw = False
+                self._step(self.match.draw(seat, card))
+                due = self.match.claim_due(seat)
+                status = {"bust": "bust", "hold": "21"}.get(due or "", "open")
+                self._announced.add((event.round, len(self.match.round.hand(seat).cards)))
                 self.outbox.append(Drew(event.round, status))
             else:
                 self._awaiting_draw = None
                 self._step(self.match.draw(seat, None))
-        elif seat == self.seat and (
-            action in ("bust", "21")
-            or (
-                self.match.round is not None
-                and self.match.round.hand(seat).status is not Status.PLAYING
-            )
-        ):
-            return  # my own engine settled my hand already (my card opened; a dealt 21)
         elif action == "bust":
             self._step(self.match.bust(seat))
         elif action in ("hold", "21"):
             self._step(self.match.hold(seat))
+        elif action == "forfeit":
+            self._step(self.match.forfeit(seat))
         elif action == "timeout":
             self._step(self.match.timeout(seat))
 
@@ -358,25 +341,39 @@ class PhoneMatch:
                 self._send_frames(self.dealer.claim(deck_id, CLAIM_SHOWDOWN))
 
     def _showdown(self) -> None:
-        """At the showdown: prove my hand once, open the others' as their proofs arrive."""
+        """At the showdown: prove my hand once, open every hand as its proof arrives."""
         m = self.match
         if m.over or m.round is None or m.round.phase is not Phase.SHOWDOWN:
             return
         number = m.round.number
-        if self.seat in m.round.order and m.round.hand(self.seat).status in (
-            Status.HELD,
-            Status.BUST,
-        ):
+        if self.seat in m.to_reveal:
             self._claim_showdown(number)
-        for seat in m.round.to_reveal:
-            if seat == self.seat:
-                continue
+        for seat in m.to_reveal:
             if seat in m.gone and (number, seat) not in self._released:
                 # A held result of a player who left: those who can, open it for him.
                 self._released.add((number, seat))
                 for deck_id in self._round_decks.get(number, []):
                     if self._decks[deck_id].holdings.get(seat):
                         self._send_frames(self.dealer.release(deck_id, seat))
-            self._step(self.match.reveal(seat, self._proven(seat, number)))
+        for seat in m.to_reveal:
+            try:
+                cards = self._proven(seat, number)
+            except Waiting:
+                continue  # another hand may open meanwhile
+            self._step(self.match.reveal(seat, cards))
             if self.match.round is None or self.match.round.phase is not Phase.SHOWDOWN:
                 return
+        if self.match.to_reveal:
+            raise Waiting
+
+    def _due(self) -> None:
+        """A dealt 21 at the start of my turn: only I can see it, so I say it."""
+        m = self.match
+        r = m.round
+        if m.over or r is None or m.to_act != self.seat or self._awaiting_draw is not None:
+            return
+        key = (r.number, len(r.hand(self.seat).cards))
+        due = m.claim_due(self.seat)
+        if due in ("hold", "bust") and key not in self._announced:
+            self._announced.add(key)
+            self.outbox.append(Drew(r.number, "21" if due == "hold" else "bust"))

@@ -29,7 +29,7 @@ from typing import Any
 from app.bluetooth.link import Listener
 from app.rules.oczko import Phase
 from app.table.clock import Clock
-from app.table.dealer import Dealer, DealerViolation, SpectatorDealer
+from app.table.dealer import Dealer, DealerViolation
 from app.table.errors import TableError
 from app.table.lobby import GuestLobby, HostLobby, Notice
 from app.table.messages import (
@@ -97,8 +97,6 @@ class HostTable(HostLobby):
         self.bot = bot
         self._on_log = on_log
         self.phone: PhoneMatch | None = None
-        #: The match as the other phones know it (no hidden card): the sequencer's view.
-        self.public: PhoneMatch | None = None
         self.stage = "lobby"  # lobby, setup, play, over
         self._set_up: set[int] = set()
         self._deck = 0
@@ -122,7 +120,6 @@ class HostTable(HostLobby):
         self.phone = PhoneMatch(
             0, players, seating.options, self._dealer_factory(0, players), on_log=self._on_log
         )
-        self.public = PhoneMatch(-1, players, seating.options, SpectatorDealer(self.phone.dealer))
         self._relay_out(self.phone.dealer.hello())
         self.stage = "setup"
         self._drive()
@@ -134,9 +131,8 @@ class HostTable(HostLobby):
 
     def _announce(self, event: Any) -> None:
         self.broadcast(event)
-        assert self.phone is not None and self.public is not None
+        assert self.phone is not None
         self.phone.announce(event)
-        self.public.announce(event)
         self._flush()
 
     def _relay_out(self, frames: list[bytes]) -> None:
@@ -165,8 +161,6 @@ class HostTable(HostLobby):
             self.broadcast(message, skip=seat)  # unchanged, in arrival order
             phone.frame(message.data)
             self._flush()
-            assert self.public is not None
-            self.public.pump()
         elif isinstance(message, Act):
             if message.round != self._round():
                 return  # a late click from an earlier round
@@ -176,7 +170,7 @@ class HostTable(HostLobby):
         self._drive()
 
     def _round(self) -> int | None:
-        r = self.public.match.round if self.public else None
+        r = self.phone.match.round if self.phone else None
         return None if r is None else r.number
 
     def _report(self, seat: int, message: Message) -> None:
@@ -200,7 +194,7 @@ class HostTable(HostLobby):
             raise TableError("bad_message", f"{type(message).__name__} is not for the host")
 
     def _act(self, seat: int, action: str) -> None:
-        phone = self.public
+        phone = self.phone
         assert phone is not None
         m = phone.match
         if self.stage != "play" or phone.waiting or self._drawing is not None:
@@ -217,7 +211,7 @@ class HostTable(HostLobby):
 
     def _drive(self) -> None:
         """Decide the next public event, if any is due."""
-        phone = self.public
+        phone = self.phone
         if phone is None or self.closed:
             return
         for _ in range(20):  # a few events may follow each other at once
@@ -230,8 +224,9 @@ class HostTable(HostLobby):
             self._watch_stalls()
 
     def _blockers(self) -> set[int]:
-        """Guests the match is waiting for (a report or a proof), besides a drawer."""
-        phone = self.public
+        """Guests the match is waiting for (a report or a proof), besides a drawer; at the
+        showdown also players gone with a hand that is still to be opened."""
+        phone = self.phone
         assert phone is not None
         guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
         if self.stage == "setup":
@@ -244,7 +239,7 @@ class HostTable(HostLobby):
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
             return (playing - self._dealt.get(r.number, set())) & guests
         if r.phase is Phase.SHOWDOWN:
-            return set(r.to_reveal) & guests
+            return set(r.to_reveal) & (guests | set(m.gone))
         return set()
 
     def _watch_stalls(self) -> None:
@@ -260,22 +255,21 @@ class HostTable(HostLobby):
             self.timers.set("stall", float(self.seating.options.turn_time))
 
     def _drive_once(self) -> None:
-        own, phone = self.phone, self.public
-        assert own is not None and phone is not None
+        phone = self.phone
+        assert phone is not None
         m = phone.match
-        for copy in (own, phone):
-            if copy.violation is not None:
-                self.notice("violation", seat=copy.violation.seat, code=copy.violation.code)
-                self.close("violation")
-                return
+        if phone.violation is not None:
+            self.notice("violation", seat=phone.violation.seat, code=phone.violation.code)
+            self.close("violation")
+            return
         if self.stage == "setup":
             guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
-            if own.dealer.ready and guests <= self._set_up:
+            if phone.dealer.ready and guests <= self._set_up:
                 self.stage = "play"
-                self.notice("fingerprint", code=own.dealer.fingerprint)
+                self.notice("fingerprint", code=phone.dealer.fingerprint)
             else:
                 return
-        if self.stage != "play" or phone.waiting or own.waiting:
+        if self.stage != "play" or phone.waiting:
             return
         if self._pending_left:
             self._announce_left()
@@ -313,21 +307,27 @@ class HostTable(HostLobby):
                 self.broadcast(Turn(r.number, seat, turn_time * 1000))
                 self.notice("turn", seat=seat, ms=turn_time * 1000)
             if seat == 0 and self.bot is not None:
-                action = self.bot(own)
+                action = self.bot(phone)
                 if action is not None:
                     self._act(0, action)
 
     def _timer(self, name: str) -> None:
-        phone = self.public
+        phone = self.phone
         if name == "turn" and phone is not None and self.stage == "play":
             m = phone.match
             if m.round is not None and m.round.phase is Phase.PLAY and self._drawing is None:
                 self._announce(Applied(m.round.number, m.to_act, "timeout"))
                 self._drive()
-        elif name == "stall" and self.public is not None:
+        elif name == "stall" and phone is not None:
             self._stall_key = None
+            m = phone.match
             for seat in sorted(self._blockers()):
-                self._drop_seat(seat, "stalled")
+                if seat in m.gone and m.round is not None and not m.over:
+                    # His hand can no longer be opened: it counts as bust.
+                    self._announce(Applied(m.round.number, seat, "forfeit"))
+                else:
+                    self._drop_seat(seat, "stalled")
+            self._drive()
         elif name == "drew" and self._drawing is not None:
             seat, self._drawing = self._drawing, None
             link = self.link_of(seat)
@@ -344,7 +344,7 @@ class HostTable(HostLobby):
     def _gone(self, peer: Any, reason: str, detail: str = "") -> None:
         seat = peer.seat
         super()._gone(peer, reason, detail)
-        if seat is None or self.public is None or self.stage not in ("setup", "play"):
+        if seat is None or self.phone is None or self.stage not in ("setup", "play"):
             return
         if self._drawing == seat:
             self._drawing = None
@@ -355,26 +355,13 @@ class HostTable(HostLobby):
         self._drive()
 
     def _announce_left(self) -> None:
-        """Announce the seats that left, at a point every phone has reached.
-
-        During a showdown a guest may already be in the next round (it knows its own
-        hand; its proof is on its way to us): a ``Left`` now would hit different rounds
-        on different phones. So it waits for the showdown to end, unless the showdown
-        needs the leaver's own hand (then every phone waits at this same point)."""
-        phone = self.public
+        """Announce the seats that left (every phone is in the same public state)."""
+        phone = self.phone
         assert phone is not None
         while self._pending_left:
+            seat, reason = self._pending_left.pop(0)
             m = phone.match
-            seat, reason = self._pending_left[0]
             r = m.round
-            if (
-                r is not None
-                and not m.over
-                and r.phase is Phase.SHOWDOWN
-                and seat not in r.to_reveal
-            ):
-                return
-            self._pending_left.pop(0)
             in_round = r is not None and seat in r.order and not m.over
             self._announce(Left(seat, reason))
             m = phone.match
@@ -392,10 +379,9 @@ class HostTable(HostLobby):
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)
-        if self.phone is not None and self.public is not None and not self.closed:
+        if self.phone is not None and not self.closed:
             self.phone.work()
             self._flush()
-            self.public.pump()
             self._drive()
 
 

@@ -129,6 +129,8 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
     def on_notice(n: Notice) -> None:
         if n.code not in ("lobby",):
             _print(f"* {n.code} {json.dumps(n.details)}", quiet)
+        if n.code == "turn" and n.details.get("seat") == 0 and not args.bot:
+            _print(f"your turn: d = draw, h = hold ({n.details['ms'] // 1000} s)", quiet)
 
     host = HostTable(
         listener,
@@ -189,9 +191,15 @@ def _finish(phone: Any, args: argparse.Namespace) -> None:
 def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
     quiet = args.quiet
 
+    my_seat: list[int] = []
+
     def on_notice(n: Notice) -> None:
         if n.code not in ("lobby",):
             _print(f"* {n.code} {json.dumps(n.details)}", quiet)
+        if n.code == "seated":
+            my_seat[:] = [n.details["seat"]]
+        if n.code == "turn" and my_seat == [n.details.get("seat")] and not args.bot:
+            _print(f"your turn: d = draw, h = hold ({n.details['ms'] // 1000} s)", quiet)
 
     faults = parse_faults(args.faults)
     transport = TcpTransport(wrap_stream=faulty(faults) if faults else None)
@@ -266,7 +274,10 @@ def demo_main(argv: Sequence[str]) -> int:
         parse_faults(spec)  # ValueError -> a clear message below
         faults[int(seat_text)] = spec
     kind = args.dealer or default_dealer()
-    print(f"dealer: {kind}", flush=True)
+    note = (
+        "" if kind == "sra" else " (test dealer without secrecy; the SRA dealer needs app.protocol)"
+    )
+    print(f"dealer: {kind}{note}", flush=True)
     host = HostTable(
         TcpTransport().listen(),
         player_id=new_player_id(),

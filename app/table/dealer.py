@@ -99,6 +99,11 @@ class Dealer(Protocol):
         """``{position: card}`` that ``seat`` proved in ``deck``, None until proven."""
         ...
 
+    def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
+        """This seat holds: make its hand openable by ``finished`` seats should it drop
+        out (SRA: an escrow only they can read); called again as more seats finish."""
+        ...
+
     def suspend_deck(self, deck: int) -> None:
         """A dropout: nothing more is dealt from ``deck`` (its dealt cards stay valid)."""
         ...
@@ -207,6 +212,9 @@ class OpenDealer:
 
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
         return self._claims.get((deck, seat))
+
+    def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
+        return []  # the host knows every card: nothing to escrow
 
     def suspend_deck(self, deck: int) -> None:
         pass

@@ -33,7 +33,7 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.errors import IllegalAction
-from app.rules.oczko import Match, OczkoOptions, Phase
+from app.rules.oczko import Match, OczkoOptions, Phase, Status
 from app.rules.oczko_events import Event, MatchEnded, RoundEnded
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation
 from app.table.messages import (
@@ -367,9 +367,22 @@ class PhoneMatch:
             raise Waiting
 
     def _due(self) -> None:
-        """A dealt 21 at the start of my turn: only I can see it, so I say it."""
+        """What only I can do: say I was dealt 21 when my turn starts; once I hold, make
+        my hand openable by those who have finished their turn (should I drop out)."""
         m = self.match
         r = m.round
+        if (
+            not m.over
+            and r is not None
+            and r.phase is Phase.PLAY
+            and self._deck is not None
+            and self.seat in r.order
+            and r.hand(self.seat).status is Status.HELD
+        ):
+            finished = [
+                s for s in r.order if s != self.seat and r.hand(s).status is not Status.PLAYING
+            ]
+            self._send_frames(self.dealer.held(self._deck.deck, finished))
         if m.over or r is None or m.to_act != self.seat or self._awaiting_draw is not None:
             return
         key = (r.number, len(r.hand(self.seat).cards))

@@ -95,7 +95,7 @@ messages = st.one_of(
     st.builds(SetUp, fingerprint=st.sampled_from(["open", "123456"])),
     st.builds(Go, round=rounds, deck=decks),
     st.builds(Deal, round=rounds, deck=decks),
-    st.builds(Dealt, round=rounds, persian=st.booleans()),
+    st.builds(Dealt, round=rounds, deck=decks, persian=st.booleans()),
     st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
     st.builds(Drew, round=rounds, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),

@@ -287,7 +287,9 @@ class Turn(Message):
 
 @dataclass(frozen=True)
 class Applied(Message):
-    """Host -> guests: ``seat`` did ``action`` (``timeout`` when his clock ran out,
+    """Host -> guests: ``seat`` did ``action`` (``draw``: a card is dealt to him;
+    ``drawn``: it is open on his phone and goes into every engine; ``timeout`` when his
+    clock ran out,
     ``bust`` / ``21`` (a hold) when he announced his cards took him over / to 21,
     ``forfeit`` when his hand can no longer be opened at the showdown)."""
 
@@ -295,7 +297,7 @@ class Applied(Message):
     CHECKS: ClassVar[dict[str, Check]] = {
         "round": _int(1, 10_000),
         "seat": _seat,
-        "action": _one_of(*ACTIONS, "timeout", "bust", "21", "forfeit"),
+        "action": _one_of(*ACTIONS, "drawn", "timeout", "bust", "21", "forfeit"),
     }
     round: int
     seat: int
@@ -371,8 +373,9 @@ class Dealt(Message):
     """Guest -> host: my dealt cards are open; I (do not) claim a Persian 21."""
 
     TYPE = "dealt"
-    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "persian": _bool}
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "deck": _deck, "persian": _bool}
     round: int
+    deck: int
     persian: bool
 
 

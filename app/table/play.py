@@ -33,7 +33,7 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.errors import IllegalAction
-from app.rules.oczko import Match, OczkoOptions, Phase, Status
+from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
 from app.rules.oczko_events import Event, MatchEnded, RoundEnded
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation
 from app.table.messages import (
@@ -101,8 +101,9 @@ class PhoneMatch:
         self._claimed_showdown: set[int] = set()
         self._claimed_persian: set[int] = set()
         self._released: set[tuple[int, int]] = set()
-        self._told_dealt: set[int] = set()
-        self._awaiting_draw: tuple[int, int] | None = None  # (deck, position) of my draw
+        self._told_dealt: set[tuple[int, int]] = set()
+        self._dealing: _Deck | None = None  # a deal announced, not yet in the engine
+        self._pending_draw: tuple[_Deck, int, int] | None = None  # (deck, seat, position)
         self._announced: set[tuple[int, int]] = set()  # (round, cards) of my Drew reports
         self._events(events)
 
@@ -144,6 +145,8 @@ class PhoneMatch:
                     self._apply(event)
                     if self._queue and self._queue[0] is event:  # (a match end clears it)
                         self._queue.popleft()
+                self._report_deal()
+                self._report_draw()
                 self._showdown()
                 self._due()
             except Waiting:
@@ -219,6 +222,8 @@ class PhoneMatch:
         elif isinstance(event, Applied):
             self._applied(event)
         elif isinstance(event, Left) and event.seat in self.match.active and not self.match.over:
+            if self._pending_draw is not None and self._pending_draw[1] == event.seat:
+                self._pending_draw = None  # his card will never open: he is bust anyway
             self._step(self.match.disconnect(event.seat))
 
     def _start_deck(self, event: Go | NewDeck) -> None:
@@ -231,6 +236,15 @@ class PhoneMatch:
         if isinstance(event, NewDeck):
             if self._deck is not None:
                 self.dealer.suspend_deck(self._deck.deck)
+                if self._dealing is self._deck:
+                    # A dropout voided the deal before any engine saw it: forget it.
+                    self._deck.holdings.clear()
+                    self._dealing = None
+                if self._pending_draw is not None:
+                    # Likewise a card on its way: the host deals it again from the new deck.
+                    old, drawer, position = self._pending_draw
+                    old.holdings[drawer].remove(position)
+                    self._pending_draw = None
             self._step(self.match.new_deck())
         deck = _Deck(event.deck, event.round, order)
         self._decks[event.deck] = deck
@@ -247,34 +261,54 @@ class PhoneMatch:
         return deck
 
     def _deal(self, event: Deal) -> None:
+        """Assign the deal's positions; the engine gets the deal only with ``CloseDeal``,
+        once every phone has opened its cards (a dropout before that voids the deal:
+        the host starts a fresh deck and deals again, and no engine has seen a card)."""
         deck = self._current(event.round, event.deck)
         r = self.match.round
         assert r is not None
-        if r.phase is not Phase.DEAL:
+        if r.phase is not Phase.DEAL or deck.next_position != 0:
             raise IllegalAction("wrong_phase", "nothing to deal")
         players = [s for s in r.order if not r.hand(s).dropped]
-        if deck.next_position == 0:
-            assignments = [(k, players[k % len(players)]) for k in range(2 * len(players))]
-            for position, seat in assignments:
-                deck.holdings.setdefault(seat, []).append(position)
-            deck.next_position = len(assignments)
-            self._send_frames(self.dealer.deal(deck.deck, assignments))
-        # Apply the deal once my own cards are open (others' stay hidden here).
-        mine = deck.holdings.get(self.seat, [])
-        cards = [self._card(deck.deck, p) for p in mine]
-        given = {s: 0 for s in players}
-        while self.match.to_deal is not None:
-            seat = self.match.to_deal
-            card = cards[given[seat]] if seat == self.seat else None
-            given[seat] += 1
-            self._step(self.match.deal(card))
-        if self.seat in players and event.round not in self._told_dealt:
-            self._told_dealt.add(event.round)
-            persian = self.match.claim_due(self.seat) == "persian"
-            if persian:
-                self._claimed_persian.add(event.round)
-                self._send_frames(self.dealer.claim(deck.deck, CLAIM_PERSIAN))
-            self.outbox.append(Dealt(event.round, persian))
+        assignments = [(k, players[k % len(players)]) for k in range(2 * len(players))]
+        for position, seat in assignments:
+            deck.holdings.setdefault(seat, []).append(position)
+        deck.next_position = len(assignments)
+        self._dealing = deck
+        self._send_frames(self.dealer.deal(deck.deck, assignments))
+
+    def _report_draw(self) -> None:
+        """Once the card I draw is open: tell the host what my hand is now."""
+        pending = self._pending_draw
+        if pending is None or pending[1] != self.seat or self.match.round is None:
+            return
+        deck, _, position = pending
+        key = (self.match.round.number, position + 1000 * deck.deck)
+        code = self.dealer.card(deck.deck, position)
+        if code is None or key in self._announced:
+            return
+        self._announced.add(key)
+        hand = self.match.round.hand(self.seat)
+        total = total_of((*hand.cards, Card.from_code(code)))
+        status = "open" if total is None or total < 21 else "21" if total == 21 else "bust"
+        self.outbox.append(Drew(self.match.round.number, status))
+
+    def _report_deal(self) -> None:
+        """Once my dealt cards are open: tell the host (and prove a Persian 21)."""
+        deck = self._dealing
+        if deck is None or (deck.round, deck.deck) in self._told_dealt:
+            return
+        mine = deck.holdings.get(self.seat)
+        if not mine:
+            return
+        codes = [self.dealer.card(deck.deck, p) for p in mine]
+        if any(c is None for c in codes):
+            return
+        self._told_dealt.add((deck.round, deck.deck))
+        persian = all(Card.from_code(c).rank == 1 for c in codes if c is not None)
+        if persian:
+            self._send_frames(self.dealer.claim(deck.deck, CLAIM_PERSIAN))
+        self.outbox.append(Dealt(deck.round, deck.deck, persian))
 
     def _proven(self, seat: int, number: int) -> list[Card]:
         """``seat``'s cards of round ``number`` as proven through the dealer (or Waiting)."""
@@ -291,11 +325,25 @@ class PhoneMatch:
         return [c for _, _, c in sorted(cards, key=lambda t: (t[0], t[1]))]
 
     def _close_deal(self, event: CloseDeal) -> None:
-        self._check_round(event.round)
+        deck = self._current(event.round)
         r = self.match.round
         assert r is not None
-        if r.phase is not Phase.DEAL_CHECK:
+        if r.phase is not Phase.DEAL or self._dealing is not deck:
             raise IllegalAction("wrong_phase", "the deal is not being checked")
+        # Every phone has opened its cards: the deal goes into the engine (mine known,
+        # the others hidden), in the engine's own dealing order.
+        cards = [self._card(deck.deck, p) for p in deck.holdings.get(self.seat, [])]
+        given = 0
+        while self.match.to_deal is not None:
+            seat = self.match.to_deal
+            card = None
+            if seat == self.seat:
+                card, given = cards[given], given + 1
+            self._step(self.match.deal(card))
+        self._dealing = None
+        r = self.match.round
+        if r is None or r.number != event.round or r.phase is not Phase.DEAL_CHECK:
+            return  # the deal decided the round (everybody else left meanwhile)
         for seat in event.persian:  # proven by the dealer, the owner's own phone included
             self._step(self.match.reveal(seat, self._proven(seat, event.round)[:2]))
         self._step(self.match.close_deal())
@@ -304,25 +352,22 @@ class PhoneMatch:
         deck = self._current(event.round)
         seat, action = event.seat, event.action
         if action == "draw":
-            if self._awaiting_draw is None or self._awaiting_draw[1] != seat:
-                if self.match.to_act != seat:
-                    raise IllegalAction("not_your_turn", f"seat {seat} is not to act")
-                position = deck.next_position
-                deck.next_position += 1
-                deck.holdings.setdefault(seat, []).append(position)
-                self._awaiting_draw = (deck.deck, seat)
-                self._send_frames(self.dealer.deal(deck.deck, [(position, seat)]))
-            if seat == self.seat:
-                card = self._card(deck.deck, deck.holdings[seat][-1])
-                self._awaiting_draw = None
-                self._step(self.match.draw(seat, card))
-                due = self.match.claim_due(seat)
-                status = {"bust": "bust", "hold": "21"}.get(due or "", "open")
-                self._announced.add((event.round, len(self.match.round.hand(seat).cards)))
-                self.outbox.append(Drew(event.round, status))
-            else:
-                self._awaiting_draw = None
-                self._step(self.match.draw(seat, None))
+            # The card is dealt (a public event); the engine gets the draw with "drawn",
+            # once the drawer's card is open. A dropout before that voids the draw.
+            if self.match.to_act != seat or self._pending_draw is not None:
+                raise IllegalAction("not_your_turn", f"seat {seat} is not to draw")
+            position = deck.next_position
+            deck.next_position += 1
+            deck.holdings.setdefault(seat, []).append(position)
+            self._pending_draw = (deck, seat, position)
+            self._send_frames(self.dealer.deal(deck.deck, [(position, seat)]))
+        elif action == "drawn":
+            pending = self._pending_draw
+            if pending is None or pending[1] != seat:
+                raise IllegalAction("not_your_turn", f"seat {seat} has no card coming")
+            card = self._card(pending[0].deck, pending[2]) if seat == self.seat else None
+            self._pending_draw = None
+            self._step(self.match.draw(seat, card))
         elif action == "bust":
             self._step(self.match.bust(seat))
         elif action in ("hold", "21"):
@@ -383,7 +428,7 @@ class PhoneMatch:
                 s for s in r.order if s != self.seat and r.hand(s).status is not Status.PLAYING
             ]
             self._send_frames(self.dealer.held(self._deck.deck, finished))
-        if m.over or r is None or m.to_act != self.seat or self._awaiting_draw is not None:
+        if m.over or r is None or m.to_act != self.seat or self._pending_draw is not None:
             return
         key = (r.number, len(r.hand(self.seat).cards))
         due = m.claim_due(self.seat)

@@ -177,6 +177,8 @@ class HostTable(HostLobby):
         if isinstance(message, SetUp):
             self._set_up.add(seat)
         elif isinstance(message, Dealt):
+            if message.deck != self._deck:
+                return  # a report on a deal a dropout has voided
             self._dealt.setdefault(message.round, set()).add(seat)
             if message.persian:
                 self._persian.setdefault(message.round, set()).add(seat)
@@ -186,6 +188,7 @@ class HostTable(HostLobby):
             elif self._drawing == seat and message.round == self._round():
                 self._drawing = None
                 self.timers.cancel("drew")
+                self._announce(Applied(message.round, seat, "drawn"))
                 if message.status in ("bust", "21"):
                     self._announce(Applied(message.round, seat, message.status))
                 else:
@@ -235,11 +238,11 @@ class HostTable(HostLobby):
         r = m.round
         if self.stage != "play" or m.over or r is None:
             return set()
-        if r.phase is Phase.DEAL_CHECK:
+        if r.phase is Phase.DEAL and r.number in self._went:
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
             return (playing - self._dealt.get(r.number, set())) & guests
         if r.phase is Phase.SHOWDOWN:
-            return set(r.to_reveal) & (guests | set(m.gone))
+            return set(r.to_reveal) & (guests | set(m.gone) | {0})
         return set()
 
     def _watch_stalls(self) -> None:
@@ -285,7 +288,8 @@ class HostTable(HostLobby):
             self._announce(Go(r.number, self._deck))
             self._announce(Deal(r.number, self._deck))
             return
-        if r.phase is Phase.DEAL_CHECK and r.number not in self._closed_deal:
+        if r.phase is Phase.DEAL:
+            # Every phone has opened its cards: the deal goes into every engine at once.
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
             if playing <= self._dealt.get(r.number, set()):
                 self._closed_deal.add(r.number)
@@ -322,9 +326,11 @@ class HostTable(HostLobby):
             self._stall_key = None
             m = phone.match
             for seat in sorted(self._blockers()):
-                if seat in m.gone and m.round is not None and not m.over:
-                    # His hand can no longer be opened: it counts as bust.
-                    self._announce(Applied(m.round.number, seat, "forfeit"))
+                r = m.round
+                if r is not None and not m.over and r.phase is Phase.SHOWDOWN:
+                    # A hand not opened in time (its owner gone, or its proof lost) counts
+                    # as bust; the player, if still here, plays on.
+                    self._announce(Applied(r.number, seat, "forfeit"))
                 else:
                     self._drop_seat(seat, "stalled")
             self._drive()
@@ -366,16 +372,22 @@ class HostTable(HostLobby):
             self._announce(Left(seat, reason))
             m = phone.match
             # The leaver's keys are gone with him: a round that still deals cards goes
-            # on with a fresh deck (the cards already dealt stay valid).
-            if (
-                in_round
-                and not m.over
-                and m.round is not None
-                and m.round.phase in (Phase.DEAL_CHECK, Phase.PLAY)
-                and m.round.number in self._went
-            ):
-                self._deck += 1
-                self._announce(NewDeck(m.round.number, self._deck))
+            # on with a fresh deck (the cards already dealt stay valid). During the deal
+            # nobody's engine has a card yet: the deal is voided and dealt again.
+            r = m.round
+            if in_round and not m.over and r is not None and r.number in self._went:
+                if r.phase is Phase.PLAY:
+                    self._deck += 1
+                    self._announce(NewDeck(r.number, self._deck))
+                    if self._drawing is not None and self._drawing != seat:
+                        # His card cannot open any more: deal it again from the new deck.
+                        self._announce(Applied(r.number, self._drawing, "draw"))
+                elif r.phase is Phase.DEAL:
+                    self._deck += 1
+                    self._dealt.pop(r.number, None)
+                    self._persian.pop(r.number, None)
+                    self._announce(NewDeck(r.number, self._deck))
+                    self._announce(Deal(r.number, self._deck))
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)

@@ -236,3 +236,50 @@ def test_a_lost_report_does_not_stall_the_table() -> None:
     left = next(n.details for n in host.notices if n.code == "player_left")
     assert left["seat"] == mute.seat and left["reason"] == "stalled"
     pump(host, players[0], until=lambda: host.phone.match.to_act is not None)
+
+
+def test_a_dropout_during_the_deal_voids_it_and_the_rest_are_dealt_again() -> None:
+    from app.table.messages import Dealt
+
+    host, players, _ = make_table(3, seed=12, rounds=1)
+    victim = players[2]
+    real_send = victim.send
+    victim.send = lambda link, message: (
+        True if isinstance(message, Dealt) else real_send(link, message)
+    )  # he never confirms his cards...
+    pump(host, *players, until=lambda: host._blockers() == {victim.seat})
+    victim.link.close(linger=0)  # ...and vanishes before the deal went into any engine
+    rest = [p for p in players if p is not victim]
+    pump(host, *rest, until=lambda: finished(host, rest))
+    for phone in [host.phone, *(p.phone for p in rest)]:
+        first_round = [e["event"] for e in phone.log if e.get("round") == 1]
+        # The void deal never reached an engine: a fresh deck first, then the cards.
+        assert first_round.index("deck_replaced") < first_round.index("card_dealt")
+        assert victim.seat in phone.match.gone
+    results = {(p.phone.match.winner, p.phone.match.points) for p in [host, *rest]}
+    assert len(results) == 1
+
+
+def test_a_dropout_while_a_card_is_on_its_way_deals_it_again() -> None:
+    host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
+    host.act("hold")
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
+    drawer, victim = players[0], players[1]
+    frozen = drawer.step
+    drawer.step = lambda wait=0.0: None  # his card is on its way, not yet open
+    drawer.act("draw")
+    pump(host, victim, until=lambda: host._drawing == 1)
+    victim.link.close(linger=0)  # another player vanishes meanwhile
+    pump(host, until=lambda: 2 in host.phone.match.gone)
+    drawer.step = frozen
+
+    def drawn(phone) -> list:
+        return [e for e in phone.log if e["event"] == "card_drawn" and e["seat"] == 1]
+
+    pump(host, drawer, until=lambda: drawn(host.phone) and drawn(drawer.phone))
+    # One card, dealt again from the fresh deck, reached both engines.
+    assert len(drawn(host.phone)) == len(drawn(drawer.phone)) == 1
+    assert any(e["event"] == "deck_replaced" for e in host.phone.log)
+    assert drawn(host.phone)[0]["card"] is None  # hidden from the host
+    assert drawn(drawer.phone)[0]["card"] is not None  # open on the drawer's phone

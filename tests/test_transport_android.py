@@ -609,6 +609,62 @@ def _child_main(name: str) -> int:
     return 0
 
 
+def scenario_a_whole_oczko_match_over_android_links(fakes: Fakes) -> None:
+    """The table layer, unchanged, over the Android transport: a host and two guests
+    play a full match with bots (the open test dealer; the clock is fake)."""
+    from app.table.clock import FakeClock
+    from app.table.dealer import OpenDealer
+    from app.table.messages import Options
+    from app.table.table import GuestTable, HostTable, simple_bot
+
+    clock = FakeClock()
+    host = HostTable(
+        _transport(fakes).listen(),
+        player_id="a" * 32,
+        name="Ala",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: OpenDealer(seat),
+        options=Options(rounds=2),
+        bot=simple_bot,
+    )
+    guests = [
+        GuestTable.join(
+            _transport(fakes),
+            HOST,
+            timeout=WAIT,
+            player_id=c * 32,
+            name=name,
+            lang="de",
+            clock=clock,
+            dealer_factory=lambda seat, n: OpenDealer(seat),
+            bot=simple_bot,
+        )
+        for c, name in (("b", "Bartek"), ("c", "Celina"))
+    ]
+    sides = (host, *guests)
+
+    def run(until: Any) -> None:
+        deadline = time.monotonic() + 3 * WAIT
+        while not until():
+            assert time.monotonic() < deadline, "the table stalled"
+            for side in sides:
+                side.step(0.002)
+
+    run(lambda: all(g.seat is not None for g in guests))
+    for g in guests:
+        g.set_ready()
+    run(lambda: host.seating.can_start())
+    host.begin()
+    run(lambda: all(s.phone is not None and s.phone.match.over for s in sides))
+    results = {(s.phone.match.winner, s.phone.match.points) for s in sides}
+    assert len(results) == 1, results
+    assert all(s.phone.violation is None for s in sides)
+    host.close("match_over")
+    run(lambda: all(g.closed for g in guests))
+    assert all(g.notices[-1].details.get("reason") == "match_over" for g in guests)
+
+
 # -- several phones, one JVM each (run by test_phones_in_separate_jvms) -----------------
 
 PHONES = {"Ala": "00:11:22:33:44:A1", "Bartek": "00:11:22:33:44:B2"}

@@ -140,6 +140,10 @@ class Link(Protocol):
         """Like ``close`` but returns at once (an event loop must not wait for a peer)."""
         ...
 
+    def join(self, timeout: float) -> bool:
+        """After closing: wait for the link's threads to end; True if they did."""
+        ...
+
 
 @runtime_checkable
 class Listener(Protocol):

@@ -173,8 +173,8 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
             host.close("host_left")
             return 1
         _finish(host.phone, args)
-        time.sleep(0.2)  # let the last frames go out
         host.close("match_over")
+        host.wait_closed(2.0)  # every guest hears the end before this process exits
         return 0
     finally:
         host.close()
@@ -316,8 +316,8 @@ def demo_main(argv: Sequence[str]) -> int:
                 break
         ok = host.phone is not None and host.phone.match.over
         mine = _result(host.phone) if ok else None
-        time.sleep(0.2)
         host.close("match_over")
+        host.wait_closed(2.0)
         results = []
         outputs = []
         names = [s.name for s in host.seating.sitters]

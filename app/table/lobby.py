@@ -23,6 +23,7 @@ from __future__ import annotations
 import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import monotonic as _monotonic
 from typing import Any
 
 from app.bluetooth.errors import TransportError
@@ -138,6 +139,7 @@ class HostLobby(_Side):
         self.address = listener.address
         self._peers: dict[Link, _Peer] = {}
         self._acceptor = Acceptor(listener, self.inbox)
+        self._closing: list[Link] = []
         self.closed = False
         self.timers.set("ping", PING_EVERY)
 
@@ -178,9 +180,16 @@ class HostLobby(_Side):
         self._acceptor.stop()
         for peer in list(self._peers.values()):
             self.send(peer.link, Bye(reason))
-        for peer in list(self._peers.values()):
-            peer.link.close_later(linger=1.0)
+        self._closing = [peer.link for peer in self._peers.values()]
+        for link in self._closing:
+            link.close_later(linger=1.0)
         self.notice("table_closed", reason=reason)
+
+    def wait_closed(self, timeout: float = 2.0) -> bool:
+        """After :meth:`close`: wait (real time, I/O) until every guest link has sent its
+        last frames and ended; True if all did within ``timeout``."""
+        deadline = _monotonic() + timeout
+        return all(link.join(max(0.0, deadline - _monotonic())) for link in self._closing)
 
     # -- events -------------------------------------------------------------------------
 

@@ -74,6 +74,9 @@ def test_bots_play_a_full_match_and_agree(guests: int) -> None:
     assert host.phone.violation is None and all(p.phone.violation is None for p in players)
     assert "match_over" in [n.code for n in host.notices]
     assert host.phone.match.rounds_played >= 1
+    # Each finished round's audit verdict is shown (the open dealer's is always clean).
+    audits = [e for e in host.phone.log if e["event"] == "audit"]
+    assert audits and all(e["ok"] for e in audits)
     host.close()
 
 

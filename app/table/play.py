@@ -102,6 +102,7 @@ class PhoneMatch:
         self._claimed_persian: set[int] = set()
         self._released: set[tuple[int, int]] = set()
         self._told_dealt: set[tuple[int, int]] = set()
+        self._audits: list[int] = []  # decks whose audit verdict is still to come
         self._dealing: _Deck | None = None  # a deal announced, not yet in the engine
         self._pending_draw: tuple[_Deck, int, int] | None = None  # (deck, seat, position)
         self._announced: set[tuple[int, int]] = set()  # (round, cards) of my Drew reports
@@ -132,9 +133,31 @@ class PhoneMatch:
         for _ in range(steps):
             if self.violation is not None or not self.dealer.has_work():
                 break
-            self._send_frames(self.dealer.work())
+            try:
+                self._send_frames(self.dealer.work())
+            except DealerViolation as exc:
+                self._violate(exc.seat, exc.code, exc.detail)
+        self._collect_audits()
         self.pump()
         return self.dealer.has_work()
+
+    def _collect_audits(self) -> None:
+        """Each finished deck's audit, once in: shown to the players; a cheat is named."""
+        for deck in list(self._audits):
+            verdict = self.dealer.verdict(deck)
+            if verdict is None:
+                continue
+            self._audits.remove(deck)
+            self._note(
+                {
+                    "event": "audit",
+                    "deck": deck,
+                    "ok": verdict.ok,
+                    "cheaters": list(verdict.cheaters),
+                }
+            )
+            if not verdict.ok and verdict.cheaters and self.violation is None:
+                self._violate(verdict.cheaters[0], "audit_failed", f"deck {deck}")
 
     def pump(self) -> None:
         """Apply queued public events in order, as far as the cards allow."""
@@ -182,6 +205,7 @@ class PhoneMatch:
             if isinstance(event, RoundEnded):
                 for deck in self._round_decks.get(event.round, []):
                     self._send_frames(self.dealer.finish_deck(deck))
+                    self._audits.append(deck)
             if isinstance(event, MatchEnded):
                 self._queue.clear()
 

@@ -286,3 +286,43 @@ def test_a_dropout_while_a_card_is_on_its_way_deals_it_again() -> None:
     assert any(e["event"] == "deck_replaced" for e in host.phone.log)
     assert drawn(host.phone)[0]["card"] is None  # hidden from the host
     assert drawn(drawer.phone)[0]["card"] is not None  # open on the drawer's phone
+
+
+def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:
+    from app.table.dealer import DeckVerdict
+
+    class CaughtDealer(OpenDealer):
+        """Its audit finds seat 1 cheated in the first deck."""
+
+        def verdict(self, deck: int) -> DeckVerdict | None:
+            return DeckVerdict(False, (1,)) if deck == 1 else DeckVerdict(True)
+
+    clock = FakeClock()
+    host = HostTable(
+        TcpTransport().listen(),
+        player_id=IDS[0],
+        name="Host",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: CaughtDealer(seat, rng=random.Random(2)),
+        options=Options(rounds=5),
+        bot=simple_bot,
+    )
+    guest = GuestTable.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[1],
+        name="P1",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: CaughtDealer(seat),
+        bot=simple_bot,
+    )
+    pump(host, guest, until=lambda: guest.seat is not None)
+    guest.set_ready()
+    pump(host, guest, until=lambda: host.seating.can_start())
+    host.begin()
+    pump(host, guest, until=lambda: host.closed)
+    named = next(n.details for n in host.notices if n.code == "violation")
+    assert named == {"seat": 1, "code": "audit_failed"}
+    assert any(e["event"] == "audit" and not e["ok"] for e in host.phone.log)

@@ -329,8 +329,16 @@ class Seat:
         self._current = spec.round_id
         out: list[Message] = []
         buffered, self._buffer = self._buffer, []
+        later = []
         for msg in buffered:
-            out += self.handle(msg)
+            if msg.round_id > spec.round_id:
+                later.append(msg)  # for a round after this one
+                continue
+            try:
+                out += self.handle(msg)
+            except ProtocolViolation as exc:  # arrived early, judged now: record, go on
+                self.accusations.append(exc)
+        self._buffer = later
         return out
 
     def _round(self, round_id: int | None = None) -> _Round:

@@ -278,6 +278,16 @@ def test_host_equivocating_its_own_keys_is_named_everywhere():
     assert (1, E.FALSE_COMPLAINT) not in set(t.seats[2].verdict.cheaters)
 
 
+def test_complaint_about_an_unlocked_position_is_named_on_sight():
+    t = LocalTable(3, TOY, seed=4)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2), lock_ahead=6))
+    t.post(1, [t.seats[1]._send(Kind.COMPLAIN, 1, data=bytes([40]))])  # never locked
+    t.run()
+    honest_named(t, 1, [0, 2])
+    assert all((1, E.FALSE_COMPLAINT) in t.codes_by(s) for s in (0, 2))
+
+
 def _tamper(frame: bytes) -> bytes:
     b = bytearray(frame)
     b[-300] ^= 1  # inside the values

@@ -747,6 +747,9 @@ class Seat:
     def _on_complain(self, rnd: _Round, msg: Message) -> None:
         if len(msg.data) != 1:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "complaint")
+        if msg.data[0] >= len(rnd.final):
+            # nobody can have failed to open a position that is not locked yet
+            raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
         rnd.complaints.append((msg.sender, msg.data[0]))
         rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
 

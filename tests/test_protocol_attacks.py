@@ -307,6 +307,26 @@ def test_host_altering_a_relayed_message_is_named():
     assert all((0, E.BAD_SIGNATURE) in t.codes_by(s) for s in (2, 3))
 
 
+def test_host_forging_bad_content_for_a_background_checked_frame_is_named():
+    """Seat 3 checks seat 1's shuffle signature in the background; a forged frame with
+    duplicates must still name the host, not seat 1."""
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if sender == 1 and receiver == 3 and msg.kind == Kind.SHUFFLE:
+            vals = list(msg.values)
+            vals[1] = vals[0]
+            forged = Message(msg.kind, msg.round_id, 1, msg.seq, 0, tuple(vals), b"", msg.sig)
+            return forged.encode(TOY)
+        return frame
+
+    t = LocalTable(4, TOY, relay=relay)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2, 3)))
+    assert (0, E.BAD_SIGNATURE) in t.codes_by(3)
+    assert 1 not in t.named_by(3)
+
+
 def test_host_dropping_a_relayed_message_is_named():
     dropped = []
 

@@ -224,6 +224,8 @@ def _written_deal(spec: dict[str, Any], auto: bool) -> dict[str, Any]:
     whole = 2 * spec["seats"]
     if auto and actions and actions[0].get("deal") == whole:
         actions = actions[1:]  # an uninterrupted deal: the runner deals it first by itself
+    elif not any("deal" in a for a in actions):
+        actions.insert(0, {"deal": 0})  # the round ended before its first card
     return {"deck": spec["deck"], "actions": actions}
 
 
@@ -246,7 +248,9 @@ def test_replay_is_deterministic_and_matches_the_engine(game: Game, auto: bool) 
     assert first["result"]["winner"] == names[game.final.winner]
 
 
-ACTION_KINDS = ["draw", "hold", "timeout", "disconnect", "bust", "deal", "new_deck", "close_deal"]
+ACTION_KINDS = [
+    "draw", "hold", "timeout", "disconnect", "bust", "forfeit", "deal", "new_deck", "close_deal"
+]  # fmt: skip
 
 
 @given(games, st.data())
@@ -262,6 +266,7 @@ def test_illegal_actions_leave_the_state_unchanged(game: Game, data: st.DataObje
             "timeout": (seat,),
             "disconnect": (seat,),
             "bust": (seat,),
+            "forfeit": (seat,),
             "deal": (card,),
             "new_deck": (),
             "close_deal": (),

@@ -523,3 +523,81 @@ def test_configuration_is_validated():
         TableConfig(8)
     with pytest.raises(ValueError):
         TableConfig(3, host=3)
+
+
+# ---------------------------------------------------------------- fuzzing
+
+
+@given(st.binary(max_size=400))
+def test_random_bytes_only_ever_raise_protocol_violations(frame):
+    try:
+        Message.decode(frame, TOY)
+    except ProtocolViolation as exc:
+        assert exc.code == E.BAD_FRAME
+
+
+_FUZZ = LocalTable(3, TOY, seed=12)
+_FUZZ.setup()
+
+
+@given(
+    kind=st.sampled_from([k for k in Kind if k not in (Kind.HELLO, Kind.SEED)]),
+    start=st.integers(0, 60),
+    values=st.lists(
+        st.one_of(st.integers(0, TOY.p + 5), st.sampled_from([2, 4, 16, TOY.q - 1])),
+        max_size=6,
+    ),
+    data=st.binary(max_size=50),
+    round_offset=st.integers(-1, 1),
+)
+def test_signed_garbage_is_rejected_cleanly_and_loses_nothing(
+    kind, start, values, data, round_offset
+):
+    """A seat's validly signed nonsense never crashes a receiver or changes its state."""
+    t = _FUZZ
+    rid = max(s._current for s in t.seats) + 1
+    t.start(RoundSpec(rid, (0, 1, 2)))
+    sender, receiver = t.seats[1], t.seats[2]
+    msg = sender._send(
+        kind,
+        rid + round_offset if round_offset >= 0 else rid - 1,
+        start=start,
+        values=tuple(values),
+        data=data,
+    )
+    rnd = receiver._round(rid)
+    before = (len(rnd.keys), len(rnd.claims), len(rnd.complaints), len(rnd.audits))
+    try:
+        receiver.handle(msg)
+    except ProtocolViolation as exc:
+        assert exc.seat in (0, 1) and exc.code
+        assert (len(rnd.keys), len(rnd.claims), len(rnd.complaints), len(rnd.audits)) == before
+
+
+_DEALT = LocalTable(3, TOY, seed=13)
+_DEALT.setup()
+_DEALT.start(RoundSpec(1, (0, 1, 2)))
+_DEALT.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+
+
+@given(
+    kind=st.sampled_from([k for k in Kind if k not in (Kind.HELLO, Kind.SEED)]),
+    start=st.integers(0, 60),
+    values=st.lists(
+        st.one_of(st.integers(0, TOY.p + 5), st.sampled_from([2, 4, 16, TOY.q - 1])),
+        max_size=6,
+    ),
+    data=st.binary(max_size=50),
+)
+def test_signed_garbage_mid_round_never_crashes_a_seat(kind, start, values, data):
+    """Mid-round, a seat's signed nonsense is rejected or recorded; work() never crashes."""
+    sender, receiver = _DEALT.seats[1], _DEALT.seats[2]
+    msg = sender._send(kind, 1, start=start, values=tuple(values), data=data)
+    try:
+        receiver.handle(msg)
+    except ProtocolViolation as exc:
+        assert exc.seat in (0, 1) and exc.code
+        sender._my_seq[1] -= 1  # not applied: the sequence number is free again
+        receiver._round(1).recv_seq[1] -= 1
+    while receiver.has_work():
+        receiver.work()

@@ -278,6 +278,16 @@ def test_host_equivocating_its_own_keys_is_named_everywhere():
     assert (1, E.FALSE_COMPLAINT) not in set(t.seats[2].verdict.cheaters)
 
 
+def test_complaint_about_an_unlocked_position_is_named_on_sight():
+    t = LocalTable(3, TOY, seed=4)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2), lock_ahead=6))
+    t.post(1, [t.seats[1]._send(Kind.COMPLAIN, 1, data=bytes([40]))])  # never locked
+    t.run()
+    honest_named(t, 1, [0, 2])
+    assert all((1, E.FALSE_COMPLAINT) in t.codes_by(s) for s in (0, 2))
+
+
 def _tamper(frame: bytes) -> bytes:
     b = bytearray(frame)
     b[-300] ^= 1  # inside the values
@@ -295,6 +305,26 @@ def test_host_altering_a_relayed_message_is_named():
     # every guest that received the altered frame names the host (seat 0)
     honest_named(t, 0, [2, 3])
     assert all((0, E.BAD_SIGNATURE) in t.codes_by(s) for s in (2, 3))
+
+
+def test_host_forging_bad_content_for_a_background_checked_frame_is_named():
+    """Seat 3 checks seat 1's shuffle signature in the background; a forged frame with
+    duplicates must still name the host, not seat 1."""
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if sender == 1 and receiver == 3 and msg.kind == Kind.SHUFFLE:
+            vals = list(msg.values)
+            vals[1] = vals[0]
+            forged = Message(msg.kind, msg.round_id, 1, msg.seq, 0, tuple(vals), b"", msg.sig)
+            return forged.encode(TOY)
+        return frame
+
+    t = LocalTable(4, TOY, relay=relay)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2, 3)))
+    assert (0, E.BAD_SIGNATURE) in t.codes_by(3)
+    assert 1 not in t.named_by(3)
 
 
 def test_host_dropping_a_relayed_message_is_named():

@@ -19,9 +19,37 @@ fi
 
 # Each target twice: with bookworm's Python 3.11 (this project's desktop Python) and with
 # Debian sid's 3.14, the CPython python-for-android ships, so the native core is proven on
-# both. If sid ever drops python3.14, raise BLU21_CROSS_PY below to p4a's version.
-# Each step prints its own timing (cross-build) and pytest's summary, which stays last.
-for arch in aarch64 armhf; do
-  tools/cross-test.sh "$arch"
-  BLU21_CROSS_SUITE=sid BLU21_CROSS_PY=3.14 tools/cross-test.sh "$arch"
+# both. If sid ever drops python3.14, raise the 3.14 below to p4a's version.
+combos=("aarch64 3.11 bookworm" "aarch64 3.14 sid" "armhf 3.11 bookworm" "armhf 3.14 sid")
+run() { # arch python suite
+  BLU21_CROSS_PY=$2 BLU21_CROSS_SUITE=$3 tools/cross-test.sh "$1"
+}
+
+# 1. Sysroots, wheels and test dependencies, one at a time (they share caches).
+for c in "${combos[@]}"; do
+  # shellcheck disable=SC2086 # split the combo into its words
+  BLU21_CROSS_PREPARE_ONLY=1 run $c
 done
+
+# 2. The emulated test runs: one lane per architecture, side by side (qemu user mode runs
+# single-threaded; CI has 2 cores). Logs are printed after both, so pytest's last summary
+# stays last.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+lane() { # arch
+  local c status=0
+  for c in "${combos[@]}"; do
+    # shellcheck disable=SC2086
+    [[ $c == "$1 "* ]] && { run $c >>"$logs/$1" 2>&1 || status=1; }
+  done
+  return "$status"
+}
+lane aarch64 &
+aarch64=$!
+lane armhf &
+armhf=$!
+status=0
+wait "$aarch64" || status=1
+wait "$armhf" || status=1
+cat "$logs/aarch64" "$logs/armhf"
+exit "$status"

@@ -9,7 +9,8 @@
 # valgrind --tool=callgrind. Each count is (run with REPS exponentiations - run with none)
 # / REPS, so interpreter start-up and set-up cancel out. Two peers per target, in the same
 # run: MontContext.pow (app.native.sra) and CPython's built-in pow(). Exponent and modulus
-# are random BITS-bit numbers (fixed seed).
+# are random BITS-bit numbers (fixed seed). BLU21_SRA_KERNEL=c32 (etc.) forces a kernel on
+# every target. callgrind hides ADX and AVX-512 from the program, so x86-64 runs c64 here.
 set -euo pipefail
 
 BITS=${1:-2048}
@@ -80,13 +81,14 @@ fi
 
 # The workload, run by each target's own Python.
 read -r -d '' WORK <<'EOF' || true
-import random, sys
+import os, random, sys
 from app.native.sra import MontContext
 bits, reps, peer = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 r = random.Random(bits)
 m = r.getrandbits(bits) | 1 | (1 << (bits - 1))
 b, e = r.randrange(m), r.getrandbits(bits) | (1 << (bits - 1))
-ctx = MontContext(m, threads=1)
+kernel = os.environ.get("BLU21_SRA_KERNEL")  # default: the fastest the CPU runs
+ctx = MontContext(m, threads=1, **({"kernel": kernel} if kernel else {}))
 f = ctx.pow if peer == "sra" else (lambda b, e: pow(b, e, m))
 assert ctx.pow(b, e) == pow(b, e, m)  # in every run, so it cancels out
 print("kernel:", getattr(ctx, "kernel", "placeholder (built-in pow)"))

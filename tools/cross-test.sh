@@ -70,6 +70,8 @@ if [[ ! -f $SITE/.blu21-reqs || $(<"$SITE/.blu21-reqs") != "${TEST_REQS[*]}" ]];
     --python-version "$PYVER" --implementation py --only-binary=:all: "${TEST_REQS[@]}"
   echo "${TEST_REQS[*]}" >"$SITE/.blu21-reqs"
 fi
+# Set by tools/ci-cross.sh to fill the shared caches one at a time before parallel runs.
+[[ ${BLU21_CROSS_PREPARE_ONLY:-} == 1 ]] && exit 0
 
 cd "$ROOT"
 shopt -s nullglob

@@ -148,6 +148,7 @@ class _Round:
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
+    deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)
@@ -329,8 +330,16 @@ class Seat:
         self._current = spec.round_id
         out: list[Message] = []
         buffered, self._buffer = self._buffer, []
+        later = []
         for msg in buffered:
-            out += self.handle(msg)
+            if msg.round_id > spec.round_id:
+                later.append(msg)  # for a round after this one
+                continue
+            try:
+                out += self.handle(msg)
+            except ProtocolViolation as exc:  # arrived early, judged now: record, go on
+                self.accusations.append(exc)
+        self._buffer = later
         return out
 
     def _round(self, round_id: int | None = None) -> _Round:
@@ -569,9 +578,36 @@ class Seat:
             ok = verify(self.group, msg.values[0], _HELLO_CONTEXT, msg.body(self.group), msg.sig)
             if not ok:
                 raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, "hello")
+        elif self._may_defer_signature(msg):
+            self._rounds[msg.round_id].deferred_sigs.append(msg)
         else:
             self._authenticate_sig(msg)
         seqs[msg.sender] = expected + 1
+
+    def _may_defer_signature(self, msg: Message) -> bool:
+        """Can this guest check the signature later, in the background?
+
+        Only for shuffle and lock frames it does not exponentiate next (and not the
+        final locks, which everybody opens): they are recorded at once (their order
+        matters) but nothing this seat sends depends on them before the background
+        check ran. The host never defers: it checks every frame before relaying it.
+        """
+        if msg.round_id == 0 or self.seat == self.config.host:
+            return False
+        if msg.kind not in (Kind.SHUFFLE, Kind.LOCK):
+            return False
+        rnd = self._rounds.get(msg.round_id)
+        if rnd is None or msg.sender not in rnd.order:
+            return False
+        i = rnd.order.index(msg.sender)
+        n = rnd.n
+        if msg.kind == Kind.SHUFFLE:
+            consumer = rnd.order[i + 1] if i + 1 < n else rnd.order[0]
+        elif i < n - 2:
+            consumer = rnd.order[i + 1]
+        else:
+            return False  # the final locks (or a bogus LOCK that process will reject)
+        return consumer != self.seat
 
     def handle(self, msg: Message) -> list[Message]:
         """Authenticate, validate and record one incoming message; return messages to send.
@@ -607,7 +643,15 @@ class Seat:
         }.get(msg.kind)
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
-        handler(rnd, msg)
+        try:
+            handler(rnd, msg)
+        except ProtocolViolation:
+            # Blame the sender only for what it provably signed: check a deferred
+            # signature now (a forgery names the relay instead).
+            if any(m is msg for m in rnd.deferred_sigs):
+                rnd.deferred_sigs = [m for m in rnd.deferred_sigs if m is not msg]
+                self._authenticate_sig(msg)
+            raise
         return []
 
     def _check_elements(
@@ -641,6 +685,18 @@ class Seat:
         for v in values:
             if not self.group.is_element(v):
                 raise ProtocolViolation(sender, E.NOT_ELEMENT, "outside the subgroup")
+
+    def _run_deferred_sig(self, rnd: _Round) -> list[Message]:
+        msg = rnd.deferred_sigs.pop(0)
+        try:
+            self._authenticate_sig(msg)
+        except ProtocolViolation as exc:
+            # A forged frame got into this round's state: the round is void here and
+            # only the relay (the host, which checks every frame) can be named.
+            self.accusations.append(exc)
+            rnd.deferred_sigs.clear()
+            rnd.verdict = Verdict(rnd.spec.round_id, False, ((exc.seat, exc.code),), None)
+        return []
 
     def _run_deferred_checks(self, rnd: _Round) -> list[Message]:
         # a few values per step, so that urgent work arriving meanwhile waits little
@@ -739,6 +795,9 @@ class Seat:
     def _on_complain(self, rnd: _Round, msg: Message) -> None:
         if len(msg.data) != 1:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "complaint")
+        if msg.data[0] >= len(rnd.final):
+            # nobody can have failed to open a position that is not locked yet
+            raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
         rnd.complaints.append((msg.sender, msg.data[0]))
         rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
 
@@ -840,17 +899,20 @@ class Seat:
             inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
             if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
                 return lambda: self._lock_chunk(rnd, inp)
-        # 6. check others' claims (once their keys are all in)
+        # 6. signatures deferred by authenticate (before anything judges others' data)
+        if rnd.deferred_sigs and rnd.verdict is None:
+            return lambda: self._run_deferred_sig(rnd)
+        # 7. check others' claims (once their keys are all in)
         if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
-        # 7. open a dropped seat's released hand
+        # 8. open a dropped seat's released hand
         pend = [o for o in rnd.released if o not in rnd.held]
         if pend and all(len(rnd.final) > p for p in rnd.released[pend[0]]):
             return lambda: self._open_released(rnd, pend[0])
-        # 8. deferred subgroup tests of values this seat does not exponentiate
+        # 9. deferred subgroup tests of values this seat does not exponentiate
         if rnd.deferred_checks:
             return lambda: self._run_deferred_checks(rnd)
-        # 9. the audit (background)
+        # 10. the audit (background)
         if rnd.verdict is not None:
             return None
         if rnd.audit_wanted and not rnd.audit_sent:

@@ -92,7 +92,7 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
 
     # 4. claims and complaints against the opened deck
     if deck is not None and not need_full:
-        for claimer, (_, _, pairs) in rnd.claims.items():
+        for claimer, pairs in rnd.claim_log:
             wrong = [p for p, c in pairs if deck[p] != c]
             if wrong:
                 name(claimer, E.FALSE_CLAIM)

@@ -142,12 +142,15 @@ class _Round:
     pending_keys: list[tuple[int, ...]] = field(default_factory=list)
     hand: dict[int, int] = field(default_factory=dict)
     claims: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = field(default_factory=dict)
-    unchecked_claims: list[int] = field(default_factory=list)
+    # every claim ever made (a later showdown claim must not hide a false Persian 21)
+    claim_log: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
+    unchecked_claims: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
     complaints: list[tuple[int, int]] = field(default_factory=list)
     audit_wanted: bool = False
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
+    suspended: bool = False  # a dropout interrupted it: its dealt cards are still in play
     deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
@@ -376,7 +379,8 @@ class Seat:
         Claims, escrow releases and opening of cards already dealt still work; the table
         then starts a fresh round among the remaining seats (:meth:`start_round`).
         """
-        self._round(round_id).frozen = True
+        rnd = self._round(round_id)
+        rnd.frozen = rnd.suspended = True
 
     def hand_in(self, round_id: int) -> dict[int, int]:
         """My opened cards in ``round_id``: ``{position: card code}``."""
@@ -787,10 +791,16 @@ class Seat:
             raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not the claimer's cards")
         if total != oczko_total(codes):
             raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "false total")
+        for pos, key in zip(positions, msg.values, strict=True):
+            # Two signed keys for one position: one is false. Overwriting would let a
+            # claim be checked with one key and the audit see another.
+            if rnd.keys.get(pos, {}).get(msg.sender, key) != key:
+                raise ProtocolViolation(msg.sender, E.BAD_KEY, "claim key differs from before")
         rnd.claims[msg.sender] = (kind, total, pairs)
         for pos, key in zip(positions, msg.values, strict=True):
             rnd.keys.setdefault(pos, {})[msg.sender] = key
-        rnd.unchecked_claims.append(msg.sender)
+        rnd.claim_log.append((msg.sender, pairs))
+        rnd.unchecked_claims.append((msg.sender, pairs))
 
     def _on_complain(self, rnd: _Round, msg: Message) -> None:
         if len(msg.data) != 1:
@@ -798,8 +808,10 @@ class Seat:
         if msg.data[0] >= len(rnd.final):
             # nobody can have failed to open a position that is not locked yet
             raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
+        # A complaint voids the round: dealing stops here at once, but this seat reveals
+        # its seed only after the complainer's own AUDIT (see _reveal_due): a complaint
+        # must not buy a seat everybody's cards while it keeps its own keys back.
         rnd.complaints.append((msg.sender, msg.data[0]))
-        rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
 
     def _on_escrow(self, rnd: _Round, msg: Message) -> None:
         data = msg.data
@@ -841,8 +853,9 @@ class Seat:
                     raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
             elif msg.values:
                 self._check_elements(rnd, msg.sender, msg.values, stage, self.seat)
+        # Another seat's AUDIT never makes this seat reveal: an early AUDIT would
+        # otherwise open every hand (and the undealt deck) in the middle of a round.
         rnd.audits[msg.sender] = (msg.data, msg.values)
-        rnd.audit_wanted = True
 
     # ------------------------------------------------------------------ work
 
@@ -876,7 +889,8 @@ class Seat:
         n = rnd.n
         # A later round freezes this one (a dropout's fresh shuffle, or the next round
         # while this one's audit runs): no more shuffling, locking or dealing here.
-        busy = not rnd.audit_wanted and not rnd.frozen and rnd.verdict is None
+        void = rnd.audit_wanted or bool(rnd.complaints)
+        busy = not void and not rnd.frozen and rnd.verdict is None
         # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
         if busy and me < n - 1 and not rnd.shuffle_sent:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
@@ -892,7 +906,7 @@ class Seat:
         if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
             return lambda: self._send_keys(rnd)
         # 4. open my own cards
-        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
+        if not void and rnd.verdict is None and self._openable(rnd):
             return lambda: self._open_mine(rnd)
         # 5. locking, streamed in chunks
         if busy and me < n - 1:
@@ -903,7 +917,7 @@ class Seat:
         if rnd.deferred_sigs and rnd.verdict is None:
             return lambda: self._run_deferred_sig(rnd)
         # 7. check others' claims (once their keys are all in)
-        if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
+        if not void and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
         # 8. open a dropped seat's released hand
         pend = [o for o in rnd.released if o not in rnd.held]
@@ -915,11 +929,23 @@ class Seat:
         # 10. the audit (background)
         if rnd.verdict is not None:
             return None
-        if rnd.audit_wanted and not rnd.audit_sent:
+        if not rnd.audit_sent and self._reveal_due(rnd):
             return lambda: self._send_audit(rnd)
         if rnd.audit_sent and len(rnd.audits) == n:
             return lambda: self._run_audit(rnd)
         return None
+
+    @staticmethod
+    def _reveal_due(rnd: _Round) -> bool:
+        """May this seat reveal its round seed (all its keys, hence every hand) now?
+
+        Yes when the table ended the round here (``finish_round``) or this seat
+        complained; after another seat's complaint only once that complainer revealed
+        its own seed, and never in a suspended round, whose dealt cards stay in play.
+        """
+        if rnd.audit_wanted:
+            return True
+        return not rnd.suspended and any(c in rnd.audits for c, _ in rnd.complaints)
 
     def _encrypt_incoming(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
         assert rnd.secret is not None
@@ -1025,22 +1051,21 @@ class Seat:
                 rnd.hand[pos] = code
         return out
 
-    def _checkable_claim(self, rnd: _Round) -> int | None:
-        for claimer in rnd.unchecked_claims:
+    def _checkable_claim(self, rnd: _Round) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+        for claimer, pairs in rnd.unchecked_claims:
             others = [s for s in rnd.order if s != claimer]
-            pairs = rnd.claims[claimer][2]
             if all(
                 p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in others)
                 for p, _ in pairs
             ):
-                return claimer
+                return claimer, pairs
         return None
 
     def _check_claim(self, rnd: _Round) -> list[Message]:
-        claimer = self._checkable_claim(rnd)
-        assert claimer is not None
-        rnd.unchecked_claims.remove(claimer)
-        pairs = rnd.claims[claimer][2]
+        entry = self._checkable_claim(rnd)
+        assert entry is not None
+        rnd.unchecked_claims.remove(entry)
+        claimer, pairs = entry
         positions = [p for p, _ in pairs]
         exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
         opened = self._pow_many([rnd.final[p] for p in positions], exps)

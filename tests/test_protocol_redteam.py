@@ -1,0 +1,147 @@
+"""Red-team attacks on the SRA protocol, written after the protocol was finished.
+
+Each test plays a malicious seat or host against honest seats. The attacks here
+succeeded against the first version of the protocol; the tests keep the fixes in place
+(docs/protocol.md, section 5, maps them to the claims they defend). Toy group: the
+group itself is not the subject of any of these attacks.
+"""
+
+from __future__ import annotations
+
+from app.hands import oczko_total
+from app.protocol import errors as E
+from app.protocol.group import unsafe_test_group
+from app.protocol.harness import LocalTable
+from app.protocol.messages import ClaimKind, Kind, Message
+from app.protocol.seat import RoundSpec, Seat
+
+TOY = unsafe_test_group()
+
+
+def dealt(n: int = 3, *, seed: int = 0, **kw) -> LocalTable:
+    t = LocalTable(n, TOY, seed=seed, **kw)
+    t.setup()
+    order = tuple(range(n))
+    t.start(RoundSpec(1, order))
+    t.reveal([(j, j % n) for j in range(2 * n)], order)
+    return t
+
+
+def claim_msg(seat: Seat, kind: ClaimKind, codes: list[int]) -> Message:
+    rnd = seat._round()
+    mine = sorted(p for p, d in rnd.owner.items() if d == seat.seat)
+    mine = mine[:2] if kind == ClaimKind.PERSIAN else mine
+    return seat._claim_message(rnd, kind, mine, codes, oczko_total(codes))
+
+
+def only_named(t: LocalTable, cheater: int, code: str, honest: list[int]) -> None:
+    for s in honest:
+        assert (cheater, code) in t.codes_by(s), (s, t.codes_by(s))
+        assert t.named_by(s) == {cheater}, (s, t.codes_by(s))
+
+
+def seeds_known_to(t: LocalTable, seat: int, round_id: int = 1) -> set[int]:
+    return set(t.seats[seat]._round(round_id).audits)
+
+
+def no_real_persian(t: LocalTable) -> int:
+    return next(s.seat for s in t.seats if not all(c < 4 for c in s.hand.values()))
+
+
+# ------------------------------------------------------------- claims
+
+
+def test_false_persian_hidden_behind_a_true_showdown_claim_is_named():
+    """A false Persian 21 followed at once by a true showdown claim: the showdown claim
+    used to replace the Persian one before anybody checked it, so it passed unseen."""
+    t = dealt(seed=1)
+    bad = no_real_persian(t)
+    seat = t.seats[bad]
+    true_codes = [seat.hand[p] for p in sorted(seat.hand)]
+    t.post(
+        bad,
+        [
+            claim_msg(seat, ClaimKind.PERSIAN, [0, 1]),
+            claim_msg(seat, ClaimKind.SHOWDOWN, true_codes),
+        ],
+    )
+    t.run()
+    t.finish(range(3))
+    honest = [s for s in range(3) if s != bad]
+    only_named(t, bad, E.FALSE_CLAIM, honest)
+    assert all(not t.seats[s].verdict.ok for s in honest)
+
+
+def test_true_showdown_after_a_caught_false_persian_does_not_blame_the_checkers():
+    """The honest seats complain about a false Persian 21; a later true showdown claim
+    replaced it (a cheater that delays its own AUDIT gets it in before the audit), and
+    the audit then named the honest complainers. Every claim is now audited."""
+    t = dealt(seed=1)
+    bad = no_real_persian(t)
+    seat = t.seats[bad]
+    t.post(bad, [claim_msg(seat, ClaimKind.PERSIAN, [0, 1])])
+    t.run()
+    honest = [s for s in range(3) if s != bad]
+    assert all(t.seats[s]._round().complaints for s in honest)  # the check failed
+    t.post(bad, [claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand[p] for p in sorted(seat.hand)])])
+    t.run()
+    t.finish([bad])
+    only_named(t, bad, E.FALSE_CLAIM, honest)
+
+
+def test_claim_key_that_contradicts_an_earlier_key_is_named_on_sight():
+    t = dealt(seed=2)
+    seat = t.seats[1]
+    wrong = seat._round().secret.card_key_inv(1) % (TOY.q - 1) + 1
+    first = seat._send(Kind.KEYS, 1, values=(wrong,), data=bytes([1]))  # own position 1
+    good = claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand[p] for p in sorted(seat.hand)])
+    t.post(1, [first, good])
+    t.run()
+    only_named(t, 1, E.BAD_KEY, [0, 2])
+
+
+# ------------------------------------------------------------- seed reveals
+
+
+def test_an_early_audit_does_not_make_anybody_reveal():
+    """A seat sends its AUDIT mid-round: everybody used to answer with its round seed,
+    opening every hand and the undealt deck to a seat still to act."""
+    t = dealt()
+    bad = t.seats[2]
+    t.post(2, bad._send_audit(bad._round()))
+    t.run()
+    assert seeds_known_to(t, 2) == {2}
+    assert not any(t.seats[s]._round().audit_sent for s in (0, 1))
+    # the round goes on: a draw still opens for its drawer
+    t.reveal([(6, 0)], (0, 1, 2))
+    assert 6 in t.seats[0].hand
+
+
+def test_a_complainer_that_keeps_its_seed_learns_no_seed():
+    """A false COMPLAIN without the complainer's own AUDIT: the honest seats used to
+    reveal at once; the complainer could then keep its seed and never be judged."""
+    t = dealt()
+    t.post(2, [t.seats[2]._send(Kind.COMPLAIN, 1, data=bytes([0]))])
+    t.run()
+    assert seeds_known_to(t, 2) == set()
+    assert all(t.seats[s]._round().complaints for s in (0, 1))  # the round is void
+    t.reveal([(6, 0)], (0, 1, 2))
+    assert 6 not in t.seats[0].hand  # no more dealing in a void round
+    # once it reveals its own seed, everybody reveals and it is named
+    t.finish([2])
+    only_named(t, 2, E.FALSE_COMPLAINT, [0, 1])
+
+
+def test_a_complaint_in_a_suspended_round_reveals_nothing():
+    """After a dropout the dealt cards of the suspended round stay in play; a
+    complaint there (even with the complainer's seed) must not open them."""
+    t = dealt(4, seed=5)
+    t.drop(3)
+    for s in (0, 1, 2):
+        t.seats[s].suspend_round(1)
+    t.start(RoundSpec(2, (0, 1, 2)))
+    bad = t.seats[2]
+    t.post(2, [bad._send(Kind.COMPLAIN, 1, data=bytes([0])), *bad._send_audit(bad._round(1))])
+    t.run()
+    assert seeds_known_to(t, 2) == {2}
+    assert not any(t.seats[s]._round(1).audit_sent for s in (0, 1))

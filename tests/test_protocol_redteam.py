@@ -145,3 +145,44 @@ def test_a_complaint_in_a_suspended_round_reveals_nothing():
     t.run()
     assert seeds_known_to(t, 2) == {2}
     assert not any(t.seats[s]._round(1).audit_sent for s in (0, 1))
+
+
+# ------------------------------------------------------------- frames for a later round
+
+
+def _early_first_pass(t: LocalTable, spec: RoundSpec, seat: int) -> list[Message]:
+    out = t.seats[seat].start_round(spec)
+    while t.seats[seat].has_work():
+        out += t.seats[seat].work()
+    return out
+
+
+def test_a_guest_duplicating_an_early_frame_cannot_get_the_host_blamed():
+    """A guest sends a frame of a round the others have not started, twice. The host
+    used to relay both (no sequence check before the round), and every other guest
+    then named the honest host for the replay."""
+    t = LocalTable(3, TOY, seed=6)
+    t.setup()
+    spec = RoundSpec(1, (1, 0, 2))
+    out = _early_first_pass(t, spec, 1)
+    t._send(1, out[0])
+    t._send(1, out[0])
+    for s in (0, 2):
+        t.post(s, t.seats[s].start_round(spec))
+    t.run()
+    assert (1, E.REPLAY) in t.codes_by(0)
+    assert t.named_by(2) <= {1}
+    t.reveal([(j, (1, 0, 2)[j % 3]) for j in range(6)], (0, 1, 2))
+    t.finish((0, 1, 2))
+    assert all(t.seats[s].verdict.ok for s in (0, 2))
+
+
+def test_a_guest_flooding_early_frames_is_named_not_the_host():
+    t = LocalTable(3, TOY, seed=7)
+    t.setup()
+    spam = [t.seats[1]._send(Kind.KEYS, 9, values=(5,), data=bytes([k % 52])) for k in range(300)]
+    t.post(1, spam)
+    t.run()
+    for s in (0, 2):
+        assert (1, E.OUT_OF_ORDER) in t.codes_by(s)
+        assert t.named_by(s) == {1}

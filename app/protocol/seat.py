@@ -204,6 +204,7 @@ class Seat:
         self._rounds: dict[int, _Round] = {}
         self._current = 0
         self._buffer: list[Message] = []
+        self._future_seq: dict[tuple[int, int], int] = {}  # (round, sender) -> next seq
         self._pairwise: dict[int, bytes] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -329,6 +330,10 @@ class Seat:
         rnd.stages = [[] for _ in order]
         rnd.locks = [[] for _ in order[:-1]]
         rnd.lock_target = spec.initial_lock
+        for key in [k for k in self._future_seq if k[0] <= spec.round_id]:
+            seq = self._future_seq.pop(key)
+            if key[0] == spec.round_id:
+                rnd.recv_seq[key[1]] = seq  # the buffered frames were authenticated
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
@@ -339,7 +344,9 @@ class Seat:
                 later.append(msg)  # for a round after this one
                 continue
             try:
-                out += self.handle(msg)
+                # authenticated on arrival (this round's) or a replay (an older round's)
+                same = msg.round_id == spec.round_id
+                out += self.process(msg) if same else self.handle(msg)
             except ProtocolViolation as exc:  # arrived early, judged now: record, go on
                 self.accusations.append(exc)
         self._buffer = later
@@ -562,7 +569,16 @@ class Seat:
                     self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up"
                 )
             if msg.round_id > self._current:
-                self._authenticate_sig(msg)  # buffered; sequence checked when started
+                # Buffered for a round not started here yet. Sequence numbers start at 0
+                # in every round, so the host checks them now: else it would relay a
+                # guest's duplicate, and the other guests would blame the host for it.
+                key = (msg.round_id, msg.sender)
+                expected = self._future_seq.get(key, 0)
+                if msg.seq != expected:
+                    code = E.REPLAY if msg.seq < expected else E.SEQ_GAP
+                    raise ProtocolViolation(self._blame_link(msg.sender), code, "sequence")
+                self._authenticate_sig(msg)
+                self._future_seq[key] = expected + 1
                 return
             rnd = self._rounds.get(msg.round_id)
             closed = rnd is None or (rnd.verdict is not None and msg.kind != Kind.EVIDENCE)
@@ -626,8 +642,10 @@ class Seat:
         if msg.round_id == 0:
             return self._handle_setup(msg)
         if msg.round_id > self._current:
-            if len(self._buffer) >= _MAX_BUFFERED:
-                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
+            # Per sender, and blamed on it: these frames are signed and in sequence, so
+            # only the sender can have made so many (not the relay).
+            if sum(m.sender == msg.sender for m in self._buffer) >= _MAX_BUFFERED:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "flood")
             self._buffer.append(msg)
             return []
         rnd = self._rounds[msg.round_id]

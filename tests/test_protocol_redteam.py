@@ -186,3 +186,44 @@ def test_a_guest_flooding_early_frames_is_named_not_the_host():
     for s in (0, 2):
         assert (1, E.OUT_OF_ORDER) in t.codes_by(s)
         assert t.named_by(s) == {1}
+
+
+# ------------------------------------------------------------- escrow
+
+
+def _escrow_frame(owner: Seat, holder: int, plain: bytes) -> Message:
+    from app.protocol.keys import keystream
+
+    rnd = owner._round()
+    key = owner._record_key(rnd.spec.round_id, owner.seat, holder)
+    ct = bytes(a ^ b for a, b in zip(plain, keystream(key, len(plain)), strict=True))
+    data = bytes([1, holder]) + len(ct).to_bytes(2, "big") + ct
+    return owner._send(Kind.ESCROW, rnd.spec.round_id, data=data)
+
+
+def _wrong_keys_record(owner: Seat) -> bytes:
+    rnd = owner._round()
+    mine = sorted(p for p, d in rnd.owner.items() if d == owner.seat)
+    return b"".join(
+        bytes([p]) + (rnd.secret.card_key_inv(p) % (TOY.q - 1) + 1).to_bytes(TOY.byte_len, "big")
+        for p in mine
+    )
+
+
+def test_an_owner_escrowing_garbage_cannot_get_its_honest_holder_named():
+    """Seat 2 escrows records that do not open (random bytes; wrong keys) to seat 1,
+    then drops. Seat 1 used to release them and be named ``bad_key`` everywhere (it
+    even named itself); now it refuses them on arrival and names the owner."""
+    for plain in (bytes(2 * (1 + TOY.byte_len)), _wrong_keys_record):
+        t = dealt(seed=8)
+        body = plain if isinstance(plain, bytes) else plain(t.seats[2])
+        t.post(2, [_escrow_frame(t.seats[2], 1, body)])
+        t.run()
+        assert (2, E.BAD_KEY) in t.codes_by(1)
+        t.drop(2)
+        for s in (0, 1):
+            t.seats[s].suspend_round(1)
+        t.post(1, t.seats[1].release(2, 1))
+        t.run()
+        assert t.named_by(0) == set() and t.named_by(1) == {2}
+        assert t.seats[0].held_result(2, 1) is None

@@ -532,8 +532,10 @@ class Seat:
         """The card codes of a dropped seat's escrowed hand once released and opened."""
         return self._round(round_id).held.get(owner)
 
-    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
-        ct = rnd.escrows[(owner, holder)]
+    def _open_record(
+        self, rnd: _Round, owner: int, ct: bytes, key: bytes
+    ) -> tuple[list[int], list[int]] | None:
+        """Decrypt one escrow record: (positions, keys), or None if it is not the owner's."""
         plain = bytes(a ^ b for a, b in zip(ct, keystream(key, len(ct)), strict=True))
         step = 1 + self.group.byte_len
         mine = sorted(p for p, d in rnd.owner.items() if d == owner)
@@ -541,7 +543,37 @@ class Seat:
         positions = [r[0] for r in recs]
         keys = [int.from_bytes(r[1:], "big") for r in recs]
         if positions != mine or not all(self.group.is_exponent(k) for k in keys):
+            return None
+        return positions, keys
+
+    def _check_my_record(self, rnd: _Round, owner: int, ct: bytes) -> None:
+        """A holder checks its record on arrival (it may read it: it has finished).
+
+        Without this an owner could escrow garbage and, once the honest holder released
+        it, get the holder named for a record that does not open. A record that does
+        not decrypt to keys opening the owner's cards names the owner here, and is not
+        kept, so this holder never releases it.
+        """
+        opened = self._open_record(
+            rnd, owner, ct, self._record_key(rnd.spec.round_id, owner, self.seat)
+        )
+        if opened is not None and all(
+            p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in rnd.order if s != owner)
+            for p in opened[0]
+        ):
+            exps = [self._open_exponent(rnd, p, k) for p, k in zip(*opened, strict=True)]
+            values = self._pow_many([rnd.final[p] for p in opened[0]], exps)
+            if all(rnd.enc.card_of(v) is not None for v in values):
+                return
+        raise ProtocolViolation(owner, E.BAD_KEY, "my escrow record does not open")
+
+    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
+        opened = self._open_record(rnd, owner, rnd.escrows[(owner, holder)], key)
+        if opened is None:
+            # honest holders check their record on arrival: a release that does not
+            # decrypt to the owner's positions carries a wrong key
             raise ProtocolViolation(holder, E.BAD_KEY, "escrow record does not open")
+        positions, keys = opened
         if owner in rnd.released:
             return
         for p, k in zip(positions, keys, strict=True):
@@ -846,6 +878,8 @@ class Seat:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow") from None
         if off != len(data):
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow")
+        if self.seat in recs:
+            self._check_my_record(rnd, msg.sender, recs[self.seat])
         for holder, ct in recs.items():
             rnd.escrows[(msg.sender, holder)] = ct
 

@@ -227,3 +227,45 @@ def test_an_owner_escrowing_garbage_cannot_get_its_honest_holder_named():
         t.run()
         assert t.named_by(0) == set() and t.named_by(1) == {2}
         assert t.seats[0].held_result(2, 1) is None
+
+
+# ------------------------------------------------------------- host equivocation
+
+
+def _equivocating_host(kind: Kind, victim: int, index: int):
+    """A relay hook: the host (seat 0) sends ``victim`` another signed version of its
+    own ``kind`` frame starting at position 0 (value ``index`` changed)."""
+    table: list[LocalTable] = []
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if sender == 0 and receiver == victim and msg.kind == kind and msg.start == 0:
+            host = table[0].seats[0]
+            vals = list(msg.values)
+            vals[index] = pow(vals[index], 3, TOY.p)
+            alt = Message(kind, msg.round_id, 0, msg.seq, 0, tuple(vals), msg.data)
+            return alt.signed(host.identity.sign(host.table_id, alt.body(TOY))).encode(TOY)
+        return frame
+
+    return table, relay
+
+
+def test_host_equivocating_its_final_locks_cannot_get_the_victim_named():
+    """The host, last locker, sends guest 1 a bad final lock for guest 1's card and
+    guest 2 the right one. Guest 1 cannot open it and complains; guest 2's clean copy
+    used to name guest 1 for a false complaint. Guest 1 now publishes the host's
+    signed frame and every seat names the host."""
+    table, relay = _equivocating_host(Kind.LOCK, victim=1, index=1)
+    t = LocalTable(3, TOY, relay=relay, seed=9)
+    table.append(t)
+    t.setup()
+    order = (1, 0, 2)  # lockers 1 then 0: the host's locks are the final ones
+    t.start(RoundSpec(1, order))
+    t.reveal([(j, j % 3) for j in range(6)], order)
+    assert t.seats[1].hand[1] == -1
+    t.finish(order)
+    assert (0, E.BAD_LOCK) in t.codes_by(1)
+    assert (0, E.EQUIVOCATION) in t.codes_by(2)
+    for s in (1, 2):
+        assert t.named_by(s) == {0}, t.codes_by(s)
+        assert (1, E.FALSE_COMPLAINT) not in set(t.seats[s].verdict.cheaters)

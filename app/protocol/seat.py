@@ -158,6 +158,10 @@ class _Round:
     released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
     held: dict[int, tuple[int, ...] | None] = field(default_factory=dict)  # owner -> cards
     verdict: Verdict | None = None
+    # proven by EVIDENCE: seats that signed two versions of a frame, and the seats
+    # whose complaints their other version explains (applied to the audit's verdict)
+    equivocators: set[int] = field(default_factory=set)
+    excused: set[int] = field(default_factory=set)
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -1167,7 +1171,7 @@ class Seat:
     def _run_audit(self, rnd: _Round) -> list[Message]:
         from app.protocol.audit import audit_round
 
-        rnd.verdict = audit_round(self, rnd)
+        rnd.verdict = self._with_evidence(rnd, audit_round(self, rnd))
         for seat, code in rnd.verdict.cheaters:
             self.accusations.append(ProtocolViolation(seat, code, f"round {rnd.spec.round_id}"))
         return self._evidence_for(rnd)
@@ -1181,20 +1185,38 @@ class Seat:
         """
         assert rnd.verdict is not None
         out = []
+        # Shuffle and lock frames too: a host that sent its victim another version of
+        # its own locks got the victim named for a false complaint on every other seat.
+        kinds = {
+            E.BAD_KEY: (Kind.KEYS, Kind.CLAIM),
+            E.BAD_LOCK: (Kind.LOCK,),
+            E.BAD_SHUFFLE: (Kind.SHUFFLE,),
+        }
         for x, code in rnd.verdict.cheaters:
-            if code != E.BAD_KEY or x not in rnd.audits:
+            if code not in kinds or x not in rnd.audits:
                 continue
             sec = RoundSecret(self.group, rnd.audits[x][0], rnd.spec.round_id, None)
             for (sender, _), msg in sorted(rnd.frames.items(), key=lambda kv: kv[0]):
-                if sender != x or msg.kind not in (Kind.KEYS, Kind.CLAIM):
+                if sender != x or msg.kind not in kinds[code]:
                     continue
                 positions = list(msg.data) if msg.kind == Kind.KEYS else list(msg.data[2::2])
-                if any(
+                if msg.kind in (Kind.LOCK, Kind.SHUFFLE) or any(
                     k != sec.card_key_inv(p) for p, k in zip(positions, msg.values, strict=False)
                 ):
                     frame = msg.encode(self.group)
                     out.append(self._send(Kind.EVIDENCE, rnd.spec.round_id, data=frame))
         return out
+
+    @staticmethod
+    def _with_evidence(rnd: _Round, verdict: Verdict) -> Verdict:
+        """The audit's verdict after equivocation proven by EVIDENCE before it ran."""
+        if not rnd.equivocators:
+            return verdict
+        cheaters = tuple(
+            c for c in verdict.cheaters if not (c[1] == E.FALSE_COMPLAINT and c[0] in rnd.excused)
+        )
+        cheaters += tuple((x, E.EQUIVOCATION) for x in sorted(rnd.equivocators))
+        return Verdict(verdict.round_id, False, tuple(dict.fromkeys(cheaters)), None)
 
     def _on_evidence(self, rnd: _Round, msg: Message) -> None:
         try:
@@ -1216,6 +1238,8 @@ class Seat:
         # Two different signed frames with one sequence number: proven equivocation.
         # Whoever complained because of the version he got is excused.
         exc = ProtocolViolation(shown.sender, E.EQUIVOCATION, f"seq {shown.seq}")
+        rnd.equivocators.add(shown.sender)
+        rnd.excused.add(msg.sender)  # also for an audit that has not run yet
         self.accusations = [
             a
             for a in self.accusations

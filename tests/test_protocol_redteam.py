@@ -269,3 +269,43 @@ def test_host_equivocating_its_final_locks_cannot_get_the_victim_named():
     for s in (1, 2):
         assert t.named_by(s) == {0}, t.codes_by(s)
         assert (1, E.FALSE_COMPLAINT) not in set(t.seats[s].verdict.cheaters)
+
+
+class _WrongFirstLock(Seat):
+    """Locks position 0 wrongly (the same frame for everybody)."""
+
+    def _lock_chunk(self, rnd, inp):
+        msg = super()._lock_chunk(rnd, inp)[0]
+        if msg.start != 0:
+            return [msg]
+        vals = list(msg.values)
+        vals[0] = pow(vals[0], 7, self.group.p)
+        rnd.locks[rnd.order.index(self.seat)][0] = vals[0]
+        self._my_seq[msg.round_id] -= 1
+        return [self._send(Kind.LOCK, msg.round_id, start=0, values=tuple(vals))]
+
+
+def test_host_equivocating_its_shuffle_cannot_get_the_next_shuffler_named():
+    """The host shuffles first and sends guest 2 (not the next shuffler) another signed
+    version of its pass, then locks a card wrongly so that the full transcript check
+    runs. Guest 2 used to compare guest 1's honest pass with its own copy of the
+    host's pass and name guest 1 ``bad_shuffle``."""
+    table, relay = _equivocating_host(Kind.SHUFFLE, victim=2, index=5)
+    t = LocalTable(
+        3,
+        TOY,
+        relay=relay,
+        seed=10,
+        seat_factory=lambda s, c, r: (_WrongFirstLock if s == 0 else Seat)(s, c, r),
+    )
+    table.append(t)
+    t.setup()
+    order = (0, 1, 2)
+    t.start(RoundSpec(1, order))
+    t.reveal([(j, (j + 1) % 3) for j in range(6)], order)  # position 0 is guest 1's
+    assert t.seats[1].hand[0] == -1
+    t.finish(order)
+    for s in (1, 2):
+        assert t.named_by(s) == {0}, t.codes_by(s)
+    assert (0, E.BAD_LOCK) in t.codes_by(1)
+    assert {(0, E.BAD_SHUFFLE), (0, E.BAD_LOCK)} <= t.codes_by(2)

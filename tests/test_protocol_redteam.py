@@ -309,3 +309,32 @@ def test_host_equivocating_its_shuffle_cannot_get_the_next_shuffler_named():
         assert t.named_by(s) == {0}, t.codes_by(s)
     assert (0, E.BAD_LOCK) in t.codes_by(1)
     assert {(0, E.BAD_SHUFFLE), (0, E.BAD_LOCK)} <= t.codes_by(2)
+
+
+def test_host_forging_a_background_checked_input_cannot_get_the_next_pass_named():
+    """Guest 3 checks seat 1's shuffle signature in the background. The host holds
+    seat 1's pass back from guest 3 until seat 2's pass is out, then forges seat 1's
+    pass with a value of seat 2's: guest 3 used to reject seat 2's honest pass as
+    ``value passed through unencrypted`` and name seat 2."""
+    held: dict[int, bytes] = {}
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if receiver == 3 and msg.kind == Kind.SHUFFLE and sender == 1:
+            held[1] = frame
+            return None
+        if receiver == 3 and msg.kind == Kind.SHUFFLE and sender == 2 and 1 in held:
+            real = Message.decode(held.pop(1), TOY)
+            vals = list(real.values)
+            vals[0] = msg.values[0]
+            forged = Message(
+                Kind.SHUFFLE, real.round_id, 1, real.seq, 0, tuple(vals), b"", real.sig
+            )
+            t._deliver(3, forged.encode(TOY))
+        return frame
+
+    t = LocalTable(4, TOY, relay=relay, seed=11)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2, 3)))
+    assert (0, E.BAD_SIGNATURE) in t.codes_by(3)
+    assert t.named_by(3) == {0}, t.codes_by(3)

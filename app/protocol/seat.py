@@ -704,11 +704,17 @@ class Seat:
         try:
             handler(rnd, msg)
         except ProtocolViolation:
-            # Blame the sender only for what it provably signed: check a deferred
-            # signature now (a forgery names the relay instead).
-            if any(m is msg for m in rnd.deferred_sigs):
-                rnd.deferred_sigs = [m for m in rnd.deferred_sigs if m is not msg]
-                self._authenticate_sig(msg)
+            # Blame the sender only for what it provably signed: check the deferred
+            # signatures now (a forgery names the relay instead) - all of them, since
+            # the check may have failed against a forged earlier frame (e.g. a pass
+            # compared with its forged input).
+            pending, rnd.deferred_sigs = rnd.deferred_sigs, []
+            for m in pending:
+                try:
+                    self._authenticate_sig(m)
+                except ProtocolViolation as exc:  # a forgery is in my state: void here
+                    rnd.verdict = Verdict(rnd.spec.round_id, False, ((exc.seat, exc.code),), None)
+                    raise exc from None
             raise
         return []
 

@@ -338,3 +338,21 @@ def test_host_forging_a_background_checked_input_cannot_get_the_next_pass_named(
     t.start(RoundSpec(1, (0, 1, 2, 3)))
     assert (0, E.BAD_SIGNATURE) in t.codes_by(3)
     assert t.named_by(3) == {0}, t.codes_by(3)
+
+
+def test_an_early_release_does_not_open_a_held_hand_before_the_dropout():
+    """Holder 1 releases seat 2's escrow while seat 2 is still playing (seat 0 is still
+    to act): seat 0's phone used to open seat 2's hand at once. It now keeps the
+    release until the round is suspended for a dropout."""
+    t = dealt(seed=12)
+    t.post(2, t.seats[2].escrow([1]))
+    t.run()
+    hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
+    t.post(1, t.seats[1].release(2, 1))
+    t.run()
+    assert t.seats[0].held_result(2, 1) is None
+    assert 2 not in t.seats[0]._round(1).keys[2]  # seat 2's own key is not applied
+    t.drop(2)
+    t.seats[0].suspend_round(1)
+    t.run()
+    assert t.seats[0].held_result(2, 1) == hand2

@@ -151,6 +151,7 @@ class _Round:
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
     suspended: bool = False  # a dropout interrupted it: its dealt cards are still in play
+    early_releases: list[tuple[int, int, bytes]] = field(default_factory=list)
     deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
@@ -392,6 +393,12 @@ class Seat:
         """
         rnd = self._round(round_id)
         rnd.frozen = rnd.suspended = True
+        for owner, holder, key in rnd.early_releases:
+            try:
+                self._apply_release(rnd, owner, holder, key)
+            except ProtocolViolation as exc:
+                self.accusations.append(exc)
+        rnd.early_releases.clear()
 
     def hand_in(self, round_id: int) -> dict[int, int]:
         """My opened cards in ``round_id``: ``{position: card code}``."""
@@ -900,6 +907,11 @@ class Seat:
         old = self._rounds.get(int.from_bytes(msg.data[1:9], "big"))
         if old is None or (owner, msg.sender) not in old.escrows:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "no such escrow")
+        if not old.suspended:
+            # The owner has not dropped here (yet): opening its held hand now would show
+            # it to a seat still to act. Kept until this seat suspends the round.
+            old.early_releases.append((owner, msg.sender, msg.data[9:]))
+            return
         self._apply_release(old, owner, msg.sender, msg.data[9:])
 
     def _on_audit(self, rnd: _Round, msg: Message) -> None:

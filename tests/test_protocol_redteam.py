@@ -356,3 +356,40 @@ def test_an_early_release_does_not_open_a_held_hand_before_the_dropout():
     t.seats[0].suspend_round(1)
     t.run()
     assert t.seats[0].held_result(2, 1) == hand2
+
+
+# ------------------------------------------------------------- links and tables
+
+
+def test_a_guest_posing_as_another_seat_gets_itself_named_not_that_seat():
+    """Guest 2 sends the host a frame that claims to come from seat 1 (it cannot sign
+    it). The host used to name seat 1 for the bad signature; it now names the link the
+    frame came in on, and relays nothing."""
+    t = dealt()
+    rnd = t.seats[2]._round()
+    fake = Message(Kind.KEYS, 1, 1, rnd.recv_seq.get(1, 0), 0, (5,), bytes([7]), bytes(80))
+    t._send(2, fake)
+    assert t.named_by(0) == {2}, t.codes_by(0)
+    assert t.named_by(1) == set()
+
+
+def test_frames_of_another_table_with_the_same_identities_are_rejected():
+    """Seats that reuse their identities at a new table used to get the same table id:
+    the host could replay the old table's signed frames, and the audit would name
+    their honest senders. The table id now binds the fresh seed commitments too."""
+    a = LocalTable(3, TOY, seed=13)
+    a.setup()
+    a.play_round(1)
+    ids = [s.identity for s in a.seats]
+    b = LocalTable(3, TOY, seed=14, seat_factory=lambda s, c, r: Seat(s, c, r, identity=ids[s]))
+    b.setup()
+    assert a.seats[0].table_id != b.seats[0].table_id
+    b.start(RoundSpec(1, (0, 1, 2), lock_ahead=6))
+    nxt = b.seats[2]._round().recv_seq[1]
+    old = next(
+        f
+        for s, f in a.frames
+        if s == 1 and (Message.decode(f, TOY).round_id, Message.decode(f, TOY).seq) == (1, nxt)
+    )
+    b._deliver(2, old)  # the host injects seat 1's next frame from the old table
+    assert b.codes_by(2) == {(0, E.BAD_SIGNATURE)}

@@ -210,6 +210,7 @@ class Seat:
         self._current = 0
         self._buffer: list[Message] = []
         self._future_seq: dict[tuple[int, int], int] = {}  # (round, sender) -> next seq
+        self._link: int | None = None  # host only: the guest link of the frame in hand
         self._pairwise: dict[int, bytes] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -229,6 +230,8 @@ class Seat:
     def _blame_link(self, sender: int) -> int:
         """Who to blame for a frame that fails authentication or sequencing."""
         host = self.config.host
+        if self.seat == host and self._link is not None:
+            return self._link  # the seat whose connection the frame came in on
         return sender if self.seat == host or sender == host or sender < 0 else host
 
     def _send(self, kind: Kind, round_id: int, **fields: object) -> Message:
@@ -276,6 +279,8 @@ class Seat:
             self._pubs[msg.sender] = (msg.values[0], msg.values[1])
             self._commits[msg.sender] = msg.data
             if len(self._pubs) == n and self.seat in self._pubs:
+                # The fresh seed commitments make the id unique to this table even for
+                # seats that reuse their identities: no frame replays across tables.
                 self.table_id = digest(
                     b"blu21/table",
                     *(
@@ -283,6 +288,7 @@ class Seat:
                         for s in range(n)
                         for v in self._pubs[s]
                     ),
+                    *(self._commits[s] for s in range(n)),
                 )
                 self._seeds[self.seat] = self._table_seed
                 return [self._send(Kind.SEED, 0, data=self._table_seed)]
@@ -593,8 +599,21 @@ class Seat:
 
     # ------------------------------------------------------------------ receiving
 
-    def authenticate(self, msg: Message) -> None:
+    def authenticate(self, msg: Message, link: int | None = None) -> None:
         """The link checks a relaying host runs before forwarding a frame.
+
+        ``link`` (host only) is the seat whose connection the frame arrived on: a frame
+        claiming another sender, and any failure of it, then names that seat, so that a
+        guest cannot get another seat named by sending garbage in its name.
+        """
+        self._link = link if self.seat == self.config.host else None
+        try:
+            self._authenticate(msg)
+        finally:
+            self._link = None
+
+    def _authenticate(self, msg: Message) -> None:
+        """See :meth:`authenticate`.
 
         Sender id, round (replays of closed rounds), signature and sequence number; on
         success the sequence number is consumed. Failures blame the link (the host, as
@@ -603,6 +622,8 @@ class Seat:
         """
         if not 0 <= msg.sender < self.config.n_seats or msg.sender == self.seat:
             raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "sender id")
+        if self._link is not None and msg.sender != self._link:
+            raise ProtocolViolation(self._link, E.WRONG_SENDER, "another seat's frame")
         if msg.round_id == 0:
             expected = self._setup_seq.get(msg.sender, 0)
             seqs = self._setup_seq
@@ -672,12 +693,13 @@ class Seat:
             return False  # the final locks (or a bogus LOCK that process will reject)
         return consumer != self.seat
 
-    def handle(self, msg: Message) -> list[Message]:
+    def handle(self, msg: Message, link: int | None = None) -> list[Message]:
         """Authenticate, validate and record one incoming message; return messages to send.
 
         Raises ProtocolViolation naming the seat to blame; the message is not applied.
+        ``link``: see :meth:`authenticate`.
         """
-        self.authenticate(msg)
+        self.authenticate(msg, link)
         return self.process(msg)
 
     def process(self, msg: Message) -> list[Message]:

@@ -393,3 +393,34 @@ def test_frames_of_another_table_with_the_same_identities_are_rejected():
     )
     b._deliver(2, old)  # the host injects seat 1's next frame from the old table
     assert b.codes_by(2) == {(0, E.BAD_SIGNATURE)}
+
+
+def test_a_rogue_hello_with_another_seat_s_key_is_refused_by_the_host():
+    """Guest 2 announces seat 1's signing key as its own (it cannot prove possession)."""
+    t = LocalTable(3, TOY, seed=15)
+    own = t.seats[2].hello()[0]
+    victim_pub = t.seats[1].identity.sign_pub
+    rogue = Message(Kind.HELLO, 0, 2, 0, 0, (victim_pub, own.values[1]), own.data, own.sig)
+    t._send(2, rogue)
+    assert t.named_by(0) == {2} and t.named_by(1) == set()
+    assert 2 not in t.seats[1]._pubs
+
+
+# ------------------------------------------------------------- exponent sizes
+
+
+def test_default_exponents_are_full_size():
+    """No exponent is shortened unless ``shuffle_bits`` asks for it: shuffle keys, card
+    keys, lock exponents and signing nonces all have about the bit length of q."""
+    from app.protocol.group import FFDHE2048
+    from app.protocol.keys import DeterministicRng, Identity, RoundSecret
+
+    qbits = FFDHE2048.q.bit_length()
+    for i in range(16):
+        sec = RoundSecret(FFDHE2048, bytes([i]) * 32, 1)
+        exps = [sec.shuffle_key, sec.card_key(i), sec.lock_exponent(i), sec.card_key_inv(i)]
+        assert all(e.bit_length() >= qbits - 24 for e in exps), [e.bit_length() for e in exps]
+    me = Identity.generate(FFDHE2048, DeterministicRng(3))
+    me.precompute(8)
+    assert all(r.bit_length() >= qbits - 24 for r, _ in me._nonces)
+    assert me.sign_secret.bit_length() >= qbits - 24

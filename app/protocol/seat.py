@@ -38,7 +38,8 @@ Cheats found in the background or by the audit go to ``accusations`` and
 ``verdict.cheaters``.
 
 Relaying: in the Bluetooth star only the host talks to everybody. The host calls
-``authenticate`` on each guest frame, relays it unchanged and in arrival order to the
+``authenticate(msg, link=guest)`` on each guest frame (``link``: the guest whose
+connection it came in on), relays it unchanged and in arrival order to the
 other guests only if that passed, then calls ``process``. Hence a guest that receives
 a frame with a bad signature, a replayed or a skipped sequence number blames the
 host: an honest host would never have relayed it.

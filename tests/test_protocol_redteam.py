@@ -424,3 +424,17 @@ def test_default_exponents_are_full_size():
     me.precompute(8)
     assert all(r.bit_length() >= qbits - 24 for r, _ in me._nonces)
     assert me.sign_secret.bit_length() >= qbits - 24
+
+
+def test_a_late_frame_after_the_audit_names_its_sender_not_the_host():
+    """Seat 2 sends a new signed frame for a round a guest has already audited (the host
+    relays it while its own audit still runs). The guest used to call it a replay and
+    name the host."""
+    t = LocalTable(3, TOY, seed=16)
+    t.setup()
+    t.play_round(1)
+    late = t.seats[2]._send(Kind.COMPLAIN, 1, data=bytes([0]))
+    t._deliver(1, late.encode(TOY))  # as relayed by a host that has not closed round 1
+    assert t.codes_by(1) == {(2, E.OUT_OF_ORDER)}
+    t._deliver(1, late.encode(TOY))  # the same frame again: that is the relay's replay
+    assert (0, E.REPLAY) in t.codes_by(1)

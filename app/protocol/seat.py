@@ -646,16 +646,21 @@ class Seat:
                 self._future_seq[key] = expected + 1
                 return
             rnd = self._rounds.get(msg.round_id)
-            closed = rnd is None or (rnd.verdict is not None and msg.kind != Kind.EVIDENCE)
-            if closed:
+            if rnd is None:
                 raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
-            assert rnd is not None
             expected = rnd.recv_seq.get(msg.sender, 0)
             seqs = rnd.recv_seq
         if msg.seq < expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "sequence")
         if msg.seq > expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "sequence")
+        if msg.round_id and rnd.verdict is not None and msg.kind != Kind.EVIDENCE:
+            # A new signed frame (next sequence number) for a round already audited here:
+            # the sender's doing, not a replay by the relay. Naming the relay let a seat
+            # get the host named by a guest whose audit happened to finish first.
+            self._authenticate_sig(msg)
+            seqs[msg.sender] = expected + 1
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "round already audited")
         if msg.kind == Kind.HELLO:
             if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
                 raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")

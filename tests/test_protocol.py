@@ -399,6 +399,12 @@ def test_escrow_only_reaches_the_named_holders():
     with pytest.raises(ProtocolViolation):
         t.seats[0]._apply_release(t.seats[0]._round(), 2, 1, key)
     assert len(ct) == 2 * (1 + TOY.byte_len)
+    # the only record keys seat 0 can derive (its own pairs with 2 and 1) do not open it
+    rnd0 = t.seats[0]._round()
+    for mine in (t.seats[0]._record_key(1, 2, 0), t.seats[0]._record_key(1, 0, 1)):
+        assert t.seats[0]._open_record(rnd0, 2, ct, mine) is None
+    # while holder 1's key does
+    assert t.seats[1]._open_record(t.seats[1]._round(), 2, ct, t.seats[1]._record_key(1, 2, 1))
 
 
 # ---------------------------------------------------------------- validation

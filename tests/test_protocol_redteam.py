@@ -438,3 +438,20 @@ def test_a_late_frame_after_the_audit_names_its_sender_not_the_host():
     assert t.codes_by(1) == {(2, E.OUT_OF_ORDER)}
     t._deliver(1, late.encode(TOY))  # the same frame again: that is the relay's replay
     assert (0, E.REPLAY) in t.codes_by(1)
+
+
+def test_a_false_claim_in_a_suspended_round_does_not_open_the_checkers_hands():
+    """After a dropout, seat 2 makes a false claim in the suspended round; the honest
+    seats' checks fail and they complain. They used to reveal their own seeds with
+    the complaint - opening their own cards, still in play, to seat 2."""
+    t = dealt(4, seed=17)
+    t.drop(3)
+    for s in (0, 1, 2):
+        t.seats[s].suspend_round(1)
+    seat = t.seats[2]
+    real = [seat.hand[p] for p in sorted(seat.hand)]
+    fake = [c for c in range(4, 52) if c not in real][:2]
+    t.post(2, [claim_msg(seat, ClaimKind.SHOWDOWN, fake)])
+    t.run()
+    assert all(t.seats[s]._round(1).complaints for s in (0, 1))
+    assert seeds_known_to(t, 2) == set()

@@ -1147,7 +1147,8 @@ class Seat:
                 # Somebody's key or lock is wrong: void the round, the audit names him.
                 rnd.hand[pos] = -1
                 rnd.complaints.append((self.seat, pos))
-                rnd.audit_wanted = True
+                # my seed opens my other cards: in a suspended round they are in play
+                rnd.audit_wanted = not rnd.suspended
                 out.append(self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([pos])))
             else:
                 rnd.hand[pos] = code
@@ -1173,7 +1174,9 @@ class Seat:
         opened = self._pow_many([rnd.final[p] for p in positions], exps)
         wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
         if wrong:
-            rnd.audit_wanted = True  # the transcript check decides who lied
+            # the transcript check decides who lied (not in a suspended round: my seed
+            # would open my own cards, still in play)
+            rnd.audit_wanted = not rnd.suspended
             rnd.complaints.append((self.seat, wrong[0]))
             return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([wrong[0]]))]
         return []

@@ -455,3 +455,19 @@ def test_a_false_claim_in_a_suspended_round_does_not_open_the_checkers_hands():
     t.run()
     assert all(t.seats[s]._round(1).complaints for s in (0, 1))
     assert seeds_known_to(t, 2) == set()
+
+
+def test_a_guest_sending_its_pass_before_its_input_cannot_get_the_host_named():
+    """Guest 2 sends a (signed) shuffle pass before seat 1's pass, its input, exists.
+    The host used to relay it (content is each seat's check) and every other guest,
+    missing the input, named the host for a lost frame. The host now refuses to relay
+    frames whose input it has not relayed itself, and names the sender."""
+    t = LocalTable(3, TOY, seed=18)
+    t.setup()
+    spec = RoundSpec(1, (0, 1, 2))
+    for s in t.seats:
+        s.start_round(spec)  # nothing sent yet
+    early = t.seats[2]._send(Kind.SHUFFLE, 1, values=tuple(pow(4, k, TOY.p) for k in range(2, 54)))
+    t._send(2, early)
+    assert (2, E.OUT_OF_ORDER) in t.codes_by(0)
+    assert t.named_by(1) == set()

@@ -672,7 +672,25 @@ class Seat:
             self._rounds[msg.round_id].deferred_sigs.append(msg)
         else:
             self._authenticate_sig(msg)
+        if msg.round_id and self.seat == self.config.host and self._input_missing(rnd, msg):
+            # Guests blame the relay for a pass or lock whose input they lack (an in-order
+            # relay lost it), so the host must not relay one it has no input for itself:
+            # else a guest sending early gets the honest host named everywhere.
+            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "before input")
         seqs[msg.sender] = expected + 1
+
+    @staticmethod
+    def _input_missing(rnd: _Round, msg: Message) -> bool:
+        """A SHUFFLE or LOCK frame whose input has not (all) been seen here."""
+        if msg.sender not in rnd.order:
+            return False
+        i = rnd.order.index(msg.sender)
+        if msg.kind == Kind.SHUFFLE:
+            return i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE
+        if msg.kind == Kind.LOCK and i < rnd.n - 1:
+            inp = rnd.stages[-1] if i == 0 else rnd.locks[i - 1]
+            return msg.start + len(msg.values) > len(inp)
+        return False
 
     def _may_defer_signature(self, msg: Message) -> bool:
         """Can this guest check the signature later, in the background?

@@ -8,8 +8,11 @@ group itself is not the subject of any of these attacks.
 
 from __future__ import annotations
 
+import pytest
+
 from app.hands import oczko_total
 from app.protocol import errors as E
+from app.protocol.errors import ProtocolUsageError
 from app.protocol.group import unsafe_test_group
 from app.protocol.harness import LocalTable
 from app.protocol.messages import ClaimKind, Kind, Message
@@ -471,3 +474,38 @@ def test_a_guest_sending_its_pass_before_its_input_cannot_get_the_host_named():
     t._send(2, early)
     assert (2, E.OUT_OF_ORDER) in t.codes_by(0)
     assert t.named_by(1) == set()
+
+
+# ------------------------------------------------------------- set-up
+
+
+def test_the_fingerprint_cannot_be_ground_from_the_public_keys():
+    """The fingerprint used to be the table id mod 10^6, a function of the public keys
+    the MITM host chooses: it could grind fake keys (one modular multiplication each)
+    until both victims saw the same 6 digits. It now also covers the table seeds,
+    which each seat reveals only after it has every HELLO (commit-reveal), so the host
+    must fix its fake keys before it can compute any victim's code."""
+    t = LocalTable(3, TOY, seed=19)
+    for s in t.seats:
+        t.post(s.seat, s.hello())
+    # deliver the HELLOs only: every seat knows all keys, no seed is revealed yet
+    hellos = [(s, m) for s, m in t.queue if m.kind == Kind.HELLO]
+    t.queue = []
+    for s, m in hellos:
+        for r in range(3):
+            if r != s:
+                t.seats[r].handle(m)
+    assert all(s.table_id for s in t.seats)
+    with pytest.raises(ProtocolUsageError):
+        _ = t.seats[1].fingerprint  # not computable from the keys alone
+    # the same keys with other seeds give another code
+    codes = []
+    ids = [s.identity for s in t.seats]
+    for seed in (20, 21):
+        u = LocalTable(
+            3, TOY, seed=seed, seat_factory=lambda s, c, r: Seat(s, c, r, identity=ids[s])
+        )
+        u.setup()
+        assert len({s.fingerprint for s in u.seats}) == 1
+        codes.append(u.seats[0].fingerprint)
+    assert codes[0] != codes[1]

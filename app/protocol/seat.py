@@ -250,10 +250,18 @@ class Seat:
 
     @property
     def fingerprint(self) -> int:
-        """A 6-digit code of everyone's public keys: equal on all screens, or a relay MITM."""
-        if not self.table_id:
+        """A 6-digit code of everyone's keys and seeds: equal on all screens, or a relay MITM.
+
+        It covers the table seeds, committed in the HELLOs and revealed only after all
+        HELLOs are in. From the table id alone (keys) a man-in-the-middle host could
+        grind its fake keys until both victims' 6 digits matched (about 10^6 cheap
+        tries); with the seeds it must fix its fake HELLOs before it can compute any
+        victim's code, so it matches with probability 10^-6 per attempt.
+        """
+        if not self.ready:
             raise ProtocolUsageError("set-up not finished")
-        return int.from_bytes(self.table_id[:8], "big") % 1_000_000
+        code = digest(b"blu21/fingerprint", self.table_id, self.joint_seed)
+        return int.from_bytes(code[:8], "big") % 1_000_000
 
     # ------------------------------------------------------------------ set-up
 

@@ -1,0 +1,276 @@
+"""Independent review of the casino engine: edge combinations of seeds 001 and 004.
+
+The money cases are scenario files (tests/scenarios/blackjack_review_*.json, run by
+test_blackjack_scenarios.py); this module holds what a scenario cannot say: legality
+at a given moment, that legal_actions() is exactly what apply() accepts, and session
+integrity across rounds and reshuffles.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.cards import shoe as full_shoe
+from app.rules.blackjack import Action, ActionKind, LegalAction, Phase, Round
+from app.rules.errors import IllegalAction
+from app.rules.session import Session
+from app.rules.shoe import Shoe
+from app.rules.table_rules import PRESETS, TableRules
+
+
+def kinds(r: Round) -> set[ActionKind]:
+    return {a.kind for a in r.legal_actions()}
+
+
+def dealt(rules: TableRules, cards: str, bets: list[tuple[str, int, int]]) -> Round:
+    players = {p: 1000 for p, _, _ in bets}
+    r = Round.new(rules, Shoe.scripted(cards, decks=8), players)
+    for p, box, amount in bets:
+        r = r.act("bet", p, box, amount)
+    return r.act("deal")
+
+
+# -- splitting --------------------------------------------------------------------------
+
+
+def test_no_split_beyond_max_hands_even_with_a_pair() -> None:
+    # Four hands of eights: the fourth split hand draws another eight, no fifth hand.
+    r = dealt(TableRules.preset("european"), "8s 6d 8h 8c 8d 8s Ts Th Tc Kd 9c", [("a", 1, 10)])
+    for _ in range(3):
+        assert ActionKind.SPLIT in kinds(r)
+        r = r.act("split", "a")
+    assert len(r.box_hands(1)) == 4
+    assert [str(c) for c in r.current.cards] == ["8s", "8s"]
+    assert ActionKind.SPLIT not in kinds(r)
+    with pytest.raises(IllegalAction) as info:
+        r.act("split", "a")
+    assert info.value.code == "cannot_split"
+
+
+def test_split_ace_drawing_an_ace_at_max_hands_stands() -> None:
+    # European: aces resplit, but the fourth hand is the last; an ace then just stands.
+    rules = TableRules.preset("european")
+    r = dealt(rules, "As 9d Ah Ac Ad Ah As Kc Kd Kh 8c", [("a", 1, 10)])
+    r = r.act("split", "a")  # hand 1: A + Ac
+    assert kinds(r) == {ActionKind.STAND, ActionKind.SPLIT}  # no hit, no double
+    r = r.act("split", "a")  # hand 1: A + Ad
+    r = r.act("split", "a")  # hand 1: A + Ah: four hands, stands by itself
+    assert len(r.box_hands(1)) == 4
+    first = r.box_hands(1)[0]
+    assert first.status.value == "stood" and first.total == 12
+    # the other split aces drew As (stands: no room to split), Kc, Kd, Kh
+    assert r.settled
+    assert [h.total for h in r.box_hands(1)] == [12, 12, 21, 21]
+    assert r.net("a") == 0  # 12, 12 lose to 19; 21, 21 win 1:1 (not blackjack)
+
+
+def test_split_aces_cannot_hit_or_double_unless_allowed() -> None:
+    r = dealt(TableRules(), "As 9d Ah 7c 5d 6c Tc", [("a", 1, 10)])
+    r = r.act("split", "a")
+    # Classic: hand 1 got its one card and stood; hand 2 waits for its card, so it is
+    # dealt at once and stands too: the round is over.
+    assert r.settled
+    r = dealt(TableRules(hit_split_aces=True), "As 9d Ah 7c 5d 6c Tc", [("a", 1, 10)])
+    r = r.act("split", "a")
+    assert {ActionKind.HIT, ActionKind.DOUBLE} <= kinds(r)
+
+
+def test_surrender_only_on_the_original_two_cards() -> None:
+    rules = TableRules(late_surrender=True)
+    r = dealt(rules, "8s 9d 8h 7c 3c", [("a", 1, 10)])
+    assert ActionKind.SURRENDER in kinds(r)
+    after_split = r.act("split", "a")
+    assert ActionKind.SURRENDER not in kinds(after_split)
+    after_hit = r.act("hit", "a")
+    assert ActionKind.SURRENDER not in kinds(after_hit)
+    assert ActionKind.SURRENDER not in kinds(dealt(TableRules(), "8s 9d 8h 7c", [("a", 1, 10)]))
+
+
+def test_behind_bettor_can_only_follow_and_never_acts_on_the_hand() -> None:
+    rules = TableRules(betting_behind=True)
+    r = dealt(rules, "5s 9d 6h 7c 9c", [("a", 1, 10), ("b", 1, 10)])
+    for kind in ("hit", "stand", "double", "split", "surrender"):
+        with pytest.raises(IllegalAction) as info:
+            r.act(kind, "b")
+        assert info.value.code == "not_your_turn"
+    r = r.act("double", "a")
+    assert r.phase is Phase.DOUBLE_FOLLOW and r.waiting_for() == ("b",)
+    with pytest.raises(IllegalAction):
+        r.act("follow_double", "a")  # the owner has already doubled
+
+
+# -- table limits -----------------------------------------------------------------------
+
+
+def test_box_limit_counts_every_bettor_behind() -> None:
+    rules = TableRules(betting_behind=True, max_bet=100)
+    r = Round.new(rules, Shoe.scripted("Ts 9d"), {"a": 1000, "b": 1000, "c": 1000})
+    r = r.act("bet", "a", 1, 60).act("bet", "b", 1, 30)
+    behind = [x for x in r.legal_actions() if x.kind is ActionKind.BET and x.box == 1]
+    assert [(x.player, x.max_amount) for x in behind] == [("c", 10)]
+    with pytest.raises(IllegalAction) as info:
+        r.act("bet", "c", 1, 11)
+    assert info.value.code == "bet_above_limit"
+    r = r.act("bet", "c", 1, 10)
+    # The box is full: nobody else may bet behind it.
+    assert not [x for x in r.legal_actions() if x.kind is ActionKind.BET and x.box == 1]
+
+
+# -- legal_actions() is exactly what apply() accepts ----------------------------------------
+
+BOXED = {ActionKind.BET, ActionKind.INSURE, ActionKind.DECLINE_INSURANCE, ActionKind.EVEN_MONEY}
+WITH_AMOUNT = {ActionKind.BET, ActionKind.SIDE_BET, ActionKind.INSURE}
+AMOUNTS = [Fraction(1, 2), Fraction(1), Fraction(5), Fraction(7, 2), Fraction(10), Fraction(25)]
+AMOUNTS += [Fraction(60), Fraction(499), Fraction(500), Fraction(501)]
+
+
+def listed(a: Action, legal: tuple[LegalAction, ...]) -> bool:
+    """Whether ``a`` is one of the choices in ``legal`` (box only where it matters, any
+    player for "deal", the amount within the bounds)."""
+    for x in legal:
+        if x.kind is not a.kind or (x.player != a.player and a.kind is not ActionKind.DEAL):
+            continue
+        if a.kind in BOXED and x.box != a.box:
+            continue
+        if a.kind in WITH_AMOUNT:
+            assert a.amount is not None and x.max_amount is not None
+            low_ok = a.amount > 0 if x.min_amount is None else a.amount >= x.min_amount
+            if not (low_ok and a.amount <= x.max_amount):
+                continue
+        return True
+    return False
+
+
+def every_action(r: Round) -> list[Action]:
+    assert r.bankrolls is not None
+    out = []
+    for kind in ActionKind:
+        for p in [*r.bankrolls, None]:
+            for box in range(0, r.rules.boxes + 2) if kind in BOXED else [None]:
+                for amount in AMOUNTS if kind in WITH_AMOUNT else [None]:
+                    out.append(Action(kind, p, box, amount))
+    return out
+
+
+@st.composite
+def review_rules(draw: st.DrawFn) -> TableRules:
+    enhc = draw(st.booleans())
+    hands = draw(st.integers(1, 4))
+    return draw(st.sampled_from(list(PRESETS.values()))).replace(
+        hole_card="enhc" if enhc else "peek",
+        enhc_original_bets_only=enhc and draw(st.booleans()),
+        late_surrender=not enhc and draw(st.booleans()),
+        max_hands=hands,
+        resplit_aces=hands >= 3 and draw(st.booleans()),
+        hit_split_aces=draw(st.booleans()),
+        double_on=draw(st.sampled_from(["any", "9-11", "10-11"])),
+        double_after_split=draw(st.booleans()),
+        split_by=draw(st.sampled_from(["rank", "value"])),
+        insurance=draw(st.booleans()),
+        triple_seven=draw(st.booleans()),
+        dealer_busts_bet=draw(st.booleans()),
+        betting_behind=draw(st.booleans()),
+        boxes=draw(st.integers(1, 3)),
+        min_bet=draw(st.sampled_from([1, 5, 10])),
+        max_bet=draw(st.sampled_from([10, 25, 500])),
+    )
+
+
+SPICY = ["As", "Ah", "7s", "7h", "8s", "8h", "Ts", "Kh", "Qd", "5c", "6d"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=review_rules(), seed=st.integers(0, 2**32), data=st.data())
+def test_legal_actions_are_exactly_what_apply_accepts(
+    rules: TableRules, seed: int, data: st.DataObject
+) -> None:
+    prefix = data.draw(st.lists(st.sampled_from(SPICY), max_size=20))
+    prefix = [c for i, c in enumerate(prefix) if prefix[:i].count(c) < rules.decks]
+    shoe = Shoe.stacked(prefix, rules.decks, rules.penetration, random.Random(seed))
+    chips = data.draw(
+        st.dictionaries(
+            st.sampled_from(["ann", "bob", "cy"]),
+            st.sampled_from([rules.min_bet, 15, 30, 60, 1000]),
+            min_size=1,
+        )
+    )
+    r = Round.new(rules, shoe, chips)
+    for _ in range(60):
+        if r.settled:
+            break
+        legal = r.legal_actions()
+        for a in every_action(r):
+            try:
+                r.apply(a)
+                accepted = True
+            except IllegalAction:
+                accepted = False
+            assert accepted == listed(a, legal), (a, r.phase, legal)
+        pick = data.draw(st.sampled_from(legal))
+        amount = None
+        if pick.max_amount is not None:
+            low = pick.min_amount if pick.min_amount is not None else pick.max_amount / 2
+            amount = data.draw(st.sampled_from([low, pick.max_amount]))
+        r = r.apply(pick.action(amount))
+    assert r.settled or r.legal_actions()
+
+
+# -- sessions -----------------------------------------------------------------------------
+
+
+def play_out(r: Round, rng: random.Random) -> Round:
+    r = r.act("bet", "ann", 1, 10).act("bet", "bob", 2, 20)
+    r = r.act("deal")
+    while not r.settled:
+        legal = [a for a in r.legal_actions() if a.kind is not ActionKind.INSURE]
+        r = r.apply(rng.choice(legal).action())
+    return r
+
+
+def test_session_refuses_a_round_recorded_twice() -> None:
+    # A push nets zero, so the balances alone cannot tell the round was recorded.
+    shoe = Shoe.scripted("Ts 9d 9s Tc " * 3)
+    s = Session.start(TableRules(rounds=3), ["ann"], random.Random(1), shoe=shoe)
+    r = s.new_round().act("bet", "ann", 1, 10).act("deal").act("stand", "ann")
+    assert r.results() == {"ann": 0}
+    s1 = s.record(r)
+    with pytest.raises(IllegalAction) as info:
+        s1.record(r)
+    assert info.value.code == "foreign_round"
+    # A round dealt from the older session state would deal the same cards again.
+    stale = s.new_round().act("bet", "ann", 1, 10).act("deal").act("stand", "ann")
+    with pytest.raises(IllegalAction):
+        s1.record(stale)
+    nxt = s1.new_round().act("bet", "ann", 1, 10).act("deal").act("stand", "ann")
+    assert s1.record(nxt).rounds_played == 2
+
+
+def test_session_reshuffles_at_the_cut_card_and_conserves_chips() -> None:
+    rules = TableRules(decks=1, penetration=Fraction(1, 2), rounds=30, starting_chips=2000)
+    rng = random.Random(5)
+    s = Session.start(rules, ["ann", "bob"], random.Random(9))
+    total = sum(s.balances.values())
+    reshuffles = 0
+    for _ in range(rules.rounds):
+        r = s.new_round()
+        if r.events and r.events[0].kind == "shuffled":
+            reshuffles += 1
+            assert r.shoe.remaining == 52  # the whole deck back in before the deal
+        else:
+            assert s.shoe.position < s.shoe.cut  # no reshuffle before the cut card
+        r = play_out(r, rng)
+        # Within one shuffle no card is dealt twice: discards + table + rest = one deck.
+        cards = r.table_cards() + r.shoe.upcoming() + r.shoe.discards()
+        if not any(e.kind == "shuffled" and e.reason == "shoe_empty" for e in r.events):
+            assert Counter(cards) == Counter(full_shoe(1))
+        s = s.record(r)
+        assert sum(s.balances.values()) + s.house == total
+        assert all(v >= 0 for v in s.balances.values())
+    assert s.over and s.rounds_played == rules.rounds
+    assert reshuffles >= 5  # 26 cards a shoe, 6-12 cards a round

@@ -17,7 +17,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cards import shoe as full_shoe
-from app.rules.blackjack import Action, ActionKind, LegalAction, Phase, Round
+from app.hands import bj_total as ref_total
+from app.rules.blackjack import (
+    Action,
+    ActionKind,
+    Hand,
+    HandStatus,
+    LegalAction,
+    Phase,
+    Round,
+    Stake,
+)
+from app.rules.blackjack_settle import Outcome
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe
@@ -274,3 +285,88 @@ def test_session_reshuffles_at_the_cut_card_and_conserves_chips() -> None:
         assert all(v >= 0 for v in s.balances.values())
     assert s.over and s.rounds_played == rules.rounds
     assert reshuffles >= 5  # 26 cards a shoe, 6-12 cards a round
+
+
+# -- an independent settlement oracle -------------------------------------------------------
+
+
+def ref(cards: tuple) -> tuple[int, bool]:
+    """Total and softness from the pure-Python reference (not the engine's native one)."""
+    return ref_total([c.code for c in cards])
+
+
+def expected_return(r: Round, h: Hand, s: Stake) -> Fraction:
+    """What a casino hands back on stake ``s`` of hand ``h``, from the cards alone."""
+    rules = r.rules
+    dealer_total = ref(r.dealer)[0]
+    dealer_bj = len(r.dealer) == 2 and dealer_total == 21
+    total = ref(h.cards)[0]
+    natural = len(h.cards) == 2 and not h.from_split and total == 21
+    if s.outcome is Outcome.EVEN_MONEY:
+        assert natural and r.up_card is not None and r.up_card.rank == 1
+        return 2 * s.total
+    if total > 21:
+        return Fraction(0)
+    if h.status is HandStatus.SURRENDERED:
+        return s.total / 2
+    if rules.triple_seven and sorted(c.rank for c in h.cards) == [7, 7, 7]:
+        return s.total * Fraction(5, 2)
+    if dealer_bj:
+        if natural:
+            return s.total
+        if rules.enhc_original_bets_only:
+            return s.doubled if s.original else s.total
+        return Fraction(0)
+    if natural:
+        return s.total * (1 + rules.blackjack_pays)
+    if dealer_total > 21 or total > dealer_total:
+        return 2 * s.total
+    return s.total if total == dealer_total else Fraction(0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=review_rules(), seed=st.integers(0, 2**32), data=st.data())
+def test_settlement_matches_an_independent_oracle(
+    rules: TableRules, seed: int, data: st.DataObject
+) -> None:
+    rules = rules.replace(
+        dealer_hits_soft_17=data.draw(st.booleans()),
+        blackjack_pays=data.draw(st.sampled_from([Fraction(3, 2), Fraction(6, 5)])),
+        min_bet=1,
+        max_bet=500,
+    )
+    prefix = data.draw(st.lists(st.sampled_from(SPICY), max_size=20))
+    prefix = [c for i, c in enumerate(prefix) if prefix[:i].count(c) < rules.decks]
+    shoe = Shoe.stacked(prefix, rules.decks, rules.penetration, random.Random(seed))
+    r = Round.new(rules, shoe, {"ann": 1000, "bob": 1000, "cy": 25})
+    while not r.settled:
+        legal = r.legal_actions()
+        deal = [a for a in legal if a.kind is ActionKind.DEAL]
+        pick = deal[0] if deal and data.draw(st.booleans()) else data.draw(st.sampled_from(legal))
+        amount = None
+        if pick.max_amount is not None:
+            low = pick.min_amount if pick.min_amount is not None else pick.max_amount / 2
+            amount = data.draw(st.sampled_from([low, pick.max_amount]))
+        r = r.apply(pick.action(amount))
+    # The dealer drew exactly by his rule.
+    d = r.dealer
+    for k in range(2, len(d)):
+        total, soft = ref(d[:k])
+        assert total < 17 or (total == 17 and soft and rules.dealer_hits_soft_17), d
+    for box in {h.box for h in r.hands}:
+        assert len(r.box_hands(box)) <= rules.max_hands
+    for h in r.hands:
+        if h.split_aces and not rules.hit_split_aces:
+            assert len(h.cards) == 2  # one card on each split ace
+        if h.doubled:
+            assert len(h.cards) == 3  # exactly one card after doubling
+        for k in range(2, len(h.cards)):  # no card after 21, a bust or three sevens
+            assert ref(h.cards[:k])[0] < 21
+        for s in h.stakes:
+            assert s.returned == expected_return(r, h, s), (h, s, d)
+    dealer_total = ref(d)[0]
+    dealer_bj = len(d) == 2 and dealer_total == 21
+    for i in r.insurance:
+        assert i.returned == (3 * i.amount if dealer_bj else 0)
+    for b in r.side_bets:
+        assert b.returned == (Fraction(7, 2) * b.amount if dealer_total > 21 else 0)

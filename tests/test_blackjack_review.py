@@ -370,3 +370,26 @@ def test_settlement_matches_an_independent_oracle(
         assert i.returned == (3 * i.amount if dealer_bj else 0)
     for b in r.side_bets:
         assert b.returned == (Fraction(7, 2) * b.amount if dealer_total > 21 else 0)
+
+
+# -- actions built from plain codes ----------------------------------------------------------
+
+
+def test_action_from_a_plain_code_means_the_same_as_the_enum() -> None:
+    # Action("insure", ...) used to be taken as a refusal of insurance, and
+    # Action("hit", ...) crashed: a code must act exactly like its ActionKind.
+    r = Round.new(TableRules(), Shoe.scripted("Ts Ad 6s 7c 5h 4d"), {"ann": 100})
+    r = r.apply(Action("bet", "ann", 1, Fraction(10))).apply(Action("deal"))  # type: ignore[arg-type]
+    by_code = r.apply(Action("insure", "ann", 1, Fraction(5)))  # type: ignore[arg-type]
+    by_enum = r.apply(Action(ActionKind.INSURE, "ann", 1, Fraction(5)))
+    assert by_code.to_json(reveal=True) == by_enum.to_json(reveal=True)
+    assert [i.amount for i in by_code.insurance] == [5]
+    hit = by_code.apply(Action("hit", "ann"))  # type: ignore[arg-type]
+    assert [str(c) for c in hit.hands[0].cards] == ["Ts", "6s", "5h"]
+    assert Action("stand").kind is ActionKind.STAND  # type: ignore[arg-type]
+
+
+def test_action_with_an_unknown_code_is_refused() -> None:
+    with pytest.raises(IllegalAction) as info:
+        Action("fold", "ann")  # type: ignore[arg-type]
+    assert info.value.code == "unknown_action"

@@ -393,3 +393,24 @@ def test_action_with_an_unknown_code_is_refused() -> None:
     with pytest.raises(IllegalAction) as info:
         Action("fold", "ann")  # type: ignore[arg-type]
     assert info.value.code == "unknown_action"
+
+
+def test_session_records_rounds_that_ran_the_shoe_empty() -> None:
+    # One deck dealt to the end with seven boxes: rounds empty the shoe and deal on from
+    # the reshuffled discards; they still belong to the session and conserve chips.
+    rules = TableRules(decks=1, penetration=Fraction(1), rounds=25, starting_chips=5000)
+    s = Session.start(rules, ["ann", "bob"], random.Random(4))
+    rng = random.Random(1)
+    emptied = 0
+    while not s.over:
+        r = s.new_round()
+        for box in range(1, 8):
+            r = r.act("bet", "ann" if box % 2 else "bob", box, 10)
+        r = r.act("deal")
+        while not r.settled:
+            legal = [a for a in r.legal_actions() if a.kind is not ActionKind.INSURE]
+            r = r.apply(rng.choice(legal).action())
+        emptied += any(e.kind == "shuffled" and e.reason == "shoe_empty" for e in r.events)
+        s = s.record(r)
+    assert emptied >= 3
+    assert sum(s.balances.values()) + s.house == 10000

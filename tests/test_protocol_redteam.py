@@ -509,3 +509,18 @@ def test_the_fingerprint_cannot_be_ground_from_the_public_keys():
         assert len({s.fingerprint for s in u.seats}) == 1
         codes.append(u.seats[0].fingerprint)
     assert codes[0] != codes[1]
+
+
+def test_escrow_works_while_the_next_round_is_preshuffled():
+    t = dealt(seed=22)
+    t.start(RoundSpec(2, (1, 2, 0)))  # the next deck shuffles in the background
+    hand2 = tuple(t.seats[2].hand_in(1)[p] for p in sorted(t.seats[2].hand_in(1)))
+    t.post(2, t.seats[2].escrow([1], round_id=1))
+    t.run()
+    assert t.seats[1]._round(1).escrows[(2, 1)] and not t.errors[1]
+    t.drop(2)
+    for s in (0, 1):
+        t.seats[s].suspend_round(1)
+    t.post(1, t.seats[1].release(2, 1))
+    t.run()
+    assert t.seats[0].held_result(2, 1) == hand2

@@ -514,14 +514,15 @@ class Seat:
             bytes([owner, holder]),
         )
 
-    def escrow(self, holders: Sequence[int]) -> list[Message]:
+    def escrow(self, holders: Sequence[int], round_id: int | None = None) -> list[Message]:
         """After I hold: give seats that have *finished their turn* the keys to my cards.
 
         Each holder gets my card keys encrypted under our pairwise key, so if I drop
         out my held result can still be opened at showdown (see :meth:`release`),
         while no seat still to act can read it. Call again when more seats finish.
+        ``round_id``: the round being played (needed while the next one pre-shuffles).
         """
-        rnd = self._round()
+        rnd = self._round(round_id)
         assert rnd.secret is not None
         mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
         if not mine or any(p not in rnd.hand for p in mine):

@@ -233,7 +233,8 @@ def test_a_lost_report_does_not_stall_the_table() -> None:
     mute.send = lambda link, message: (
         True if isinstance(message, Dealt) else real_send(link, message)
     )  # his "I have looked at my cards" never arrives
-    pump(host, *players, until=lambda: host._blockers() == {mute.seat})
+    # The host's watchdog is armed on him alone (and only him).
+    pump(host, *players, until=lambda: host._stall_key == ("play", 1, frozenset({mute.seat})))
     advance(clock, 30, host, *players)
     pump(host, players[0], until=lambda: "player_left" in codes(host))
     left = next(n.details for n in host.notices if n.code == "player_left")

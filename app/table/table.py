@@ -327,11 +327,17 @@ class HostTable(HostLobby):
             m = phone.match
             for seat in sorted(self._blockers()):
                 r = m.round
-                if r is not None and not m.over and r.phase is Phase.SHOWDOWN:
-                    # A hand not opened in time (its owner gone, or its proof lost) counts
-                    # as bust; the player, if still here, plays on.
+                if r is not None and not m.over and seat in m.gone:
+                    # A leaver's hand that cannot be opened any more counts as bust.
                     self._announce(Applied(r.number, seat, "forfeit"))
+                elif seat == 0:
+                    # The host's own proof is missing: the table cannot go on fairly.
+                    self.notice("violation", seat=0, code="stalled")
+                    self.close("stalled")
+                    return
                 else:
+                    # A player whose report or proof does not come is out (then his
+                    # hand, if still needed, is forfeited like any leaver's).
                     self._drop_seat(seat, "stalled")
             self._drive()
         elif name == "drew" and self._drawing is not None:

@@ -1,0 +1,161 @@
+"""The real dealer: one SRA mental-poker seat (:mod:`app.protocol`) behind the table's
+:class:`~app.table.dealer.Dealer` interface.
+
+Nobody, not even the host, learns another player's cards before they are proven; the
+host relays every frame after its own seat authenticated it; a cheat is named by the
+seat that detects it (:class:`~app.table.dealer.DealerViolation`). A deck of the table
+is one protocol round (``round_id = deck``, strictly increasing); every phone starts
+and deals every deck (seats outside the deck's order only follow, so they can check
+and relay its frames). A held hand is escrowed with the seats that have finished
+their turn, so it can be opened at the showdown if its owner drops out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.protocol.errors import ProtocolUsageError, ProtocolViolation
+from app.protocol.group import DEFAULT_GROUP, Group
+from app.protocol.keys import Rng
+from app.protocol.messages import ClaimKind, Message
+from app.protocol.seat import RoundSpec, Seat, TableConfig
+from app.table.dealer import CLAIM_PERSIAN, DealerViolation, DeckVerdict
+
+_KINDS = {CLAIM_PERSIAN: ClaimKind.PERSIAN}
+
+
+class SraDealer:
+    """A :class:`~app.table.dealer.Dealer` over :class:`app.protocol.seat.Seat`."""
+
+    def __init__(
+        self,
+        seat: int,
+        players: int,
+        *,
+        host: int = 0,
+        group: Group = DEFAULT_GROUP,
+        rng: Rng | None = None,
+    ) -> None:
+        self.seat = seat
+        self._group = group
+        self._host = host
+        self._seat = Seat(seat, TableConfig(players, host, group), rng)
+        self._authenticated: bytes | None = None
+        self._suspended: set[int] = set()
+        self._escrowed: dict[int, frozenset[int]] = {}
+        self._proved: set[int] = set()  # decks whose cards I have claimed
+
+    def _encode(self, messages: list[Message]) -> list[bytes]:
+        return [m.encode(self._group) for m in messages]
+
+    def _decode(self, frame: bytes) -> Message:
+        try:
+            return Message.decode(frame, self._group)
+        except ProtocolViolation as exc:
+            raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+
+    def hello(self) -> list[bytes]:
+        return self._encode(self._seat.hello())
+
+    @property
+    def ready(self) -> bool:
+        return bool(self._seat.ready)
+
+    @property
+    def fingerprint(self) -> str:
+        return f"{self._seat.fingerprint:06d}" if self.ready else "pending"
+
+    def authenticate(self, frame: bytes) -> None:
+        msg = self._decode(frame)
+        try:
+            self._seat.authenticate(msg)
+        except ProtocolViolation as exc:
+            raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+        self._authenticated = frame
+
+    def handle(self, frame: bytes) -> list[bytes]:
+        msg = self._decode(frame)
+        try:
+            if frame is self._authenticated or frame == self._authenticated:
+                # The host checked it before relaying: the sequence number is consumed.
+                self._authenticated = None
+                return self._encode(self._seat.process(msg))
+            return self._encode(self._seat.handle(msg))
+        except ProtocolViolation as exc:
+            raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+
+    def has_work(self) -> bool:
+        return bool(self._seat.has_work())
+
+    def work(self) -> list[bytes]:
+        try:
+            return self._encode(self._seat.work())
+        except ProtocolViolation as exc:
+            raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        return self._encode(self._seat.start_round(RoundSpec(deck, tuple(order))))
+
+    def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
+        return self._encode(self._seat.reveal(list(assignments), round_id=deck))
+
+    def card(self, deck: int, position: int) -> int | None:
+        return self._seat.hand_in(deck).get(position)
+
+    def claim(self, deck: int, kind: str) -> list[bytes]:
+        claim_kind = _KINDS.get(kind, ClaimKind.SHOWDOWN)
+        try:
+            frames = self._encode(self._seat.claim(claim_kind, round_id=deck))
+            self._proved.add(deck)
+            return frames
+        except ProtocolUsageError:
+            # A card of mine in this deck never opened (a dropout voided it): this hand
+            # cannot be proven; the table forfeits it at the showdown (residual).
+            return []
+
+    def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
+        if seat == self.seat:  # my own hand counts as proven once my claim went out
+            return dict(self._seat.hand_in(deck)) if deck in self._proved else None
+        rnd = self._seat._round(deck)  # the claims are not exposed yet
+        if seat in rnd.claims:
+            return dict(rnd.claims[seat][2])
+        cards = self._seat.held_result(seat, deck)
+        positions = rnd.released.get(seat)
+        if cards is not None and positions is not None:
+            return dict(zip(positions, cards, strict=True))
+        return None
+
+    def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
+        """I hold: escrow my hand with the seats that have finished (again as more do)."""
+        holders = frozenset(s for s in finished if s != self.seat)
+        if not holders or self._escrowed.get(deck) == holders:
+            return []
+        self._escrowed[deck] = holders
+        try:
+            return self._encode(self._seat.escrow(sorted(holders), round_id=deck))
+        except ProtocolUsageError:
+            return []  # a card of mine in this deck never opened (a dropout voided it)
+
+    def suspend_deck(self, deck: int) -> None:
+        self._suspended.add(deck)
+        self._seat.suspend_round(deck)
+
+    def release(self, deck: int, seat: int) -> list[bytes]:
+        return self._encode(self._seat.release(seat, deck))
+
+    def finish_deck(self, deck: int) -> list[bytes]:
+        if deck in self._suspended:
+            self._seat.close_round(deck)  # a dropout: it cannot be audited in full
+            return []
+        return self._encode(self._seat.finish_round(deck))
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        v = self._seat.verdict_of(deck)
+        if v is None:
+            return None
+        return DeckVerdict(bool(v.ok), tuple(seat for seat, _ in v.cheaters))
+
+
+def sra_dealer_factory(group: Group = DEFAULT_GROUP):
+    """A dealer factory for :class:`~app.table.table.HostTable` / ``GuestTable``."""
+    return lambda seat, players: SraDealer(seat, players, group=group)

@@ -63,7 +63,7 @@ def test_demo_without_faults() -> None:
     ],
 )
 def test_a_faulty_seat_never_stalls_the_table(fault: str) -> None:
-    demo("--players", "3", "--rounds", "2", "--fault", f"2={fault}", "--silence-limit", "2")
+    demo("--players", "3", "--rounds", "2", "--fault", f"2={fault}", "--silence-limit", "5")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -74,7 +74,7 @@ def test_soak_random_faults(seed: int) -> None:
     faults = []
     for seat in rng.sample(range(1, players), k=rng.randint(1, players - 2)):
         faults += ["--fault", f"{seat}={rng.choice(kinds)}@{rng.randint(2, 12)}"]
-    demo("--players", str(players), "--rounds", "2", "--silence-limit", "2", *faults)
+    demo("--players", str(players), "--rounds", "2", "--silence-limit", "5", *faults)
 
 
 @pytest.mark.parametrize("fault", ["", "kill@4", "corrupt@8", "duplicate@6", "drop@9"])
@@ -83,5 +83,5 @@ def test_the_real_sra_shuffle_across_processes(fault: str) -> None:
     # (A dropout while a card is on its way can leave a hand unprovable: docs/transport.md,
     # residuals; the faults here strike elsewhere.)
     faults = ["--fault", f"2={fault}"] if fault else []
-    out = demo("--players", "3", "--rounds", "2", "--silence-limit", "2", *faults, dealer="sra")
+    out = demo("--players", "3", "--rounds", "2", "--silence-limit", "5", *faults, dealer="sra")
     assert "dealer: sra" in out

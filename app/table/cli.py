@@ -262,7 +262,7 @@ def demo_main(argv: Sequence[str]) -> int:
         metavar="SEAT=SPEC",
         help="faults on a bot guest's link, e.g. 2=kill@40 (see app.bluetooth.faults)",
     )
-    p.add_argument("--silence-limit", type=float, default=3.0, help="heartbeat limit, seconds")
+    p.add_argument("--silence-limit", type=float, default=5.0, help="heartbeat limit, seconds")
     args = p.parse_args(list(argv))
     if not 2 <= args.players <= 7:
         p.error("--players must be 2-7")

@@ -334,9 +334,9 @@ def demo_main(argv: Sequence[str]) -> int:
             if i in faults:
                 # A faulted seat may have been dropped; if it finished, it must agree, and
                 # a dropped seat is out for the match and cannot win.
-                if result is not None:
-                    results.append(result)
-                elif mine is not None and seat not in mine["gone"]:
+                if result is not None and (mine is None or seat not in mine["gone"]):
+                    results.append(result)  # it stayed: it must agree
+                elif result is None and mine is not None and seat not in mine["gone"]:
                     print(f"Bot{i} (seat {seat}) dropped out but is not gone", flush=True)
                     ok = False
                 continue

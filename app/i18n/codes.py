@@ -1,0 +1,88 @@
+"""Stable codes from the engines, the table and the app -> translated messages.
+
+Engines raise :class:`app.rules.errors.IllegalAction` with a stable ``code``; the
+table and protocol report errors and events by code; this module is the one place
+where such a code becomes text the player reads.
+
+>>> from app.i18n import set_language
+>>> _ = set_language("en")
+>>> message_for("not_your_turn")
+'It is not your turn.'
+>>> message_for("no_such_code_yet")
+'That is not possible now (no_such_code_yet).'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.i18n import N_, _
+
+#: code -> English msgid; ``{name}`` placeholders are filled from the error's details.
+MESSAGES: dict[str, str] = {
+    # preferences and branding (app)
+    "prefs_corrupt": N_("Your settings could not be read and were reset to the defaults."),
+    "prefs_partly_invalid": N_("Some settings were invalid and were reset to the defaults."),
+    "prefs_save_failed": N_("Your settings could not be saved."),
+    # generic rules errors (both engines)
+    "not_your_turn": N_("It is not your turn."),
+    "game_over": N_("The game is over."),
+    "round_over": N_("The round is over."),
+    "round_in_progress": N_("A round is still being played."),
+    "unknown_player": N_("Unknown player."),
+    "unknown_action": N_("Unknown action."),
+    "illegal_action": N_("That move is not allowed now."),
+    # Oczko
+    "already_held": N_("You have already held."),
+    "already_bust": N_("You are already bust."),
+    "too_few_players": N_("At least two players are needed."),
+    "too_many_players": N_("At most seven players can sit at a table."),
+    "player_left": N_("{name} left the table."),
+    "turn_timeout": N_("Time is up: the game held for {name}."),
+    # Blackjack
+    "bet_below_minimum": N_("The bet is below the table minimum of {minimum}."),
+    "bet_above_maximum": N_("The bet is above the table maximum of {maximum}."),
+    "bet_above_limit": N_("The bet is above the box limit."),
+    "insufficient_chips": N_("You do not have enough chips."),
+    "box_taken": N_("This box is taken."),
+    "no_bet": N_("Place a bet first."),
+    "cannot_double": N_("You cannot double this hand."),
+    "cannot_split": N_("You cannot split this hand."),
+    "cannot_surrender": N_("You cannot surrender now."),
+    "insurance_not_offered": N_("Insurance is not offered now."),
+    "insurance_above_limit": N_("Insurance is at most half of the bet."),
+    "session_over": N_("The session is over."),
+    "invalid_rules": N_("These table rules do not fit together."),
+    # table and protocol
+    "connection_lost": N_("The connection was lost."),
+    "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
+    "audit_failed": N_("The round audit failed: {name} did not play fair."),
+    "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),
+    "table_full": N_("The table is full."),
+    "game_running": N_("A game is already running at this table."),
+    "bad_message": N_("A phone sent a message that could not be read."),
+    "version_mismatch": N_("This phone runs a different version of the app."),
+    "bluetooth_off": N_("Bluetooth is off. Turn it on to play at a table."),
+    "bluetooth_permission": N_("The app needs the Bluetooth permission to play at a table."),
+    "bluetooth_unavailable": N_("Playing at a table needs Bluetooth, which is not available."),
+}
+
+
+def message_for(code: str, **details: Any) -> str:
+    """The translated message for ``code`` with ``details`` filled in; never raises."""
+    msgid = MESSAGES.get(code)
+    if msgid is None:
+        return _("That is not possible now ({code}).").format(code=code)
+    text = _(msgid)
+    try:
+        return text.format(**details)
+    except (KeyError, IndexError, ValueError):
+        return text.replace("{", "").replace("}", "")
+
+
+def error_message(error: Exception) -> str:
+    """The translated message of an engine error (``.code``/``.details``) or any exception."""
+    code = getattr(error, "code", None)
+    if isinstance(code, str):
+        return message_for(code, **getattr(error, "details", {}) or {})
+    return _("Something went wrong: {error}").format(error=error)

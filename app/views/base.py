@@ -1,0 +1,56 @@
+"""The screen base class and the lazy screen registry."""
+
+from __future__ import annotations
+
+import importlib
+
+from kivy.app import App
+from kivy.properties import StringProperty
+from kivy.uix.screenmanager import Screen
+
+#: screen name -> "module:Class"; a module is imported when its first screen is shown.
+SCREENS: dict[str, str] = {
+    "home": "app.views.home:HomeScreen",
+    "settings": "app.views.settings:SettingsScreen",
+    "rules_oczko": "app.views.rules:OczkoRulesScreen",
+    "rules_blackjack": "app.views.rules:BlackjackRulesScreen",
+    "oczko_menu": "app.views.oczko_menu:OczkoMenuScreen",
+    "oczko_host": "app.views.oczko_menu:OczkoHostScreen",
+    "oczko_join": "app.views.oczko_menu:OczkoJoinScreen",
+    "oczko_lobby": "app.views.oczko_menu:OczkoLobbyScreen",
+    "oczko_table": "app.views.oczko_table:OczkoTableScreen",
+    "bj_menu": "app.views.bj_menu:BlackjackMenuScreen",
+    "bj_rules": "app.views.bj_menu:TableRulesScreen",
+    "bj_table": "app.views.bj_table:BlackjackTableScreen",
+    "bj_summary": "app.views.bj_table:SessionSummaryScreen",
+}
+
+
+def screen_class(name: str) -> type[Screen]:
+    """Import and return the class of screen ``name`` (KeyError for unknown names)."""
+    module_name, cls_name = SCREENS[name].split(":")
+    return getattr(importlib.import_module(module_name), cls_name)
+
+
+class BaseScreen(Screen):
+    """A screen: ``title`` is an untranslated msgid; ``refresh()`` re-renders from state.
+
+    ``refresh`` is called before the screen is shown and after a language switch, so
+    text built in Python (not in kv) follows the language too.
+    """
+
+    title = StringProperty("")
+    #: where the back button / gesture goes
+    up = StringProperty("home")
+    #: True on screens where leaving loses a game in progress (asks first)
+    confirm_leave = False
+
+    @property
+    def app(self):
+        return App.get_running_app()
+
+    def refresh(self) -> None:
+        """Re-render Python-built content (override)."""
+
+    def on_pre_enter(self, *_args) -> None:
+        self.refresh()

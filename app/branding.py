@@ -66,8 +66,10 @@ class Branding:
 
     def welcome_text(self, lang: str) -> str:
         """The welcome text in ``lang``, else English, else any, else ''."""
-        return self.welcome.get(lang) or self.welcome.get("en") or next(
-            iter(self.welcome.values()), ""
+        return (
+            self.welcome.get(lang)
+            or self.welcome.get("en")
+            or next(iter(self.welcome.values()), "")
         )
 
     def colour(self, key: str) -> tuple[float, float, float, float]:
@@ -84,8 +86,7 @@ class Branding:
             raise BrandingError("'name' must be a non-empty string of at most 60 characters")
         welcome = data.get("welcome", {})
         if not isinstance(welcome, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) and len(v) <= 500
-            for k, v in welcome.items()
+            isinstance(k, str) and isinstance(v, str) and len(v) <= 500 for k, v in welcome.items()
         ):
             raise BrandingError("'welcome' must map language codes to texts (<= 500 chars)")
         colours_in = data.get("colours", {})

@@ -2,7 +2,7 @@
 """Extract translatable strings from app/**/*.py and app/**/*.kv into the gettext catalogs.
 
     python tools/extract_messages.py          # write app/i18n/blu21.pot, merge into each .po
-    python tools/extract_messages.py --check  # exit 1 if a catalog is missing, stale or untranslated
+    python tools/extract_messages.py --check  # exit 1: a catalog is missing, stale, untranslated
 
 Python files are read with :mod:`ast`: every call ``_("...")``, ``N_("...")``,
 ``tr._("...")`` and ``ngettext("...", "...", n)`` whose arguments are string literals.
@@ -117,9 +117,7 @@ def extract(app_dir: Path = APP) -> dict[tuple[str, str | None], Message]:
 
 
 def _escape(s: str) -> str:
-    return (
-        s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    )
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _po_string(keyword: str, s: str, width: int = 76) -> str:

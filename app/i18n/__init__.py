@@ -146,9 +146,7 @@ def desktop_language(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def detect_language(
-    platform: str | None = None, environ: Mapping[str, str] | None = None
-) -> str:
+def detect_language(platform: str | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The device language, if shipped, else English.
 
     >>> detect_language("linux", {"LANG": "de_DE.UTF-8"})

@@ -150,9 +150,7 @@ def compile_entries(entries: list[PoEntry]) -> bytes:
     for o1, l1, o2, l2 in offsets:
         koffsets += [l1, o1 + keystart]
         voffsets += [l2, o2 + valuestart]
-    header = struct.pack(
-        "Iiiiiii", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + len(keys) * 8, 0, 0
-    )
+    header = struct.pack("Iiiiiii", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + len(keys) * 8, 0, 0)
     return (
         header
         + struct.pack(f"{len(koffsets)}i", *koffsets)

@@ -18,7 +18,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import NoTransition, SlideTransition
 
 from app import i18n
-from app.branding import Branding, load_branding
+from app.branding import load_branding
 from app.i18n.codes import message_for
 from app.prefs import Prefs, load_prefs, save_prefs
 from app.views.base import BaseScreen, screen_class
@@ -61,8 +61,13 @@ class Blu21App(App):
     can_go_back = BooleanProperty(False)
     branding = ObjectProperty(None, allownone=True)
 
-    def __init__(self, data_dir: str | Path | None = None, language: str | None = None,
-                 first_screen: str = "home", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        language: str | None = None,
+        first_screen: str = "home",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.title = "blu21"
         self._data_dir = Path(data_dir) if data_dir else None
@@ -180,8 +185,11 @@ class Blu21App(App):
         if current.confirm_leave and hasattr(current, "leave"):
             current.leave()
         target = self.history.pop() if self.history else current.up
-        if getattr(self.sm.get_screen(target) if self.sm.has_screen(target) else None,
-                   "confirm_leave", False):
+        if getattr(
+            self.sm.get_screen(target) if self.sm.has_screen(target) else None,
+            "confirm_leave",
+            False,
+        ):
             target = current.up  # never step back into a finished game screen
         self.go(target, remember=False)
 
@@ -201,12 +209,12 @@ class Blu21App(App):
         self._toast = Toast(text=text)
         Window.add_widget(self._toast)
         toast = self._toast
-        Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast),
-                            seconds)
+        Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast), seconds)
 
     def confirm(self, message: str, on_answer) -> ConfirmDialog:
         """Ask a yes/no question."""
-        self.dialog = ConfirmDialog(on_answer, message=message, yes_text=i18n._("Yes"),
-                                    no_text=i18n._("No"))
+        self.dialog = ConfirmDialog(
+            on_answer, message=message, yes_text=i18n._("Yes"), no_text=i18n._("No")
+        )
         self.dialog.open()
         return self.dialog

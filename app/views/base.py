@@ -8,22 +8,7 @@ from kivy.app import App
 from kivy.properties import StringProperty
 from kivy.uix.screenmanager import Screen
 
-#: screen name -> "module:Class"; a module is imported when its first screen is shown.
-SCREENS: dict[str, str] = {
-    "home": "app.views.home:HomeScreen",
-    "settings": "app.views.settings:SettingsScreen",
-    "rules_oczko": "app.views.rules:OczkoRulesScreen",
-    "rules_blackjack": "app.views.rules:BlackjackRulesScreen",
-    "oczko_menu": "app.views.oczko_menu:OczkoMenuScreen",
-    "oczko_host": "app.views.oczko_menu:OczkoHostScreen",
-    "oczko_join": "app.views.oczko_menu:OczkoJoinScreen",
-    "oczko_lobby": "app.views.oczko_menu:OczkoLobbyScreen",
-    "oczko_table": "app.views.oczko_table:OczkoTableScreen",
-    "bj_menu": "app.views.bj_menu:BlackjackMenuScreen",
-    "bj_rules": "app.views.bj_menu:TableRulesScreen",
-    "bj_table": "app.views.bj_table:BlackjackTableScreen",
-    "bj_summary": "app.views.bj_table:SessionSummaryScreen",
-}
+from app.views.registry import SCREENS
 
 
 def screen_class(name: str) -> type[Screen]:

@@ -13,3 +13,43 @@ def demo(name: str) -> Callable[[Callable], Callable]:
         return func
 
     return register
+
+
+@demo("oczko_table")
+def oczko_table(app) -> None:
+    """A practice round in play: the bots have had their turns, now it is the player's."""
+    import random
+
+    from app.views.oczko_practice import PracticeMatch
+
+    screen = app.screen("oczko_table")
+    names = ["Ala", "Bartek", "Celina", "Darek"]
+    c = PracticeMatch(names, rounds=5, rng=random.Random(7), me=1, now=0.0)
+    t = 0.0
+    while c.match.to_act is not None and c.match.to_act != c.me and t < 60:
+        t += 1.0
+        c.tick(t)
+    app.controllers["oczko"] = c
+    screen.clock = lambda: t + 12.0  # 18 s left on the turn timer
+    screen.refresh()
+
+
+@demo("oczko_lobby")
+def oczko_lobby(app) -> None:
+    """The host's lobby: three players seated, one not ready yet."""
+    screen = app.screen("oczko_lobby")
+    screen.hosting = True
+    screen.lobby = {
+        "players": [("Ala", True), ("Bartek", True), ("Celina", False)],
+        "rounds": 5,
+        "turn_time": 30,
+    }
+    screen.refresh()
+
+
+@demo("oczko_join")
+def oczko_join(app) -> None:
+    """Two tables nearby."""
+    screen = app.screen("oczko_join")
+    screen.tables = [("Ala's phone", "00:11:22:33:44:55"), ("Bartek", "00:11:22:33:44:66")]
+    screen.refresh()

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=parse_size, default=(360, 640))
     parser.add_argument("--data-dir", default=None, help="prefs/branding dir (default: empty)")
     args = parser.parse_args(list(argv or []))
-    from app.views.base import SCREENS
+    from app.views.registry import SCREENS
 
     if args.screen == "list":
         print("\n".join(SCREENS))
@@ -84,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     class ShotApp(Blu21App):
         def on_start(self) -> None:
             super().on_start()
+
             def stage(_dt: float) -> None:
                 demo = _demos().get(args.screen)
                 self.go(args.screen, remember=False)

@@ -23,7 +23,7 @@ SETTINGS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = (
     (
         "language",
         N_("Language"),
-        (("auto", N_("Device")),) + tuple((code, None) for code in LANGUAGES),
+        (("auto", N_("Device")), *tuple((code, None) for code in LANGUAGES)),
     ),
     (
         "animation_speed",

@@ -44,7 +44,7 @@ class Translator(Observable):
         alive = []
         for func, largs, kwargs in self._observers:
             try:
-                func(largs, None, None)
+                func(*largs, None, None)
             except ReferenceError:
                 continue  # the widget is gone: forget it
             alive.append((func, largs, kwargs))

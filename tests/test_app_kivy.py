@@ -1,0 +1,240 @@
+"""The real Kivy app, headless (SDL2 offscreen on Mesa), driven by simulated touches.
+
+Kivy keeps global state (one window, one event loop per process), so the app runs in a
+subprocess: this file is also the driver script (``python tests/test_app_kivy.py OUT``),
+which starts the app, renders every screen, switches the language live, plays a full
+practice Oczko match by pressing the real buttons, and writes what it saw as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("kivy")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
+    env.pop("DISPLAY", None)
+    proc = subprocess.run(
+        [sys.executable, str(HERE), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    result_file = out / "result.json"
+    assert result_file.exists(), f"driver failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    data = json.loads(result_file.read_text())
+    data["_dir"] = str(out)
+    assert "error" not in data, data["error"]
+    return data
+
+
+def test_app_starts_and_every_screen_renders(run: dict) -> None:
+    from app.views.registry import SCREENS
+
+    assert set(run["screens"]) == set(SCREENS)
+    for name, info in run["screens"].items():
+        png = Path(run["_dir"]) / f"{name}.png"
+        assert png.stat().st_size > 2000, name  # something was drawn
+        assert info["size"][0] > 0, name
+    assert run["first_frame_ms"] > 0
+
+
+def test_touch_targets_are_at_least_48dp(run: dict) -> None:
+    assert run["buttons_checked"] > 20
+    assert run["small_buttons"] == []
+
+
+def test_language_switches_live(run: dict) -> None:
+    assert run["language"]["before"] == "Settings"
+    assert run["language"]["after"] == "Einstellungen"
+    assert run["language"]["title"] == "Einstellungen"
+    assert run["language"]["prefs_saved"] == "de"
+
+
+def test_full_practice_match_by_touches(run: dict) -> None:
+    m = run["practice"]
+    assert m["over"] is True
+    assert m["presses"]["draw"] + m["presses"]["hold"] > 0
+    assert m["presses"]["next"] >= 1  # at least one round result was shown and dismissed
+    assert m["winner"] in m["banner"]
+    assert m["rounds"] >= 1
+
+
+def test_leaving_a_game_asks_first(run: dict) -> None:
+    assert run["leave"] == {"asked": True, "stayed": "oczko_table", "left_to": "oczko_menu"}
+
+
+def test_corrupt_prefs_start_with_defaults_and_a_message(run: dict) -> None:
+    assert run["corrupt_prefs_message"]
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def _press(button) -> None:
+    assert not button.disabled, f"pressed a disabled button: {button.text!r}"
+    button.dispatch("on_press")
+    button.dispatch("on_release")
+
+
+def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
+    import time
+
+    t0 = time.perf_counter()
+    data_dir = Path(tempfile.mkdtemp(prefix="blu21-test-"))
+    (data_dir / "prefs.json").write_text('{"animation_speed": "off", "language": "en"')
+    sys.path.insert(0, str(HERE.parents[1]))
+    from app.views.screenshot import headless_environment
+
+    headless_environment()
+    from kivy.config import Config
+
+    Config.set("graphics", "width", "320")
+    Config.set("graphics", "height", "480")
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+    from kivy.metrics import dp
+    from kivy.uix.button import Button
+
+    from app.views.app import Blu21App, Toast
+    from app.views.demos import DEMOS
+    from app.views.registry import SCREENS
+
+    result: dict = {"screens": {}}
+
+    class TestApp(Blu21App):
+        def on_start(self) -> None:
+            super().on_start()
+            Clock.schedule_once(
+                lambda _dt: result.__setitem__("first_frame_ms", (time.perf_counter() - t0) * 1000),
+                0,
+            )
+            Clock.schedule_once(self.run_checks, 0.1)
+
+        def run_checks(self, _dt) -> None:
+            steps = self.checks()
+
+            def step(_dt) -> None:
+                try:
+                    next(steps)  # one step per frame, so layouts settle in between
+                except StopIteration:
+                    finish()
+                except BaseException:
+                    import traceback
+
+                    result["error"] = traceback.format_exc()
+                    finish()
+                else:
+                    Clock.schedule_once(step, 0)
+
+            def finish() -> None:
+                (out / "result.json").write_text(json.dumps(result, default=str))
+                self.stop()
+
+            step(0)
+
+        def checks(self) -> None:
+            result["corrupt_prefs_message"] = any(
+                isinstance(w, Toast) and w.text for w in Window.children
+            )
+            self.update_prefs(animation_speed="off")
+            # every screen renders (with its representative state), touch targets >= 48 dp
+            small, checked = [], 0
+            for name in SCREENS:
+                screen = self.go(name, remember=False)
+                if name in DEMOS:
+                    DEMOS[name](self)
+                yield
+                yield
+                self.root_widget.export_to_png(str(out / f"{name}.png"))
+                result["screens"][name] = {"size": list(screen.size)}
+                for w in screen.walk():
+                    if isinstance(w, Button) and w.opacity > 0 and w.size_hint_x != 0.0001:
+                        checked += 1
+                        if w.height < dp(48) - 0.5:
+                            small.append(f"{name}:{w.text}:{w.height}")
+            result["buttons_checked"], result["small_buttons"] = checked, small
+            self.controllers.clear()
+
+            # live language switch from the settings screen
+            home = self.go("home", remember=False)
+            before = home.ids.settings.text
+            settings = self.go("settings")
+            deutsch = next(
+                w for w in settings.walk() if getattr(w, "pref", None) == ("language", "de")
+            )
+            _press(deutsch)
+            yield
+            result["language"] = {
+                "before": before,
+                "after": home.ids.settings.text,
+                "title": self.root_widget.ids.title.text,
+                "prefs_saved": json.loads((data_dir / "prefs.json").read_text())["language"],
+            }
+            self.update_prefs(language="en")
+
+            # a full practice match against bots, by touches, on a fake clock
+            home = self.go("home", remember=False)
+            _press(home.ids.oczko)
+            _press(self.sm.get_screen("oczko_menu").ids.practice)
+            table = self.sm.get_screen("oczko_table")
+            assert self.sm.current == "oczko_table"
+            now = [0.0]
+            table.clock = lambda: now[0]
+            table.controller.timer.deadline = 0.0
+            presses = {"draw": 0, "hold": 0, "next": 0}
+            for _ in range(5000):
+                vm = table.vm
+                if vm.match_over:
+                    break
+                if vm.next_text:
+                    _press(table.ids.next)
+                    presses["next"] += 1
+                elif vm.can_draw:
+                    total = int(vm.my_total.split()[-1])
+                    key = "draw" if total < 15 else "hold"
+                    _press(table.ids[key])
+                    presses[key] += 1
+                else:
+                    now[0] += 1.0
+                    table.tick()
+                    if presses["next"] < 2:
+                        yield  # render a few states along the way
+            c = table.controller
+            result["practice"] = {
+                "over": table.vm.match_over,
+                "presses": presses,
+                "winner": c.names[c.match.winner],
+                "banner": table.vm.banner,
+                "rounds": len(c.match.history),
+            }
+            yield
+            self.root_widget.export_to_png(str(out / "practice_end.png"))
+
+            # leaving a game in progress asks first; "No" stays, "Yes" leaves
+            _press(table.ids.next)  # a new match
+            _press(self.root_widget.ids.back)
+            asked = self.dialog is not None and self.dialog.parent is not None
+            _press(self.dialog.ids.no)
+            stayed = self.sm.current
+            _press(self.root_widget.ids.back)
+            _press(self.dialog.ids.yes)
+            result["leave"] = {"asked": asked, "stayed": stayed, "left_to": self.sm.current}
+
+    TestApp(data_dir=data_dir).run()
+
+
+if __name__ == "__main__":
+    drive(Path(sys.argv[1]))

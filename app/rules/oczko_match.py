@@ -1,0 +1,400 @@
+"""An Oczko match as one immutable state advanced by validated actions.
+
+See :mod:`app.rules.oczko` for the overview and the design of hidden cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.cards import Card
+from app.rules import oczko_round as rnd
+from app.rules.errors import IllegalAction
+from app.rules.oczko_events import Disconnected, Event, MatchEnded, RoundEnded, RoundStarted
+from app.rules.oczko_round import Hand, Phase, Round
+
+Events = tuple[Event, ...]
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 7
+MAX_ROUNDS = 99
+
+
+@dataclass(frozen=True, slots=True)
+class OczkoOptions:
+    """Table options: ``rounds`` per match (default 5, 1-99).
+
+    (The engine keeps no clock: the decision time limit is the table's business; when it
+    runs out the table sends :meth:`Match.timeout`.)
+    """
+
+    rounds: int = 5
+
+    def __post_init__(self) -> None:
+        r = self.rounds
+        if not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= MAX_ROUNDS:
+            raise ValueError(f"rounds must be an integer 1-{MAX_ROUNDS}, not {r!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"rounds": self.rounds}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A finished round: its number, winner (None: no point), reason and final hands."""
+
+    number: int
+    tiebreak: bool
+    winner: int | None
+    reason: str
+    hands: tuple[Hand, ...]
+
+    def to_json(self, names: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+        """JSON-ready form; seats become names when ``names`` is given."""
+
+        def who(s: int | None) -> Any:
+            return s if s is None or names is None else names[s]
+
+        return {
+            "round": self.number,
+            "tiebreak": self.tiebreak,
+            "winner": who(self.winner),
+            "reason": self.reason,
+            "hands": [
+                {
+                    "player": who(h.seat),
+                    "cards": [None if c is None else str(c) for c in h.cards],
+                    "total": h.total,
+                    "status": str(h.status),
+                    "how": h.reason,
+                    **({"left": True} if h.dropped else {}),
+                }
+                for h in self.hands
+            ],
+        }
+
+
+def decided_leader(points: tuple[int, ...], active: Iterable[int], remaining: int) -> int | None:
+    """The active seat that has won for sure, or None.
+
+    It is decided when one active player leads and no other active player could reach
+    (equal) his points even by winning all ``remaining`` rounds.
+
+    >>> decided_leader((0, 3, 1), [0, 1, 2], 1)
+    1
+    >>> decided_leader((0, 3, 2), [0, 1, 2], 1) is None
+    True
+    """
+    act = sorted(active)
+    if not act:
+        return None
+    leader = max(act, key=lambda s: points[s])
+    if all(points[s] + remaining < points[leader] for s in act if s != leader):
+        return leader
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The whole state of an Oczko match; every action returns ``(new_match, events)``.
+
+    Seats are numbered 0 to ``players - 1`` clockwise. ``points`` is indexed by seat;
+    ``gone`` the seats that left; ``round`` the round in play (the last one once the
+    match is over); ``played`` the regular rounds finished; ``tiebreaks`` the tiebreak
+    rounds finished; ``history`` the finished rounds.
+    """
+
+    players: int
+    options: OczkoOptions = field(default_factory=OczkoOptions)
+    points: tuple[int, ...] = ()
+    gone: frozenset[int] = frozenset()
+    round: Round | None = None
+    played: int = 0
+    tiebreaks: int = 0
+    history: tuple[RoundResult, ...] = ()
+    winner: int | None = None
+    end_reason: str = ""
+
+    # --- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def new(cls, players: int, options: OczkoOptions | None = None) -> tuple[Match, Events]:
+        """A match for ``players`` seats (2-7); round 1 waits for its deal."""
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise ValueError(f"players must be an integer, not {players!r}")
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"Oczko is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {players}")
+        m = cls(players, options or OczkoOptions(), points=(0,) * players)
+        return m._start_round(tuple(range(players)), tiebreak=False)
+
+    # --- queries ---------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True once the match has a winner."""
+        return self.winner is not None
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Seats still at the table."""
+        return tuple(s for s in range(self.players) if s not in self.gone)
+
+    @property
+    def rounds_played(self) -> int:
+        """Finished rounds, tiebreaks included."""
+        return len(self.history)
+
+    @property
+    def phase(self) -> Phase:
+        """Phase of the current round (OVER once the match is over)."""
+        assert self.round is not None
+        return Phase.OVER if self.over else self.round.phase
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is (to draw or hold), or None."""
+        return None if self.over or self.round is None else self.round.to_act
+
+    @property
+    def to_deal(self) -> int | None:
+        """The seat the next card of the deal goes to, or None when not dealing."""
+        return None if self.over or self.round is None else self.round.to_deal
+
+    def legal_actions(self, seat: int) -> frozenset[str]:
+        """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect.
+
+        ``bust`` (a claim) is offered only when this engine cannot see the seat's cards.
+        Table actions that belong to no seat (deal, close_deal, reveal, new_deck) are
+        told by :attr:`phase`, :attr:`to_deal` and ``round.to_reveal``.
+        """
+        if self.over or self.round is None or seat not in self.active:
+            return frozenset()
+        acts = {"disconnect"}
+        r = self.round
+        if r.to_act == seat:
+            acts |= {"draw", "hold", "timeout"}
+            if not r.hand(seat).known:
+                acts.add("bust")
+        return frozenset(acts)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def deal(self, card: Card | None) -> tuple[Match, Events]:
+        """The next card of the deal goes to :attr:`to_deal` (None: hidden on this phone)."""
+        return self._round_op(lambda r: rnd.deal(r, card))
+
+    def close_deal(self) -> tuple[Match, Events]:
+        """Every Persian 21 proof is in (only needed when hands are hidden)."""
+        return self._round_op(rnd.close_deal)
+
+    def draw(self, seat: int, card: Card | None) -> tuple[Match, Events]:
+        """``seat`` draws ``card`` (None: hidden on this phone)."""
+        self._check_seat(seat)
+        return self._round_op(lambda r: rnd.draw(r, seat, card))
+
+    def hold(self, seat: int) -> tuple[Match, Events]:
+        """``seat`` holds his total and ends his turn."""
+        self._check_seat(seat)
+        return self._round_op(lambda r: rnd.hold(r, seat))
+
+    def timeout(self, seat: int) -> tuple[Match, Events]:
+        """``seat``'s decision time ran out: he holds."""
+        self._check_seat(seat)
+        return self._round_op(lambda r: rnd.hold(r, seat, "timeout"))
+
+    def bust(self, seat: int) -> tuple[Match, Events]:
+        """``seat`` announces he is bust (his cards are hidden on this phone)."""
+        self._check_seat(seat)
+        return self._round_op(lambda r: rnd.claim_bust(r, seat))
+
+    def reveal(self, seat: int, cards: Iterable[Card]) -> tuple[Match, Events]:
+        """``seat``'s cards are opened (showdown, or proof of a Persian 21)."""
+        self._check_seat(seat, allow_gone=True)
+        cs = tuple(cards)
+        return self._round_op(lambda r: rnd.reveal(r, seat, cs))
+
+    def new_deck(self) -> tuple[Match, Events]:
+        """A fresh deck is used from now on in this round (after a dropout)."""
+        return self._round_op(rnd.new_deck)
+
+    def disconnect(self, seat: int) -> tuple[Match, Events]:
+        """``seat`` left the table: bust this round unless decided, gone for the match."""
+        self._check_seat(seat)
+        assert self.round is not None
+        m = replace(self, gone=self.gone | {seat})
+        if seat in self.round.order:
+            return m._after_round_op(*rnd.disconnect(self.round, seat))
+        return m._after_round_op(self.round, (Disconnected(self.round.number, seat),))
+
+    def apply(self, action: Action) -> tuple[Match, Events]:
+        """Apply an :class:`Action` value (as sent over the table)."""
+        return action.apply(self)
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _check_seat(self, seat: int, allow_gone: bool = False) -> None:
+        self._check_open()
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise IllegalAction("unknown_seat", f"no seat {seat!r} at this table", seat=repr(seat))
+        if seat in self.gone and not allow_gone:
+            raise IllegalAction("player_gone", f"seat {seat} has left the table", seat=seat)
+
+    def _check_open(self) -> None:
+        if self.over:
+            raise IllegalAction("match_over", "the match is over")
+
+    def _round_op(self, op: Callable[[Round], tuple[Round, Events]]) -> tuple[Match, Events]:
+        self._check_open()
+        assert self.round is not None
+        return self._after_round_op(*op(self.round))
+
+    def _after_round_op(self, r: Round, events: Events) -> tuple[Match, Events]:
+        m = replace(self, round=r)
+        if r.phase is Phase.OVER:
+            m, more = m._finish_round()
+            return m, events + more
+        # A dropout can settle the match in the middle of a round.
+        if len(m.active) == 1:
+            return m._end(m.active[0], "last_player", events)
+        if not r.tiebreak:
+            leader = decided_leader(m.points, m.active, m.options.rounds - m.played)
+            if leader is not None:
+                return m._end(leader, "decided", events)
+        return m, events
+
+    def _finish_round(self) -> tuple[Match, Events]:
+        r = self.round
+        assert r is not None and r.phase is Phase.OVER
+        points = list(self.points)
+        if r.winner is not None:
+            points[r.winner] += 1
+        m = replace(
+            self,
+            points=tuple(points),
+            played=self.played + (not r.tiebreak),
+            tiebreaks=self.tiebreaks + r.tiebreak,
+            history=(
+                *self.history,
+                RoundResult(r.number, r.tiebreak, r.winner, r.end_reason, r.hands),
+            ),
+        )
+        ended = RoundEnded(
+            r.number,
+            r.tiebreak,
+            r.winner,
+            r.end_reason,
+            tuple((h.seat, h.total) for h in r.hands),
+            tuple((h.seat, str(h.status)) for h in r.hands),
+            m.points,
+        )
+        return m._next(ended)
+
+    def _next(self, ended: Event) -> tuple[Match, Events]:
+        """After a round: end the match or start the next (tiebreak) round."""
+        active = self.active
+        if len(active) == 1:
+            return self._end(active[0], "last_player", (ended,))
+        remaining = self.options.rounds - self.played
+        if remaining > 0:
+            leader = decided_leader(self.points, active, remaining)
+            if leader is not None:
+                return self._end(leader, "decided", (ended,))
+            m, started = self._start_round(active, tiebreak=False)
+            return m, (ended, *started)
+        best = max(self.points[s] for s in active)
+        top = tuple(s for s in active if self.points[s] == best)
+        if len(top) == 1:
+            return self._end(top[0], "tiebreak" if self.tiebreaks else "rounds", (ended,))
+        m, started = self._start_round(top, tiebreak=True)
+        return m, (ended, *started)
+
+    def _start_round(self, seats: tuple[int, ...], tiebreak: bool) -> tuple[Match, Events]:
+        number = len(self.history) + 1
+        first = (number - 1) % self.players
+        order = tuple(
+            s for s in ((first + i) % self.players for i in range(self.players)) if s in seats
+        )
+        r = Round.start(number, tiebreak, order)
+        return replace(self, round=r), (RoundStarted(number, tiebreak, order),)
+
+    def _end(self, winner: int, reason: str, events: Events) -> tuple[Match, Events]:
+        m = replace(self, winner=winner, end_reason=reason)
+        return m, (*events, MatchEnded(winner, reason, m.points))
+
+
+# --- actions as values (for the table and the scenario runner) --------------------------------
+
+#: Action kinds that name a seat.
+SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "reveal")
+#: Action kinds of the table itself.
+TABLE_ACTIONS = ("deal", "close_deal", "new_deck")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action as a value: ``kind`` one of :data:`SEAT_ACTIONS` or :data:`TABLE_ACTIONS`.
+
+    ``cards`` carries the card of a deal or draw (``(None,)`` when hidden) or the
+    cards of a reveal.
+
+    >>> Action("draw", 1, (Card.parse("7h"),)).to_json()
+    {'action': 'draw', 'seat': 1, 'cards': ['7h']}
+    """
+
+    kind: str
+    seat: int | None = None
+    cards: tuple[Card | None, ...] = ()
+
+    def apply(self, m: Match) -> tuple[Match, Events]:
+        """Apply this action to ``m``."""
+        k, s, cs = self.kind, self.seat, self.cards
+        one = cs[0] if len(cs) == 1 else None
+        if k in ("deal", "draw") and len(cs) != 1:
+            raise IllegalAction("bad_action", f"{k} carries exactly one card (or null)")
+        if k in SEAT_ACTIONS and s is None:
+            raise IllegalAction("bad_action", f"{k} needs a seat")
+        if k == "deal":
+            return m.deal(one)
+        if k == "close_deal":
+            return m.close_deal()
+        if k == "new_deck":
+            return m.new_deck()
+        assert s is not None or k not in SEAT_ACTIONS
+        if k == "draw":
+            return m.draw(s, one)  # type: ignore[arg-type]
+        if k in ("hold", "timeout", "bust", "disconnect"):
+            return getattr(m, k)(s)
+        if k == "reveal":
+            if any(c is None for c in cs):
+                raise IllegalAction("bad_action", "a reveal shows every card")
+            return m.reveal(s, cs)  # type: ignore[arg-type]
+        raise IllegalAction("bad_action", f"unknown action {k!r}", action=repr(k))
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (omits empty fields)."""
+        out: dict[str, Any] = {"action": self.kind}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.cards:
+            out["cards"] = [None if c is None else str(c) for c in self.cards]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Action:
+        """Parse :meth:`to_json` output; IllegalAction ``bad_action`` on malformed data."""
+        if not isinstance(data, dict) or not isinstance(data.get("action"), str):
+            raise IllegalAction("bad_action", f"not an action: {data!r}")
+        seat = data.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise IllegalAction("bad_action", f"seat must be an integer, not {seat!r}")
+        raw = data.get("cards", [])
+        if not isinstance(raw, list):
+            raise IllegalAction("bad_action", "cards must be a list")
+        try:
+            cards = tuple(None if c is None else Card.parse(c) for c in raw)
+        except ValueError as exc:
+            raise IllegalAction("bad_card", str(exc)) from exc
+        return cls(data["action"], seat, cards)

@@ -76,6 +76,27 @@ def test_leaving_a_game_asks_first(run: dict) -> None:
     assert run["leave"] == {"asked": True, "stayed": "oczko_table", "left_to": "oczko_menu"}
 
 
+def test_table_rules_saved_and_contradiction_refused(run: dict) -> None:
+    assert run["table_rules"] == {
+        "hole_card": "enhc",
+        "late_surrender": False,
+        "rounds": 10,
+        "message": True,
+    }
+    assert "European" in run["rules_shown"]
+
+
+def test_full_blackjack_session_by_touches(run: dict) -> None:
+    bj = run["blackjack"]
+    assert bj["screen"] == "bj_summary"
+    assert bj["rounds"] == 10
+    assert {"betting", "play", "settled"} <= set(bj["phases"])
+    assert bj["legal_matches"] is True  # enabled buttons == the engine's legal actions
+    assert all(bj["results"])  # every round showed its result
+    labels = [label for label, _value in bj["summary"]]
+    assert labels[0] == "Rounds played" and bj["summary"][0][1] == "10 / 10"
+
+
 def test_corrupt_prefs_start_with_defaults_and_a_message(run: dict) -> None:
     assert run["corrupt_prefs_message"]
 
@@ -232,6 +253,74 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             _press(self.root_widget.ids.back)
             _press(self.dialog.ids.yes)
             result["leave"] = {"asked": asked, "stayed": stayed, "left_to": self.sm.current}
+            yield
+
+            # table rules: a preset, then a contradiction (late surrender needs peek)
+            home = self.go("home", remember=False)
+            _press(home.ids.blackjack)
+            menu = self.sm.get_screen("bj_menu")
+            _press(menu.ids.table_rules)
+            rules = self.sm.get_screen("bj_rules")
+            european = next(w for w in rules.walk() if getattr(w, "preset", None) == "european")
+            _press(european)
+            surrender = next(
+                w for w in rules.walk() if getattr(w, "rule", None) == ("late_surrender", True)
+            )
+            _press(surrender)
+            ten_rounds = next(w for w in rules.walk() if getattr(w, "rule", None) == ("rounds", 10))
+            _press(ten_rounds)
+            saved = json.loads((data_dir / "prefs.json").read_text())
+            result["table_rules"] = {
+                "hole_card": saved["table_rules"]["hole_card"],
+                "late_surrender": saved["table_rules"]["late_surrender"],
+                "rounds": saved["table_rules"]["rounds"],
+                "message": any(isinstance(w, Toast) and w.text for w in Window.children),
+            }
+            yield
+
+            # a full blackjack session by touches: bets, deal, every decision, results
+            self.back()
+            menu = self.sm.get_screen("bj_menu")
+            result["rules_shown"] = menu.rules_text
+            _press(menu.ids.start)
+            table = self.sm.get_screen("bj_table")
+            seen_phases, legal_matches, rounds, results = set(), True, 0, []
+            for _ in range(2000):
+                if self.sm.current != "bj_table":
+                    break
+                vm = table.vm
+                seen_phases.add(vm.phase)
+                b = table.buttons
+                if vm.prompt is not None:
+                    seen_phases.add("prompt:" + vm.prompt.choices[-1][0])
+                    _press(b[vm.prompt.choices[-1][0]])
+                elif vm.phase == "betting":
+                    if "chip10" in b and rounds % 2 == 0:
+                        _press(b["box4"] if rounds % 4 == 2 else b["box1"])
+                        _press(table.buttons["chip10"])
+                    if table.vm.side_bet is not None and rounds % 3 == 0:
+                        _press(table.buttons["side_bet"])
+                    _press(table.buttons["deal"])
+                elif vm.phase == "settled":
+                    results.append(vm.result)
+                    rounds += 1
+                    _press(b["next"])
+                else:
+                    legal = {a.kind.value for a in table.game.legal()}
+                    for kind in ("hit", "stand", "double", "split", "surrender"):
+                        legal_matches &= (not b[kind].disabled) == (kind in legal)
+                    hand = table.game.round.current
+                    _press(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
+                yield
+            summary = self.sm.get_screen("bj_summary")
+            result["blackjack"] = {
+                "screen": self.sm.current,
+                "rounds": rounds,
+                "phases": sorted(seen_phases),
+                "legal_matches": legal_matches,
+                "results": results,
+                "summary": [list(x) for x in summary.lines],
+            }
 
     TestApp(data_dir=data_dir).run()
 

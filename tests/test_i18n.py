@@ -143,15 +143,19 @@ def test_engine_error_codes_have_messages() -> None:
         if "views" in path.parts:
             continue
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            first = node.args[0] if node.args else None
             if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", getattr(node.func, "attr", ""))
-                in ("IllegalAction", "SessionError", "RulesError")
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, str)
+                name in ("IllegalAction", "SessionError")
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
             ):
-                codes.add(node.args[0].value)
+                codes.add(first.value)
+            elif name == "RulesError":  # RulesError(message, *fields, code="invalid_rules")
+                code = {k.arg: k.value for k in node.keywords}.get("code")
+                codes.add(code.value if isinstance(code, ast.Constant) else "invalid_rules")
     missing = sorted(codes - set(MESSAGES))
     assert not missing, f"add these codes to app/i18n/codes.py: {missing}"
 

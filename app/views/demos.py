@@ -53,3 +53,46 @@ def oczko_join(app) -> None:
     screen = app.screen("oczko_join")
     screen.tables = [("Ala's phone", "00:11:22:33:44:55"), ("Bartek", "00:11:22:33:44:66")]
     screen.refresh()
+
+
+@demo("bj_table")
+def bj_table(app) -> None:
+    """European table: the player bets on box 1 and behind the bot's box 4, the dealer
+    shows a card and the player's hand is in play (actions from the engine)."""
+    import random
+
+    from app.rules.table_rules import PRESETS
+    from app.views.bj_game import BlackjackGame
+
+    screen = app.screen("bj_table")
+    game = BlackjackGame(PRESETS["european"], "you", ["Bruno"], random.Random(11))
+    game.bet(1, 25)
+    game.bet(4, 10)
+    game.side_bet(10)
+    game.deal()
+    app.controllers["blackjack"] = game
+    screen.refresh()
+
+
+@demo("bj_summary")
+def bj_summary(app) -> None:
+    """After a 20-round session."""
+    screen = app.screen("bj_summary")
+    from app.views.bj_vm import summary_lines
+
+    summary = {
+        "rounds_played": 20,
+        "rounds": 20,
+        "players": {
+            "you": {
+                "start": 1000,
+                "balance": 1085,
+                "net": 85,
+                "rounds_played": 20,
+                "best_round": 75,
+                "worst_round": -50,
+            }
+        },
+    }
+    screen.lines = summary_lines(summary, "you")
+    screen.refresh()

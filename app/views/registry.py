@@ -12,3 +12,11 @@ SCREENS: dict[str, str] = {
     "oczko_lobby": "app.views.oczko_menu:OczkoLobbyScreen",
     "oczko_table": "app.views.oczko_table:OczkoTableScreen",
 }
+SCREENS.update(
+    {
+        "bj_menu": "app.views.bj_menu:BlackjackMenuScreen",
+        "bj_rules": "app.views.bj_menu:TableRulesScreen",
+        "bj_table": "app.views.bj_table:BlackjackTableScreen",
+        "bj_summary": "app.views.bj_table:SessionSummaryScreen",
+    }
+)

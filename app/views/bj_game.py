@@ -35,13 +35,17 @@ def bot_choice(legal: Sequence[Any], hand: Any, up_total: int) -> Any:
 class BlackjackGame:
     """The player ``me`` (and ``bots``) at a table with ``rules`` for one session."""
 
-    def __init__(self, rules: Any, me: str, bots: Sequence[str] = (), rng: Any = None) -> None:
+    def __init__(
+        self, rules: Any, me: str, bots: Sequence[str] = (), rng: Any = None, shoe: Any = None
+    ) -> None:
         from app.rules.session import Session
 
         self.rules = rules
         self.me = me
         self.bots = tuple(bots)
-        self.session = Session.start(rules, [me, *self.bots], rng or secrets.SystemRandom())
+        self.session = Session.start(
+            rules, [me, *self.bots], rng or secrets.SystemRandom(), shoe=shoe
+        )
         self.round: Any = None
         self.new_round()
 

@@ -37,6 +37,8 @@ def present_lobby(lobby: dict[str, Any] | None, hosting: bool) -> LobbyVM:
     can_start = hosting and 2 <= n <= 7 and everyone_ready
     if n < 2:
         status = _("Waiting for more players…")
+    elif n > 7:
+        status = _("At most seven players can sit at a table.")
     elif not everyone_ready:
         status = _("Waiting until everybody is ready…")
     elif hosting:

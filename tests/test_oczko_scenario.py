@@ -184,6 +184,47 @@ def test_a_new_deck_mid_round() -> None:
     assert out["result"]["winner"] == "Ala" and out["result"]["left"] == ["Celina"]
 
 
+def test_a_dropout_during_the_deal_and_a_fresh_deck() -> None:
+    data = {
+        "game": "oczko",
+        "players": ["Ala", "Bartek", "Celina"],
+        "options": {"rounds": 1},
+        "rounds": [
+            {
+                "deck": "2s 3s 4s",
+                "actions": [
+                    {"deal": 3},
+                    {"disconnect": "Bartek"},
+                    {"deck": "Ts 9h"},
+                    {"deal": 2},
+                    {"hold": "Ala"},
+                    {"hold": "Celina"},
+                ],
+            }
+        ],
+    }
+    out = run_scenario(data)
+    dealt = [(e["player"], e["card"]) for e in out["events"] if e["event"] == "card_dealt"]
+    # Bartek gets no second card: the deal goes on around him from the fresh deck.
+    assert dealt == [("Ala", "2s"), ("Bartek", "3s"), ("Celina", "4s"), ("Ala", "Ts"),
+                     ("Celina", "9h")]  # fmt: skip
+    assert out["result"]["winner"] == "Celina"  # 13 against 12
+    assert out["result"]["rounds"][0]["hands"][1]["status"] == "bust"
+
+
+def test_deal_actions_must_fit_the_deal() -> None:
+    data = small()
+    data["rounds"][0]["actions"] = [{"deal": 5}]
+    with pytest.raises(ScenarioError, match=r"action 1 \(deal\): no card of the deal is left"):
+        run_scenario(data)
+    data["rounds"][0]["actions"] = [{"deal": 2}, {"hold": "Ala"}]
+    with pytest.raises(ScenarioError, match=r"action 2 \(hold Ala\).*wrong_phase"):
+        run_scenario(data)
+    data["rounds"][0]["actions"] = [{"deal": "all"}]
+    with pytest.raises(ScenarioError, match=r"deal a number of cards"):
+        run_scenario(data)
+
+
 def test_an_unfinished_last_round_is_reported() -> None:
     data = small()
     data["rounds"][0]["actions"] = [{"draw": "Ala"}]
@@ -259,3 +300,11 @@ def test_cli_reports_errors_with_exit_code_2(
     path.write_text("{not json", encoding="utf-8")
     assert cli_main(["replay", str(path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_the_example_in_the_docs_runs() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    section = text.split("## Oczko scenarios", 1)[1]
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    out = run_scenario(example)  # its "expect" block is checked by the runner
+    assert out["result"]["points"] == example["expect"]["points"]

@@ -19,6 +19,24 @@ Boxes are numbered 1..``rules.boxes``; the hands of a box 1, 2, ... in play orde
 a card to each box, the dealer's up card, a second card to each box, then under
 ``peek`` the dealer's hole card (under ``enhc`` the dealer's second card comes after
 the players). A hand made by a split gets its second card when it comes into play.
+
+Driving a round (UI, bots, strategy tools)::
+
+    r = Round.new(rules, shoe, {"ann": 1000, "bob": 1000})   # or a Session's new_round()
+    r = r.act("bet", "ann", 1, 10)            # owner of box 1
+    r = r.act("bet", "bob", 1, 10)            # behind on box 1 (rules.betting_behind)
+    r = r.act("deal")
+    while not r.settled:
+        r.phase               # betting / insurance / play / double_follow / settled
+        r.legal_actions()     # LegalAction(kind, player, box, hand, min_amount, max_amount)
+        r.waiting_for()       # whose decision it is
+        r.current             # the Hand in play: cards, total, soft, stakes
+        r = r.apply(chosen_legal_action.action(amount))
+    r.results()               # {player: net}, exact Fractions
+
+Money and results are exact :class:`~fractions.Fraction`. Views render
+:meth:`Round.to_json` and :meth:`Round.public_events` (the hole card stays hidden
+until the dealer turns it); refusals carry a code from :data:`ERROR_CODES`.
 """
 
 from __future__ import annotations
@@ -44,6 +62,16 @@ from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, MoneyError, money_json, to_money
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules
+
+#: Every ``IllegalAction.code`` the round raises (the UI translates these).
+ERROR_CODES: tuple[str, ...] = (
+    "bad_action", "unknown_action", "wrong_phase", "player_required", "unknown_player",
+    "bad_amount", "bad_box", "insufficient_chips", "no_bets", "bet_below_limit",
+    "bet_above_limit", "already_bet", "box_taken", "side_bet_not_offered",
+    "side_bet_needs_bet", "no_insurance_decision", "insurance_above_half", "no_blackjack",
+    "not_your_turn", "cannot_hit", "cannot_stand", "cannot_double", "cannot_split",
+    "cannot_surrender", "no_double_decision",
+)  # fmt: skip
 
 
 class Phase(enum.StrEnum):
@@ -156,7 +184,8 @@ class Action:
 
 @dataclass(frozen=True)
 class LegalAction:
-    """An action allowed now; amounts, where needed, within [min_amount, max_amount]."""
+    """An action allowed now. Where an amount is needed (bets, insurance) it lies in
+    [min_amount, max_amount]; a ``min_amount`` of None means any positive amount."""
 
     kind: ActionKind
     player: str | None = None
@@ -592,6 +621,17 @@ class Round(_Reads):
             else self.dealer[:1]
         )
         return bj_total(codes(shown))[0] if shown else 0
+
+    def public_events(self, start: int = 0) -> list[dict[str, Any]]:
+        """Events from index ``start`` as JSON, with the face-down hole card hidden
+        (``"card": null``) until it is revealed: what a player may see."""
+        out = []
+        for e in self.events[start:]:
+            j = e.to_json()
+            if isinstance(e, ev.DealerCard) and e.face_down and not self.hole_revealed:
+                j["card"] = None
+            out.append(j)
+        return out
 
     def to_json(self, reveal: bool = False) -> dict[str, Any]:
         """A JSON snapshot for views and replays; the face-down hole card shows as
@@ -1117,6 +1157,8 @@ class _Work(_Reads):
         self._settle_insurance(True)
         obo = self.rules.hole_card == "enhc" and self.rules.enhc_original_bets_only
         for i, h in enumerate(self.hands):
+            if h.status is HandStatus.PLAYING:  # never got to play (peek found the BJ)
+                h = self.hands[i] = replace(h, status=HandStatus.STOOD)
             if not h.live:
                 continue
             if h.natural:
@@ -1153,6 +1195,7 @@ class _Work(_Reads):
 
 
 __all__ = [
+    "ERROR_CODES",
     "PLAY_KINDS",
     "Action",
     "ActionKind",

@@ -124,6 +124,15 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     unknown = set(data) - KEYS
     if unknown:
         raise ScenarioError(f"unknown key(s) {sorted(unknown)}; keys are {sorted(KEYS)}")
+    for key in ("bets", "side_bets", "actions"):
+        if not isinstance(data.get(key, []), list):
+            raise ScenarioError(f"'{key}' must be a list")
+    for key, fields in (("bets", {"player", "box", "amount"}), ("side_bets", {"player", "amount"})):
+        for item in data.get(key, []):
+            if not isinstance(item, Mapping) or set(item) - fields:
+                raise ScenarioError(
+                    f"each of '{key}' is an object with {sorted(fields)}, not {item!r}"
+                )
     rules = _rules(data)
     if "shoe" not in data:
         raise ScenarioError("'shoe' (the cards in dealing order) is required")
@@ -143,8 +152,6 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     rejected_step: dict[str, Any] = {}
     steps: list[tuple[str, Any]] = []
     for b in data.get("bets", []):
-        if not isinstance(b, Mapping):
-            raise ScenarioError('each bet is {"player": ..., "box": ..., "amount": ...}')
         steps.append(("bet", b))
     for b in data.get("side_bets", []):
         steps.append(("side_bet", b))

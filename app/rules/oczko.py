@@ -74,7 +74,7 @@ what it can see and waits for the rest:
   a Persian 21 is proven by :meth:`Match.reveal` of its two aces, and
   :meth:`Match.close_deal` (every phone has said whether it has one) decides;
 * when everyone is done and a hand that counts is hidden, the round waits in the
-  ``showdown`` phase until :meth:`Match.reveal` opens it (``Round.to_reveal``). A
+  ``showdown`` phase until :meth:`Match.reveal` opens it (:attr:`Match.to_reveal`). A
   reveal is checked against everything known: known cards, cards already out of the
   deck, and the claims made (a held hand over 21, a bust claim at 21 or less, a draw
   at 21 or more, a concealed Persian 21 raise ``false_claim`` / ``inconsistent_hand``,

@@ -150,7 +150,7 @@ class Busted(Event):
 
 @dataclass(frozen=True, slots=True)
 class Disconnected(Event):
-    """``seat`` left the table for the rest of the match (``round`` 0: not in a round)."""
+    """``seat`` left the table for the rest of the match, during round ``round``."""
 
     kind: ClassVar[str] = "disconnected"
     round: int

@@ -163,12 +163,17 @@ class Match:
         """The seat the next card of the deal goes to, or None when not dealing."""
         return None if self.over or self.round is None else self.round.to_deal
 
+    @property
+    def to_reveal(self) -> tuple[int, ...]:
+        """Seats whose hidden hands the showdown waits for (only when cards are hidden)."""
+        return () if self.over or self.round is None else self.round.to_reveal
+
     def legal_actions(self, seat: int) -> frozenset[str]:
         """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect.
 
         ``bust`` (a claim) is offered only when this engine cannot see the seat's cards.
         Table actions that belong to no seat (deal, close_deal, reveal, new_deck) are
-        told by :attr:`phase`, :attr:`to_deal` and ``round.to_reveal``.
+        told by :attr:`phase`, :attr:`to_deal` and :attr:`to_reveal`.
         """
         if self.over or self.round is None or seat not in self.active:
             return frozenset()
@@ -362,7 +367,6 @@ class Action:
             return m.close_deal()
         if k == "new_deck":
             return m.new_deck()
-        assert s is not None or k not in SEAT_ACTIONS
         if k == "draw":
             return m.draw(s, one)  # type: ignore[arg-type]
         if k in ("hold", "timeout", "bust", "disconnect"):

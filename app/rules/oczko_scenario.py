@@ -31,6 +31,8 @@ from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
 
 #: Per-player actions of a scenario, each written {"<action>": "<player name>"}.
 PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect")
+#: Table actions of a scenario: {"deal": number of cards}, {"deck": [cards]}.
+TABLE_ACTIONS = ("deal", "deck")
 #: Result keys an "expect" block may check.
 EXPECT_KEYS = ("winner", "points", "rounds_played", "tiebreaks", "end_reason", "finished", "left")
 
@@ -126,8 +128,10 @@ class _Runner:
         number = m.round.number
         self.where = f"round {i} (deal)"
         self.deck, self.pos = _deck(spec["deck"], self.where), 0
-        while not self._decided(number) and self.match.to_deal is not None:
-            self.step(self.match.deal, self.next_card())
+        # Without "deal" actions the whole deal comes first; with them, the file places it.
+        if not any(isinstance(a, dict) and "deal" in a for a in actions):
+            while not self._decided(number) and self.match.to_deal is not None:
+                self.step(self.match.deal, self.next_card())
         for j, act in enumerate(actions, 1):
             self.where = f"round {i}, action {j} ({_show(act)})"
             if self._decided(number):
@@ -146,7 +150,14 @@ class _Runner:
             )
         ((kind, arg),) = act.items()
         m = self.match
-        if kind == "deck":
+        if kind == "deal":
+            if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
+                raise ScenarioError(f'{self.where}: deal a number of cards, e.g. {{"deal": 3}}')
+            for _ in range(arg):
+                if self.match.to_deal is None:
+                    raise ScenarioError(f"{self.where}: no card of the deal is left [wrong_phase]")
+                self.step(self.match.deal, self.next_card())
+        elif kind == "deck":
             self.deck, self.pos = _deck(arg, self.where), 0
             self.step(m.new_deck)
         elif kind == "draw":
@@ -158,9 +169,8 @@ class _Runner:
         elif kind in ("hold", "timeout", "disconnect"):
             self.step(getattr(m, kind), self.seat(arg))
         else:
-            raise ScenarioError(
-                f"{self.where}: unknown action {kind!r} (known: {[*PLAYER_ACTIONS, 'deck']})"
-            )
+            known = [*PLAYER_ACTIONS, *TABLE_ACTIONS]
+            raise ScenarioError(f"{self.where}: unknown action {kind!r} (known: {known})")
 
     def result(self) -> dict[str, Any]:
         m, names = self.match, self.names

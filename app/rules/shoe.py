@@ -74,6 +74,25 @@ class Shoe:
         return cls(tuple(order), decks, cut, 0, 0, shuffles + 1, rng, Fraction(penetration))
 
     @classmethod
+    def stacked(
+        cls,
+        prefix: str | Iterable[str | Card],
+        decks: int,
+        penetration: Fraction,
+        rng: RandomSource,
+    ) -> Shoe:
+        """A shoe whose first cards are ``prefix`` and the rest shuffled by ``rng``
+        (trainers that practise a situation; tests that need pairs and aces)."""
+        head = cls.scripted(prefix, decks).cards
+        rest = Counter(full_shoe(decks))
+        rest.subtract(head)
+        order = list(rest.elements())
+        rng.shuffle(order)
+        cards = head + tuple(order)
+        cut = int(len(cards) * Fraction(penetration))
+        return cls(cards, decks, cut, 0, 0, 1, rng, Fraction(penetration))
+
+    @classmethod
     def scripted(cls, cards: str | Iterable[str | Card], decks: int = 8) -> Shoe:
         """A shoe dealing exactly ``cards`` in order (tests, scenarios); no reshuffle.
 

@@ -1,0 +1,65 @@
+"""The shoe: N decks, cut card, injected randomness, scripted orders."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.cards import parse_cards
+from app.cards import shoe as full_shoe
+from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
+
+
+@given(st.integers(1, 8), st.fractions(min_value=Fraction(1, 10), max_value=1), st.integers())
+def test_shuffled_shoe_is_the_full_shoe(decks: int, pen: Fraction, seed: int) -> None:
+    s = Shoe.shuffled(decks, pen, random.Random(seed))
+    assert Counter(s.cards) == Counter(full_shoe(decks))
+    assert s.cut == int(52 * decks * pen) and not s.due
+
+
+def test_same_seed_same_order_and_draw_is_pure() -> None:
+    a = Shoe.shuffled(6, Fraction(3, 4), random.Random(9))
+    b = Shoe.shuffled(6, Fraction(3, 4), random.Random(9))
+    assert a.cards == b.cards
+    card, a2 = a.draw()
+    assert card == a.cards[0] and a.position == 0 and a2.position == 1
+
+
+def test_cut_card_and_next_round() -> None:
+    s = Shoe.shuffled(1, Fraction(1, 2), random.Random(1))
+    for _ in range(26):
+        _, s = s.draw()
+    assert s.due
+    fresh, reshuffled = s.for_next_round()
+    assert reshuffled and fresh.position == 0 and fresh.shuffles == 2
+    _, reshuffled = Shoe.shuffled(1, Fraction(1, 2), random.Random(1)).for_next_round()
+    assert not reshuffled
+
+
+def test_scripted() -> None:
+    s = Shoe.scripted("As Kd")
+    assert [str(c) for c in s.upcoming()] == ["As", "Kd"]
+    with pytest.raises(ShoeError, match="too many"):
+        Shoe.scripted("As As", decks=1)
+    _, s = s.draw()
+    _, s = s.draw()
+    with pytest.raises(ShoeEmpty):
+        s.draw()
+
+
+def test_stacked() -> None:
+    s = Shoe.stacked("As Ah", 1, Fraction(3, 4), random.Random(2))
+    assert s.cards[:2] == parse_cards("As Ah")
+    assert Counter(s.cards) == Counter(full_shoe(1))
+
+
+def test_system_random_in_play() -> None:
+    import secrets
+
+    s = Shoe.shuffled(6, Fraction(3, 4), secrets.SystemRandom())
+    assert Counter(s.cards) == Counter(full_shoe(6)) and s.cut == 234

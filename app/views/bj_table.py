@@ -173,7 +173,10 @@ class BlackjackTableScreen(BaseScreen):
         else:
             grid = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
             grid.bind(minimum_height=grid.setter("height"))
-            for kind, label in ACTION_LABELS.items():
+            labels = list(ACTION_LABELS.items())
+            if self.app.prefs.left_handed:  # mirrored, the main actions under the left thumb
+                labels = labels[2::-1] + labels[:2:-1]
+            for kind, label in labels:
                 grid.add_widget(
                     self._button(
                         kind, _(label), lambda k=kind: self.decide(k), vm.actions.get(kind, False)

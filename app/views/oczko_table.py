@@ -43,6 +43,7 @@ class OczkoTableScreen(BaseScreen):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._ticker = None
+        self._was_my_turn = False
         self.message = ""
 
     # -- the controller ------------------------------------------------------------------
@@ -91,13 +92,35 @@ class OczkoTableScreen(BaseScreen):
             return
         now = self.clock()
         vm = present(
-            c.view(), c.names, c.time_left(now), c.turn_time, c.awaiting_next, self.message
+            c.view(),
+            c.names,
+            c.time_left(now),
+            c.turn_time,
+            c.awaiting_next,
+            # a networked table also reports table messages (a player left, cheating
+            # detected: translated from their codes) and the SRA shuffle's progress
+            getattr(c, "message", "") or self.message,
+            getattr(c, "shuffle_progress", None),
         )
         self.vm = vm
         self._render(vm)
 
     def _render(self, vm: OczkoTableVM) -> None:
         ids = self.ids
+        if vm.my_turn and not self._was_my_turn and self.app.prefs.vibrate_on_turn:
+            from app.views.device import vibrate
+
+            vibrate()
+        self._was_my_turn = vm.my_turn
+        # the left-handed layout mirrors the action row
+        actions = ids.actions
+        order = (
+            [ids.next, ids.hold, ids.draw] if self.left_handed else [ids.next, ids.draw, ids.hold]
+        )
+        if list(reversed(actions.children)) != order:
+            actions.clear_widgets()
+            for widget in order:
+                actions.add_widget(widget)
         ids.my_hand.cards = list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
         grid = ids.seats

@@ -56,11 +56,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lang", choices=["en", "de", "pl"], default="en")
     parser.add_argument("--size", type=parse_size, default=(360, 640))
     parser.add_argument("--data-dir", default=None, help="prefs/branding dir (default: empty)")
+    parser.add_argument("--state", default=None, help="another representative state (see 'list')")
     args = parser.parse_args(list(argv or []))
     from app.views.registry import SCREENS
 
     if args.screen == "list":
-        print("\n".join(SCREENS))
+        states = [k for k in _demos() if ":" in k]
+        print(
+            "\n".join(
+                list(SCREENS) + [f"{k.split(':')[0]} --state {k.split(':')[1]}" for k in states]
+            )
+        )
         return 0
     if args.screen not in SCREENS:
         parser.error(f"unknown screen {args.screen!r}; one of: {', '.join(SCREENS)}")
@@ -85,8 +91,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         def on_start(self) -> None:
             super().on_start()
 
+            # no slide transition: the picture shows the screen, not the way to it
+            self.prefs = self.prefs.replace(animation_speed="off")
+
             def stage(_dt: float) -> None:
-                demo = _demos().get(args.screen)
+                key = f"{args.screen}:{args.state}" if args.state else args.screen
+                demo = _demos().get(key)
+                if args.state and demo is None:
+                    print(
+                        f"blu21 screenshot: no state {args.state!r} for {args.screen}",
+                        file=sys.stderr,
+                    )
                 self.go(args.screen, remember=False)
                 if demo:
                     demo(self)

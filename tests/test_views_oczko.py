@@ -184,3 +184,13 @@ def test_german_and_polish_texts() -> None:
     i18n.set_language("pl")
     vm = present(view(m, 1), NAMES)
     assert (vm.header, vm.my_total, vm.seats[0].count_text) == ("Runda 1 z 5", "Suma: 9", "2 karty")
+
+
+def test_bust_hint_from_own_cards_only() -> None:
+    m, _ = Match.new(2, OczkoOptions(rounds=3))
+    m = deal(m, "Ts 7h 8s Kd")  # Ala 18: 2, J, Q (3) and ... are safe
+    vm = present(view(m, 0), NAMES[:2], hints=True)
+    own = parse_cards("Ts 8s")
+    p = bust_probability(own, [c for c in DECK if c not in own])
+    assert vm.hint == f"Chance to bust with the next card: {round(p * 100)} %"
+    assert present(view(m, 1), NAMES[:2], hints=True).hint == ""  # not his turn

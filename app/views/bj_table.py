@@ -69,7 +69,7 @@ class BlackjackTableScreen(BaseScreen):
         if g is None or g.round is None:
             self.vm = None
             return
-        vm = present(g)
+        vm = present(g, hints=self.app.prefs.show_hints)
         self.vm = vm
         self.ids.dealer.cards = list(vm.dealer_cards)
         self.ids.dealer.four_colour = self.app.prefs.four_colour_deck

@@ -110,6 +110,7 @@ class BlackjackTableVM:
     turn: str = ""
     result: str = ""
     rules: str = ""
+    hint: str = ""
 
 
 def rules_summary(rules: Any) -> str:
@@ -155,7 +156,47 @@ def _hand_vm(r: Any, h: Any, me: str, names: dict[str, str], current: Any) -> Ha
     )
 
 
-def present(game: Any, names: dict[str, str] | None = None) -> BlackjackTableVM:
+ACTION_NAMES = {
+    "hit": lambda: _("Hit"),
+    "stand": lambda: _("Stand"),
+    "double": lambda: _("Double"),
+    "split": lambda: _("Split"),
+    "surrender": lambda: _("Surrender"),
+}
+
+
+def strategy_hint(r: Any, me: str) -> str:
+    """The best play for the player's hand in play (app.strategy), or '' when there is
+    none to give (not his turn, or the strategy module is not part of this build)."""
+    h = r.current
+    if h is None or h.owner != me or r.phase.value != "play" or not r.dealer:
+        return ""
+    try:
+        from app.strategy.hint import hint
+    except ImportError:
+        return ""
+    up = r.dealer[0]
+    seen = [c for other in r.hands if other is not h for c in other.cards]
+    split_card = h.cards[0] if h.from_split and h.cards else None
+    legal = {a.kind.value for a in r.legal_actions() if a.player == me}
+    try:
+        advice = hint(
+            r.rules, up, h.cards, seen, hands_now=len(r.box_hands(h.box)), split_card=split_card
+        )
+    except ValueError:
+        return ""
+    evs = {k: v for k, v in advice.evs.items() if k in legal}
+    if not evs:
+        return ""
+    best = max(evs, key=evs.__getitem__)
+    return _("Hint: {action} (expected {ev:+.2f} per chip)").format(
+        action=ACTION_NAMES[best](), ev=evs[best]
+    )
+
+
+def present(
+    game: Any, names: dict[str, str] | None = None, hints: bool = False
+) -> BlackjackTableVM:
     """The table screen for a :class:`app.views.bj_game.BlackjackGame`."""
     r = game.round
     me = game.me
@@ -262,6 +303,7 @@ def present(game: Any, names: dict[str, str] | None = None) -> BlackjackTableVM:
         turn=turn,
         result=result,
         rules=rules_summary(r.rules),
+        hint=strategy_hint(r, me) if hints else "",
     )
 
 

@@ -101,6 +101,7 @@ class OczkoTableScreen(BaseScreen):
             # detected: translated from their codes) and the SRA shuffle's progress
             getattr(c, "message", "") or self.message,
             getattr(c, "shuffle_progress", None),
+            hints=self.app.prefs.show_hints,
         )
         self.vm = vm
         self._render(vm)

@@ -51,6 +51,7 @@ class OczkoTableVM:
     message: str  # a player left, cheating detected, ...
     shuffle_progress: float | None  # 0..1 while the SRA shuffle runs, else None
     match_over: bool
+    hint: str = ""
 
 
 def status_text(status: str | None, reason: str = "", total: int | None = None) -> str:
@@ -139,6 +140,7 @@ def present(
     awaiting_next: bool = False,
     message: str = "",
     shuffle_progress: float | None = None,
+    hints: bool = False,
 ) -> OczkoTableVM:
     """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView)."""
     me = view.viewer
@@ -206,4 +208,15 @@ def present(
         message=message,
         shuffle_progress=shuffle_progress,
         match_over=over,
+        hint=bust_hint(mine.cards) if hints and my_turn else "",
     )
+
+
+def bust_hint(cards: Sequence[Any]) -> str:
+    """``Chance to bust with the next card: 32 %`` (from the player's own cards only)."""
+    from app.cards import DECK
+    from app.views.oczko_practice import bust_probability
+
+    own = [c for c in cards if c is not None]
+    p = bust_probability(own, [c for c in DECK if c not in own])
+    return _("Chance to bust with the next card: {percent} %").format(percent=round(p * 100))

@@ -246,7 +246,9 @@ def test_replay_is_deterministic_and_matches_the_engine(game: Game, auto: bool) 
     assert first["result"]["winner"] == names[game.final.winner]
 
 
-ACTION_KINDS = ["draw", "hold", "timeout", "disconnect", "bust", "deal", "new_deck", "close_deal"]
+ACTION_KINDS = [
+    "draw", "hold", "timeout", "disconnect", "bust", "forfeit", "deal", "new_deck", "close_deal"
+]  # fmt: skip
 
 
 @given(games, st.data())
@@ -262,6 +264,7 @@ def test_illegal_actions_leave_the_state_unchanged(game: Game, data: st.DataObje
             "timeout": (seat,),
             "disconnect": (seat,),
             "bust": (seat,),
+            "forfeit": (seat,),
             "deal": (card,),
             "new_deck": (),
             "close_deal": (),

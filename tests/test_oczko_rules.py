@@ -29,6 +29,8 @@ from app.rules.oczko import (
     RoundStarted,
     Status,
     TurnStarted,
+    redact,
+    view,
 )
 
 
@@ -609,3 +611,53 @@ def test_fresh_deck_mid_round_may_repeat_cards() -> None:
     t.draw(0, "2s")  # the fresh deck has all 52 cards
     assert t.m.round.hand(0).cards[-1] == Card.parse("2s")
     assert t.m.round.hand(0).decks == (0, 0, 1)
+
+
+# --- "each player's view of the state shows other players' card counts and status, never
+# their cards, until showdown" (issue 3) ------------------------------------------------------
+
+
+def test_view_shows_own_cards_and_others_counts_and_status_only() -> None:
+    t = Table(3)
+    t.deal("Ts 2s 3s 9s 4s 5s")
+    t.do("hold", 0)
+    t.draw(1, "6h")
+    v = view(t.m, 1)
+    me, other, third = v.seats[1], v.seats[0], v.seats[2]
+    assert me.cards == tuple(Card.parse(c) for c in ("2s", "4s", "6h")) and me.total == 12
+    assert other.cards == (None, None) and other.count == 2 and other.status == "held"
+    assert other.total is None
+    assert third.cards == (None, None) and third.status == "playing"
+    assert v.to_act == 1 and v.legal == {"draw", "hold", "timeout", "disconnect"}
+    text = str(v.to_json(["Ala", "Bartek", "Celina"]))
+    assert "Ts" not in text and "9s" not in text  # Ala's cards
+    spectator = view(t.m, None)
+    assert all(c is None for s in spectator.seats for c in s.cards) and spectator.legal == set()
+
+
+def test_view_opens_the_hands_at_the_showdown() -> None:
+    t = Table(2)
+    t.deal("Ts 2s 9s 4s")
+    t.do("hold", 0)
+    t.do("hold", 1)
+    v = view(t.m, 1)
+    last = v.last_round
+    assert last is not None and last.winner == 0
+    assert [h.cards for h in last.hands] == [
+        (Card.parse("Ts"), Card.parse("9s")),
+        (Card.parse("2s"), Card.parse("4s")),
+    ]
+
+
+def test_events_are_redacted_for_other_phones() -> None:
+    t = Table(2)
+    ev = t.deal("Ts 2s 9s 4s") + t.draw(0, "Ah")
+    mine = redact(ev, 0)
+    theirs = redact(ev, 1)
+    assert [e.card for e in mine if isinstance(e, CardDealt)] == [
+        Card.parse("Ts"), None, Card.parse("9s"), None,
+    ]  # fmt: skip
+    drawn = [e for e in theirs if isinstance(e, CardDrawn)]
+    assert drawn[0].card is None and drawn[0].total is None
+    busted = [e for e in theirs if isinstance(e, Busted)]
+    assert busted[0].seat == 0 and busted[0].total is None  # public: he is bust

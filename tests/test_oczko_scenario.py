@@ -308,3 +308,12 @@ def test_the_example_in_the_docs_runs() -> None:
     example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
     out = run_scenario(example)  # its "expect" block is checked by the runner
     assert out["result"]["points"] == example["expect"]["points"]
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("oczko_*.json")), ids=lambda p: p.stem)
+def test_every_shipped_oczko_scenario_meets_its_expectation(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert "expect" in data  # each file states what it shows
+    out = run_scenario(data)  # raises if the engine disagrees with "expect"
+    assert out["result"]["finished"] == data["expect"].get("finished", out["result"]["finished"])
+    assert cli_main(["replay", str(path), "--compact"]) == 0

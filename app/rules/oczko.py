@@ -37,7 +37,8 @@ or not tied in a tiebreak). :meth:`Match.deal` gives the next card of the deal t
 21s (two aces) are decided: one wins the round at once, several tie (no point).
 Otherwise each player in turn (:attr:`Match.to_act`) draws (:meth:`Match.draw`) until
 he holds (:meth:`Match.hold`, or :meth:`Match.timeout`: the engine has no clock),
-goes over 21 (bust at once) or reaches 21 (held automatically; a dealt ace + ten too).
+goes over 21 (bust at once) or reaches 21 (held automatically; a dealt ace + ten too;
+on a phone these are announced, see below).
 When all are done the single highest total not over 21 wins 1 point; a tie at the
 top gives none. :meth:`Match.legal_actions` tells the UI which buttons to enable.
 
@@ -59,30 +60,58 @@ points even by winning every remaining round; reaching means equalling). After t
 last round the most points win; a tie for first is played off in tiebreak rounds by
 the tied players only, until one wins.
 
-Hidden cards: one engine for the host, the scenario runner and every phone
---------------------------------------------------------------------------
-A phone knows only its own cards until the showdown, so a card is a ``Card`` or
-``None`` (hidden): each hand is a tuple of ``Card | None``. The engine decides from
-what it can see and waits for the rest:
+Hidden cards: one engine for every phone
+----------------------------------------
+In the networked game no phone knows another player's cards until the showdown, so
+the same engine runs in two modes:
 
-* a hand whose cards are known busts or holds at 21 by itself, and its owner's
-  table layer announces that to the others;
-* on the other phones the same player's hand is hidden: they apply the announced
-  :meth:`Match.hold` or :meth:`Match.bust` (``bust`` is a claim, only accepted for a
-  hand this engine cannot see);
-* after the deal, if any hand is hidden the round waits in the ``deal_check`` phase:
-  a Persian 21 is proven by :meth:`Match.reveal` of its two aces, and
-  :meth:`Match.close_deal` (every phone has said whether it has one) decides;
-* when everyone is done and a hand that counts is hidden, the round waits in the
-  ``showdown`` phase until :meth:`Match.reveal` opens it (:attr:`Match.to_reveal`). A
-  reveal is checked against everything known: known cards, cards already out of the
-  deck, and the claims made (a held hand over 21, a bust claim at 21 or less, a draw
-  at 21 or more, a concealed Persian 21 raise ``false_claim`` / ``inconsistent_hand``,
-  naming the cheater). A bust hand of a player who left need not be opened.
+* **Full information** (``Match.new(n)``): every card is known. Busts, holds at 21
+  and Persian 21s happen by themselves and the round never waits. Scenarios, bots,
+  simulations and tests use it; :func:`view` and :func:`redact` project it for one
+  seat (others' cards face down until the showdown).
+* **A phone** (``Match.new(n, me=seat)``): a card is a ``Card`` for its own hand and
+  ``None`` (hidden) for the others, so each hand is a tuple of ``Card | None``
+  (``hidden_card`` if a card is on the wrong side). Nothing happens by itself: every
+  change of status is an action of the table's common message stream, which every
+  phone applies in the same order, so all phones stay in the same public state. Its
+  own cards only restrict what the phone itself may claim, and :meth:`Match.claim_due`
+  tells the table layer what it must announce:
 
-With every card known (the host's simulation, bots, scenarios, tests) the engine
-never waits. :func:`view` projects a full-information match for one seat (others'
-cards face down until the showdown), and :func:`redact` does the same for events.
+  - after the deal the round waits in the ``deal_check`` phase: a Persian 21 is
+    proven by :meth:`Match.reveal` of its two aces (the owner's own included), then
+    :meth:`Match.close_deal` (everyone has spoken) decides;
+  - over 21 the owner announces :meth:`Match.bust`, at 21 :meth:`Match.hold`
+    (``legal_actions`` offers nothing else); for another seat ``bust`` is a claim
+    checked later; a timeout is the table's and always taken;
+  - when everyone is done the round waits in the ``showdown`` phase until every hand
+    that counts is opened (:attr:`Match.to_reveal`, own hand included; a bust hand of a
+    player who left is not needed). An opening is checked against everything known:
+    known cards, cards already out of the deck, and the claims made: a hand held over
+    21, a bust claim at 21 or less, a draw at 21 or more or a concealed Persian 21 raise
+    ``false_claim`` / ``inconsistent_hand``, naming the cheater (a hand held over 21 by
+    a timeout just counts as bust). :meth:`Match.forfeit` gives up on a hand that can
+    no longer be opened (it counts as bust). A dropout during the showdown does not
+    cut it short: the results are in and only wait to be opened.
+
+The phone of seat 1 in a two-player round:
+
+>>> p, _ = Match.new(2, me=1)
+>>> for card in [None, Card.parse("9h"), None, Card.parse("Kd")]:
+...     p, _ = p.deal(card)
+>>> str(p.phase), p.round.hand(0).cards, p.round.hand(1).total
+('deal_check', (None, None), 13)
+>>> p, _ = p.close_deal()                     # nobody proved a Persian 21
+>>> p, _ = p.hold(0)                          # relayed from seat 0
+>>> p, _ = p.draw(1, Card.parse("8c"))        # 9 + 4 + 8 = 21
+>>> p.claim_due(1), sorted(p.legal_actions(1))
+('hold', ['disconnect', 'hold', 'timeout'])
+>>> p, _ = p.hold(1)                          # announced to all, applied by all
+>>> str(p.phase), p.to_reveal
+('showdown', (0, 1))
+>>> p, _ = p.reveal(1, p.round.hand(1).cards)
+>>> p, ev = p.reveal(0, [Card.parse("Ts"), Card.parse("9s")])
+>>> ev[-2].to_json()["winner"], p.points
+(1, (0, 1))
 """
 
 from __future__ import annotations

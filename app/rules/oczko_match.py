@@ -101,14 +101,16 @@ def decided_leader(points: tuple[int, ...], active: Iterable[int], remaining: in
 class Match:
     """The whole state of an Oczko match; every action returns ``(new_match, events)``.
 
-    Seats are numbered 0 to ``players - 1`` clockwise. ``points`` is indexed by seat;
-    ``gone`` the seats that left; ``round`` the round in play (the last one once the
-    match is over); ``played`` the regular rounds finished; ``tiebreaks`` the tiebreak
-    rounds finished; ``history`` the finished rounds.
+    Seats are numbered 0 to ``players - 1`` clockwise. ``me`` is the seat of the phone
+    running this engine (None: full information, every card known). ``points`` is
+    indexed by seat; ``gone`` the seats that left; ``round`` the round in play (the
+    last one once the match is over); ``played`` the regular rounds finished;
+    ``tiebreaks`` the tiebreak rounds finished; ``history`` the finished rounds.
     """
 
     players: int
     options: OczkoOptions = field(default_factory=OczkoOptions)
+    me: int | None = None
     points: tuple[int, ...] = ()
     gone: frozenset[int] = frozenset()
     round: Round | None = None
@@ -121,13 +123,21 @@ class Match:
     # --- construction ----------------------------------------------------------------------
 
     @classmethod
-    def new(cls, players: int, options: OczkoOptions | None = None) -> tuple[Match, Events]:
-        """A match for ``players`` seats (2-7); round 1 waits for its deal."""
+    def new(
+        cls, players: int, options: OczkoOptions | None = None, *, me: int | None = None
+    ) -> tuple[Match, Events]:
+        """A match for ``players`` seats (2-7); round 1 waits for its deal.
+
+        ``me``: the seat of the phone that runs this engine and sees only its own cards
+        (None: full information, for the scenarios, bots and tests).
+        """
         if not isinstance(players, int) or isinstance(players, bool):
             raise ValueError(f"players must be an integer, not {players!r}")
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"Oczko is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {players}")
-        m = cls(players, options or OczkoOptions(), points=(0,) * players)
+        if me is not None and (type(me) is not int or not 0 <= me < players):
+            raise ValueError(f"me must be a seat 0-{players - 1} or None, not {me!r}")
+        m = cls(players, options or OczkoOptions(), me, points=(0,) * players)
         return m._start_round(tuple(range(players)), tiebreak=False)
 
     # --- queries ---------------------------------------------------------------------------
@@ -168,21 +178,34 @@ class Match:
         """Seats whose hidden hands the showdown waits for (only when cards are hidden)."""
         return () if self.over or self.round is None else self.round.to_reveal
 
+    def claim_due(self, seat: int) -> str | None:
+        """What this phone must announce for its own seat now (see :meth:`Round.claim_due`):
+        ``"persian"``, ``"bust"``, ``"hold"`` or None."""
+        return None if self.over or self.round is None else self.round.claim_due(seat)
+
     def legal_actions(self, seat: int) -> frozenset[str]:
         """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect.
 
-        ``bust`` (a claim) is offered only when this engine cannot see the seat's cards.
-        Table actions that belong to no seat (deal, close_deal, reveal, new_deck) are
-        told by :attr:`phase`, :attr:`to_deal` and :attr:`to_reveal`.
+        In full information ``bust`` is never needed (it happens by itself). On a phone,
+        for another seat ``bust`` is a claim it cannot check yet; for its own seat the
+        cards decide: over 21 only ``bust``, at 21 only ``hold`` (and ``timeout``, the
+        table's). Table actions that belong to no seat (deal, close_deal, reveal,
+        forfeit, new_deck) are told by :attr:`phase`, :attr:`to_deal` and :attr:`to_reveal`.
         """
         if self.over or self.round is None or seat not in self.active:
             return frozenset()
         acts = {"disconnect"}
         r = self.round
         if r.to_act == seat:
-            acts |= {"draw", "hold", "timeout"}
-            if not r.hand(seat).known:
-                acts.add("bust")
+            total = r.hand(seat).total
+            if total is None:
+                acts |= {"draw", "hold", "timeout", "bust"}
+            elif total > 21:
+                acts |= {"bust", "timeout"}
+            elif total == 21:
+                acts |= {"hold", "timeout"}
+            else:
+                acts |= {"draw", "hold", "timeout"}
         return frozenset(acts)
 
     # --- actions ---------------------------------------------------------------------------
@@ -220,6 +243,11 @@ class Match:
         self._check_seat(seat, allow_gone=True)
         cs = tuple(cards)
         return self._round_op(lambda r: rnd.reveal(r, seat, cs))
+
+    def forfeit(self, seat: int) -> tuple[Match, Events]:
+        """``seat``'s hand cannot be opened at the showdown: it counts as bust."""
+        self._check_seat(seat, allow_gone=True)
+        return self._round_op(lambda r: rnd.forfeit(r, seat))
 
     def new_deck(self) -> tuple[Match, Events]:
         """A fresh deck is used from now on in this round (after a dropout)."""
@@ -261,7 +289,10 @@ class Match:
         if r.phase is Phase.OVER:
             m, more = m._finish_round()
             return m, events + more
-        # A dropout can settle the match in the middle of a round.
+        # A dropout can settle the match in the middle of a round; at the showdown the
+        # results are in and only wait to be opened, so the round is finished first.
+        if r.phase is Phase.SHOWDOWN:
+            return m, events
         if len(m.active) == 1:
             return m._end(m.active[0], "last_player", events)
         if not r.tiebreak:
@@ -322,7 +353,7 @@ class Match:
         order = tuple(
             s for s in ((first + i) % self.players for i in range(self.players)) if s in seats
         )
-        r = Round.start(number, tiebreak, order)
+        r = Round.start(number, tiebreak, order, self.me)
         return replace(self, round=r), (RoundStarted(number, tiebreak, order),)
 
     def _end(self, winner: int, reason: str, events: Events) -> tuple[Match, Events]:
@@ -333,7 +364,7 @@ class Match:
 # --- actions as values (for the table and the scenario runner) --------------------------------
 
 #: Action kinds that name a seat.
-SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "reveal")
+SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "reveal", "forfeit")
 #: Action kinds of the table itself.
 TABLE_ACTIONS = ("deal", "close_deal", "new_deck")
 
@@ -369,7 +400,7 @@ class Action:
             return m.new_deck()
         if k == "draw":
             return m.draw(s, one)  # type: ignore[arg-type]
-        if k in ("hold", "timeout", "bust", "disconnect"):
+        if k in ("hold", "timeout", "bust", "disconnect", "forfeit"):
             return getattr(m, k)(s)
         if k == "reveal":
             if any(c is None for c in cs):

@@ -3,9 +3,16 @@
 The match (:mod:`app.rules.oczko_match`) drives these functions; other code uses
 :class:`app.rules.oczko.Match`. Every function takes a :class:`Round` and returns
 ``(new_round, events)``, or raises :class:`~app.rules.errors.IllegalAction` and
-changes nothing. A card is a :class:`~app.cards.Card`, or None for a card this
-engine may not see (another player's card on a phone); see :mod:`app.rules.oczko`
-for how hidden cards are settled by claims and reveals.
+changes nothing.
+
+A round runs in one of two modes (see :mod:`app.rules.oczko` for the why):
+
+* full information (``me`` is None): every card is known; busts, holds at 21 and
+  Persian 21s happen by themselves and the round never waits for a reveal;
+* a phone (``me`` is the phone's seat): other players' cards are None (hidden); nothing
+  happens by itself, every change of status comes from an action of the common message
+  stream (claims, reveals), and the phone's own cards only restrict what the phone
+  itself may claim.
 """
 
 from __future__ import annotations
@@ -37,11 +44,11 @@ class Phase(enum.StrEnum):
 
     #: cards of the deal are still to come (:func:`deal`)
     DEAL = "deal"
-    #: dealt, but some hands are hidden: waiting for Persian 21 proofs and :func:`close_deal`
+    #: (phone) dealt: waiting for Persian 21 proofs (:func:`reveal`) and :func:`close_deal`
     DEAL_CHECK = "deal_check"
     #: players take their turns (:func:`draw`, :func:`hold`, :func:`claim_bust`)
     PLAY = "play"
-    #: everyone is done; waiting for hidden hands to be revealed (:func:`reveal`)
+    #: (phone) everyone is done: waiting for the hands to be opened (:func:`reveal`)
     SHOWDOWN = "showdown"
     #: decided
     OVER = "over"
@@ -76,8 +83,9 @@ class Hand:
     ``cards`` in the order received (None: hidden from this engine); ``decks`` the
     number of the deck each card came from (a dropout brings a fresh deck);
     ``reason`` says how the status came about (``"hold"``, ``"timeout"``, ``"21"``,
-    ``"over_21"``, ``"claim"``, ``"disconnect"``, ``"persian"``); ``dropped`` is True
-    once the player left the table.
+    ``"over_21"``, ``"claim"``, ``"disconnect"``, ``"persian"``, ``"unopened"``);
+    ``dropped`` is True once the player left the table; ``shown`` once the hand was
+    opened to everybody (phone mode).
     """
 
     seat: int
@@ -86,6 +94,7 @@ class Hand:
     status: Status = Status.PLAYING
     reason: str = ""
     dropped: bool = False
+    shown: bool = False
 
     @property
     def known(self) -> bool:
@@ -94,7 +103,7 @@ class Hand:
 
     @property
     def total(self) -> int | None:
-        """Oczko total, None when a card is hidden."""
+        """Oczko total, None when a card is hidden (a Persian 21 sums to 22)."""
         return total_of(self.cards)
 
 
@@ -103,6 +112,7 @@ class Round:
     """State of one round. ``hands[i]`` belongs to seat ``order[i]``.
 
     ``order`` is the dealing and turn order (the round's first seat first);
+    ``me`` the seat of the phone running this engine (None: full information);
     ``deal_pos`` the next position in the deal (two passes over ``order``);
     ``turn`` the index in ``order`` of the player to act (PLAY only); ``seen`` the
     ``(deck, card)`` pairs known to be out of their deck (no card comes twice).
@@ -112,6 +122,7 @@ class Round:
     tiebreak: bool
     order: tuple[int, ...]
     hands: tuple[Hand, ...]
+    me: int | None = None
     phase: Phase = Phase.DEAL
     deal_pos: int = 0
     turn: int | None = None
@@ -121,9 +132,16 @@ class Round:
     end_reason: str = ""
 
     @classmethod
-    def start(cls, number: int, tiebreak: bool, order: tuple[int, ...]) -> Round:
+    def start(
+        cls, number: int, tiebreak: bool, order: tuple[int, ...], me: int | None = None
+    ) -> Round:
         """A new round, nothing dealt yet."""
-        return cls(number, tiebreak, order, tuple(Hand(s) for s in order))
+        return cls(number, tiebreak, order, tuple(Hand(s) for s in order), me)
+
+    @property
+    def full(self) -> bool:
+        """True when this engine sees every card (not a phone)."""
+        return self.me is None
 
     def hand(self, seat: int) -> Hand:
         """The hand of ``seat`` (IllegalAction ``not_in_round`` if he does not play)."""
@@ -147,10 +165,29 @@ class Round:
 
     @property
     def to_reveal(self) -> tuple[int, ...]:
-        """Seats whose hidden hands the showdown waits for (SHOWDOWN only)."""
+        """Seats whose hands the showdown waits for (SHOWDOWN only)."""
         if self.phase is not Phase.SHOWDOWN:
             return ()
         return tuple(h.seat for h in self.hands if _must_reveal(h))
+
+    def claim_due(self, seat: int) -> str | None:
+        """What the phone of ``seat`` must announce now from its own cards, if anything.
+
+        ``"persian"`` (reveal two aces while the deal is checked), ``"bust"`` (over 21 on
+        his turn), ``"hold"`` (21 on his turn), or None. Only the phone that sees the
+        cards can tell; in full information nothing is ever due.
+        """
+        if self.full or seat != self.me or seat not in self.order:
+            return None
+        h = self.hand(seat)
+        if self.phase is Phase.DEAL_CHECK and h.status is Status.PLAYING and _persian(h.cards):
+            return "persian"
+        if self.phase is Phase.PLAY and self.to_act == seat and h.total is not None:
+            if h.total > 21:
+                return "bust"
+            if h.total == 21:
+                return "hold"
+        return None
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -173,12 +210,14 @@ def _next_deal_pos(r: Round, pos: int) -> int | None:
     return None
 
 
-def _check_card(r: Round, card: object) -> None:
-    if card is None:
-        return
-    if not isinstance(card, Card):
+def _check_card(r: Round, seat: int, card: object) -> None:
+    """A card for ``seat``: known in full information and to its owner, else hidden."""
+    if card is not None and not isinstance(card, Card):
         raise IllegalAction("bad_card", f"not a card: {card!r}")
-    if (r.deck, card) in r.seen:
+    if (card is None) == (r.full or seat == r.me):
+        hidden = "must be known" if card is None else "is hidden on this phone"
+        raise IllegalAction("hidden_card", f"seat {seat}'s card {hidden}", seat=seat)
+    if card is not None and (r.deck, card) in r.seen:
         raise IllegalAction(
             "duplicate_card", f"{card} was already dealt from this deck", card=str(card)
         )
@@ -209,8 +248,8 @@ def _require_turn(r: Round, seat: int) -> Hand:
 
 
 def _must_reveal(h: Hand) -> bool:
-    # A dropped player's bust cards may be unopenable; everything else is shown.
-    return not h.known and not (h.dropped and h.status is Status.BUST)
+    # A dropped player's bust cards may be unopenable; every other hand is opened.
+    return not h.shown and not (h.dropped and h.status is Status.BUST)
 
 
 def _remaining(r: Round) -> list[Hand]:
@@ -241,27 +280,26 @@ def _decide_persians(r: Round) -> tuple[Round, Events]:
 
 
 def _after_deal(r: Round) -> tuple[Round, Events]:
+    if not r.full:
+        # Others' hands are hidden: a Persian 21 must be proven before anyone draws.
+        return replace(r, phase=Phase.DEAL_CHECK), ()
     events: list[Event] = []
     for h in r.hands:
         if h.status is Status.PLAYING and _persian(h.cards):
             r = _with_hand(r, h, status=Status.PERSIAN, reason="persian")
             events.append(Persian21(r.number, h.seat))
-    if all(h.known or h.dropped for h in r.hands):
-        r, more = _decide_persians(r)
-    else:
-        # Others' hands are hidden: a Persian 21 must be proven before anyone draws.
-        r, more = replace(r, phase=Phase.DEAL_CHECK), ()
+    r, more = _decide_persians(r)
     return r, (*events, *more)
 
 
 def _advance(r: Round, after: int) -> tuple[Round, Events]:
-    """Give the turn to the next player still playing; auto-hold known 21s; else showdown."""
+    """Give the turn to the next player still playing (full information: 21 holds)."""
     events: list[Event] = []
     for i in range(after + 1, len(r.order)):
         h = r.hands[i]
         if h.status is not Status.PLAYING:
             continue
-        if h.total == 21:
+        if r.full and h.total == 21:
             r = _with_hand(r, h, status=Status.HELD, reason="21")
             events.append(Held(r.number, h.seat, 21, "21"))
             continue
@@ -273,7 +311,7 @@ def _advance(r: Round, after: int) -> tuple[Round, Events]:
 
 
 def _showdown(r: Round) -> tuple[Round, Events]:
-    if any(_must_reveal(h) for h in r.hands):
+    if not r.full and any(_must_reveal(h) for h in r.hands):
         return replace(r, phase=Phase.SHOWDOWN), ()
     return _score(r)
 
@@ -286,6 +324,9 @@ def _score(r: Round) -> tuple[Round, Events]:
 
 
 def _after_dropout(r: Round, i: int) -> tuple[Round, Events]:
+    if r.phase is Phase.SHOWDOWN:
+        # Everybody is done: the results stand and only wait to be opened.
+        return _showdown(r)
     done = _last_player(r)
     if done is not None:
         return done
@@ -293,8 +334,6 @@ def _after_dropout(r: Round, i: int) -> tuple[Round, Events]:
         return _after_deal(r)
     if r.phase is Phase.PLAY and r.turn == i:
         return _advance(r, i)
-    if r.phase is Phase.SHOWDOWN:
-        return _showdown(r)
     return r, ()
 
 
@@ -304,10 +343,10 @@ def _after_dropout(r: Round, i: int) -> tuple[Round, Events]:
 def deal(r: Round, card: Card | None) -> tuple[Round, Events]:
     """The next card of the deal (to :attr:`Round.to_deal`); None when it is hidden here."""
     _require_phase(r, Phase.DEAL)
-    _check_card(r, card)
     pos = _next_deal_pos(r, r.deal_pos)
     assert pos is not None  # DEAL always has a next position (else the deal is over)
     h = r.hands[pos % len(r.order)]
+    _check_card(r, h.seat, card)
     r = _with_hand(r, h, cards=(*h.cards, card), decks=(*h.decks, r.deck))
     if card is not None:
         r = replace(r, seen=r.seen | {(r.deck, card)})
@@ -320,51 +359,64 @@ def deal(r: Round, card: Card | None) -> tuple[Round, Events]:
 
 
 def close_deal(r: Round) -> tuple[Round, Events]:
-    """All Persian 21 proofs are in (hidden hands only): decide them or start the turns."""
+    """Every Persian 21 proof is in (phone mode): decide them or start the turns."""
     _require_phase(r, Phase.DEAL_CHECK)
+    if r.claim_due(r.me) == "persian":  # type: ignore[arg-type]
+        raise IllegalAction("claim_due", "this phone has a Persian 21 to prove first")
     return _decide_persians(r)
 
 
 def draw(r: Round, seat: int, card: Card | None) -> tuple[Round, Events]:
-    """``seat`` draws ``card`` (None: hidden here). Over 21 busts, 21 holds, at once."""
+    """``seat`` draws ``card`` (None: hidden here). Full information: over 21 busts and
+    21 holds at once; on a phone the owner announces it (:meth:`Round.claim_due`)."""
     h = _require_turn(r, seat)
-    _check_card(r, card)
+    if h.total is not None and h.total >= 21:
+        raise IllegalAction(
+            "cannot_draw", f"seat {seat} is at {h.total} and cannot draw", seat=seat
+        )
+    _check_card(r, seat, card)
     r = _with_hand(r, h, cards=(*h.cards, card), decks=(*h.decks, r.deck))
     if card is not None:
         r = replace(r, seen=r.seen | {(r.deck, card)})
     h = r.hand(seat)
     total = h.total
     events: Events = (CardDrawn(r.number, seat, card, total),)
-    if total is not None and total > 21:
+    if not r.full or total is None or total < 21:
+        return r, events
+    if total > 21:
         r = _with_hand(r, h, status=Status.BUST, reason="over_21")
         events += (Busted(r.number, seat, total, "over_21"),)
-    elif total == 21:
+    else:
         r = _with_hand(r, h, status=Status.HELD, reason="21")
         events += (Held(r.number, seat, 21, "21"),)
-    else:
-        return r, events
     r, more = _advance(r, r.order.index(seat))
     return r, events + more
 
 
 def hold(r: Round, seat: int, reason: str = "hold") -> tuple[Round, Events]:
-    """``seat`` holds (``reason`` ``"timeout"`` when his time ran out)."""
+    """``seat`` holds; ``reason`` ``"timeout"`` when the table's timer ran out.
+
+    A phone refuses its own hold over 21 (it must announce the bust); a timeout is the
+    table's and is always taken (a hand held over 21 counts as bust at the showdown).
+    """
     h = _require_turn(r, seat)
+    if reason != "timeout" and h.total is not None and h.total > 21:
+        raise IllegalAction("false_claim", f"seat {seat} is bust at {h.total}", seat=seat)
     r = _with_hand(r, h, status=Status.HELD, reason=reason)
     r, more = _advance(r, r.order.index(seat))
     return r, (Held(r.number, seat, h.total, reason), *more)
 
 
 def claim_bust(r: Round, seat: int) -> tuple[Round, Events]:
-    """``seat`` announces he went over 21 (his cards are hidden here; verified at showdown)."""
+    """``seat`` announces he went over 21 (verified by his own phone, and at the showdown)."""
     h = _require_turn(r, seat)
-    if h.known:
+    if h.total is not None and h.total <= 21:
         raise IllegalAction(
             "false_claim", f"seat {seat} is not bust: his total is {h.total}", seat=seat
         )
     r = _with_hand(r, h, status=Status.BUST, reason="claim")
     r, more = _advance(r, r.order.index(seat))
-    return r, (Busted(r.number, seat, None, "claim"), *more)
+    return r, (Busted(r.number, seat, h.total, "claim"), *more)
 
 
 def disconnect(r: Round, seat: int) -> tuple[Round, Events]:
@@ -392,35 +444,27 @@ def new_deck(r: Round) -> tuple[Round, Events]:
     return r, (DeckReplaced(r.number, r.deck),)
 
 
-def _check_history(h: Hand, cards: tuple[Card, ...], phase: Phase) -> None:
-    """A revealed hand must be one the rules could have produced with the claims made."""
+def _check_history(h: Hand, cards: tuple[Card, ...]) -> None:
+    """An opened hand must be one the rules could have produced with the claims made."""
     codes = [c.code for c in cards]
     seat = h.seat
     for i in range(2, len(codes)):
         if handeval.oczko_total(codes[:i]) >= 21:
             raise IllegalAction("inconsistent_hand", f"seat {seat} drew at 21 or over", seat=seat)
-    if phase is not Phase.DEAL_CHECK and handeval.is_persian(codes[:2]):
+    if handeval.is_persian(codes[:2]):
         raise IllegalAction("inconsistent_hand", f"seat {seat} concealed a Persian 21", seat=seat)
     total = handeval.oczko_total(codes)
-    if h.status is Status.HELD and total > 21:
+    if h.status is Status.HELD and h.reason != "timeout" and total > 21:
         raise IllegalAction("false_claim", f"seat {seat} held at {total}", seat=seat)
     if h.status is Status.BUST and h.reason == "claim" and total <= 21:
         raise IllegalAction("false_claim", f"seat {seat} claimed bust at {total}", seat=seat)
 
 
-def reveal(r: Round, seat: int, cards: tuple[Card, ...]) -> tuple[Round, Events]:
-    """Open ``seat``'s hand (showdown, or a Persian 21 proof while the deal is checked).
-
-    Known cards must match, the rest must not repeat a card of its deck, and the hand
-    must agree with the claims made (a held hand not over 21, a claimed bust over 21,
-    no draw at 21 or more). Revealing an already known hand with the same cards is a
-    no-op.
-    """
-    h = r.hand(seat)
-    _require_phase(r, Phase.DEAL_CHECK, Phase.SHOWDOWN)
-    cards = tuple(cards)
+def _check_opening(r: Round, h: Hand, cards: tuple[Card, ...]) -> set[tuple[int, Card]]:
+    """Opened cards agree with the known ones and repeat no card of their deck."""
+    seat = h.seat
     if not all(isinstance(c, Card) for c in cards):
-        raise IllegalAction("bad_card", f"seat {seat}: a revealed card is not a card", seat=seat)
+        raise IllegalAction("bad_card", f"seat {seat}: an opened card is not a card", seat=seat)
     if len(cards) != len(h.cards):
         raise IllegalAction(
             "false_claim", f"seat {seat} has {len(h.cards)} cards, not {len(cards)}", seat=seat
@@ -436,17 +480,48 @@ def reveal(r: Round, seat: int, cards: tuple[Card, ...]) -> tuple[Round, Events]
             )
         else:
             fresh.add((d, c))
-    if h.known:
+    return fresh
+
+
+def reveal(r: Round, seat: int, cards: tuple[Card, ...]) -> tuple[Round, Events]:
+    """Open ``seat``'s hand (phone mode): a Persian 21 proof while the deal is checked, or
+    his whole hand at the showdown.
+
+    The cards must match those known, repeat no card of their deck and agree with the
+    claims made (a held hand not over 21, a claimed bust over 21, no draw at 21 or more,
+    no concealed Persian 21). Opening a hand again with the same cards is a no-op.
+    """
+    h = r.hand(seat)
+    _require_phase(r, Phase.DEAL_CHECK, Phase.SHOWDOWN)
+    cards = tuple(cards)
+    fresh = _check_opening(r, h, cards)
+    if h.shown:
         return r, ()
-    _check_history(h, cards, r.phase)
-    r = replace(_with_hand(r, h, cards=cards), seen=r.seen | fresh)
-    events: Events = (
-        Revealed(r.number, seat, cards, handeval.oczko_total([c.code for c in cards])),
-    )
+    total = handeval.oczko_total([c.code for c in cards])
     if r.phase is Phase.DEAL_CHECK:
-        if h.status is Status.PLAYING and _persian(cards):
-            r = _with_hand(r, r.hand(seat), status=Status.PERSIAN, reason="persian")
-            events += (Persian21(r.number, seat),)
-        return r, events
+        if h.status is not Status.PLAYING or not _persian(cards):
+            raise IllegalAction(
+                "false_claim", f"seat {seat}: only two aces are shown at the deal", seat=seat
+            )
+        r = replace(r, seen=r.seen | fresh)
+        r = _with_hand(r, h, cards=cards, shown=True, status=Status.PERSIAN, reason="persian")
+        return r, (Revealed(r.number, seat, cards, total), Persian21(r.number, seat))
+    _check_history(h, cards)
+    changes: dict[str, object] = {"cards": cards, "shown": True}
+    if h.status is Status.HELD and total > 21:  # held by a timeout while over 21
+        changes |= {"status": Status.BUST, "reason": "over_21"}
+    r = _with_hand(replace(r, seen=r.seen | fresh), h, **changes)
     r, more = _showdown(r)
-    return r, events + more
+    return r, (Revealed(r.number, seat, cards, total), *more)
+
+
+def forfeit(r: Round, seat: int) -> tuple[Round, Events]:
+    """``seat``'s hand cannot be opened at the showdown (e.g. a lost escrow): it counts
+    as bust. The table decides when to give up waiting."""
+    h = r.hand(seat)
+    _require_phase(r, Phase.SHOWDOWN)
+    if not _must_reveal(h):
+        raise IllegalAction("nothing_to_reveal", f"seat {seat}'s hand is not awaited", seat=seat)
+    r = _with_hand(r, h, status=Status.BUST, reason="unopened")
+    r, more = _showdown(r)
+    return r, (Busted(r.number, seat, None, "unopened"), *more)

@@ -62,6 +62,15 @@ def test_language_switches_live(run: dict) -> None:
     assert run["language"]["after"] == "Einstellungen"
     assert run["language"]["title"] == "Einstellungen"
     assert run["language"]["prefs_saved"] == "de"
+    assert run["language"]["rules_heading"] == "Oczko: die Regeln"  # Python-built text too
+
+
+def test_venue_branding(run: dict) -> None:
+    assert run["branding"] == {"title": "Café Karo", "welcome": ["Welcome!", "Willkommen!"]}
+
+
+def test_card_textures_are_reused(run: dict) -> None:
+    assert run["textures_reused"] is True
 
 
 def test_full_practice_match_by_touches(run: dict) -> None:
@@ -102,6 +111,49 @@ def test_corrupt_prefs_start_with_defaults_and_a_message(run: dict) -> None:
     assert run["corrupt_prefs_message"]
 
 
+def _blu21(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
+    env.pop("DISPLAY", None)
+    env["BLU21_DATA_DIR"] = str(tmp)
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_screenshot_command(tmp_path: Path) -> None:
+    import struct
+
+    out = tmp_path / "shot.png"
+    proc = _blu21(
+        "screenshot",
+        "oczko_table",
+        str(out),
+        "--lang",
+        "pl",
+        "--size",
+        "320x480",
+        "--state",
+        "result",
+        tmp=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    head = out.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", head[16:24]) == (320, 480)
+
+
+def test_screenshot_command_rejects_bad_arguments(tmp_path: Path) -> None:
+    assert _blu21("screenshot", "nowhere", "x.png", tmp=tmp_path).returncode == 2
+    assert _blu21("screenshot", "home", "x.png", "--size", "10x10", tmp=tmp_path).returncode == 2
+
+
+def test_measure_start_up(tmp_path: Path) -> None:
+    proc = _blu21("app", "--measure", tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert data["app"] == "blu21" and data["first_frame_ms"] > 0 and data["rss_mib"] > 0
+
+
 # --------------------------------------------------------------------------- the driver
 
 
@@ -117,6 +169,15 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     t0 = time.perf_counter()
     data_dir = Path(tempfile.mkdtemp(prefix="blu21-test-"))
     (data_dir / "prefs.json").write_text('{"animation_speed": "off", "language": "en"')
+    (data_dir / "branding.json").write_text(
+        json.dumps(
+            {
+                "name": "Café Karo",
+                "welcome": {"en": "Welcome!", "de": "Willkommen!"},
+                "colours": {"primary": "#0b6e4f"},
+            }
+        )
+    )
     sys.path.insert(0, str(HERE.parents[1]))
     from app.views.screenshot import headless_environment
 
@@ -207,7 +268,12 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
             # live language switch from the settings screen
             home = self.go("home", remember=False)
+            rules_page = self.screen("rules_oczko")
             before = home.ids.settings.text
+            result["branding"] = {
+                "title": self.root_widget.ids.title.text,
+                "welcome": [home.welcome],
+            }
             settings = self.go("settings")
             deutsch = next(
                 w for w in settings.walk() if getattr(w, "pref", None) == ("language", "de")
@@ -219,7 +285,9 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "after": home.ids.settings.text,
                 "title": self.root_widget.ids.title.text,
                 "prefs_saved": json.loads((data_dir / "prefs.json").read_text())["language"],
+                "rules_heading": rules_page.ids.page.children[-1].text,
             }
+            result["branding"]["welcome"].append(home.welcome)
             self.update_prefs(language="en")
 
             # a full practice match against bots, by touches, on a fake clock
@@ -249,6 +317,12 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     table.tick()
                     if presses["next"] < 2:
                         yield  # render a few states along the way
+            from app.views.cardtex import textures
+
+            drawn = textures.rendered
+            for _ in range(5):
+                table.refresh()
+            result["textures_reused"] = textures.rendered == drawn
             c = table.controller
             result["practice"] = {
                 "over": table.vm.match_over,

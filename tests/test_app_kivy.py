@@ -80,6 +80,7 @@ def test_full_practice_match_by_touches(run: dict) -> None:
     assert m["presses"]["next"] >= 1  # at least one round result was shown and dismissed
     assert m["winner"] in m["banner"]
     assert m["rounds"] >= 1
+    assert m["my_name"] == "Zosia"  # typed in the settings, saved, used at the table
 
 
 def test_leaving_a_game_asks_first(run: dict) -> None:
@@ -289,6 +290,11 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             }
             result["branding"]["welcome"].append(home.welcome)
             self.update_prefs(language="en")
+            field = self.go("settings").ids["name"]
+            field.focus = True
+            field.text = "  Zosia  "
+            field.focus = False
+            yield
 
             # a full practice match against bots, by touches, on a fake clock
             home = self.go("home", remember=False)
@@ -330,6 +336,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "winner": c.names[c.match.winner],
                 "banner": table.vm.banner,
                 "rounds": len(c.match.history),
+                "my_name": c.names[0],
             }
             yield
             self.root_widget.export_to_png(str(out / "practice_end.png"))

@@ -113,7 +113,10 @@ class Blu21App(App):
         if "ANDROID_ARGUMENT" in os.environ:
             from kivy.metrics import dp
 
-            theme.inset_top, theme.inset_bottom = dp(24), dp(48)
+            from app.views.device import system_bar_insets
+
+            insets = system_bar_insets()
+            theme.inset_top, theme.inset_bottom = insets or (dp(24), dp(48))
 
     # -- language ----------------------------------------------------------------------
     def apply_language(self, choice: str) -> str:

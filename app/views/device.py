@@ -31,3 +31,21 @@ def vibrate(milliseconds: int = 120) -> bool:
     except Exception:  # a missing permission or an old API must not stop the game
         log.exception("vibration failed")
         return False
+
+
+def system_bar_insets() -> tuple[int, int] | None:
+    """(status bar, navigation bar) heights in pixels on Android, else None."""
+    if not on_android():
+        return None
+    try:
+        from jnius import autoclass
+
+        resources = autoclass("org.kivy.android.PythonActivity").mActivity.getResources()
+        sizes = []
+        for name in ("status_bar_height", "navigation_bar_height"):
+            ident = resources.getIdentifier(name, "dimen", "android")
+            sizes.append(resources.getDimensionPixelSize(ident) if ident > 0 else 0)
+        return sizes[0], sizes[1]
+    except Exception:  # fall back to typical sizes rather than fail at start
+        log.exception("could not read the system bar sizes")
+        return None

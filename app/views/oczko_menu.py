@@ -96,7 +96,9 @@ class OczkoJoinScreen(BaseScreen):
             b.address = address
             b.bind(on_release=lambda btn: self.join(btn.address))
             grid.add_widget(b)
-        if not self.tables:
+        if self.tables:
+            self.status = _("Tap a table to sit down.")
+        else:
             self.status = _("No table found yet. Ask the host to open a table, then search.")
 
     def search(self) -> None:

@@ -42,6 +42,7 @@ SETTINGS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = (
     ("vibrate_on_turn", N_("Vibrate when it is my turn"), ON_OFF),
     ("show_hints", N_("Strategy hints"), ON_OFF),
     ("turn_time", N_("Time per decision (Oczko)"), tuple((t, None) for t in TURN_TIMES)),
+    ("bots", N_("Bots in a practice game"), tuple((n, None) for n in range(1, 7))),
 )
 
 
@@ -63,10 +64,15 @@ class SettingsScreen(BaseScreen):
         page = self.ids.page
         page.clear_widgets()
         prefs = self.app.prefs
+        page.add_widget(Factory.Body(text=_("Your name at the table"), bold=True))
+        name = Factory.NameInput(text=prefs.player_name, hint_text=_("You"))
+        name.bind(focus=self._name_done)
+        self.ids["name"] = name
+        page.add_widget(name)
         for key, label, choices in SETTINGS:
             heading = Factory.Body(text=_(label), bold=True)
             page.add_widget(heading)
-            row = GridLayout(cols=min(len(choices), 3), size_hint_y=None, spacing=4)
+            row = GridLayout(cols=min(len(choices), 4), size_hint_y=None, spacing=4)
             row.bind(minimum_height=row.setter("height"))
             for value, msgid in choices:
                 button = Factory.ChoiceButton(
@@ -81,6 +87,11 @@ class SettingsScreen(BaseScreen):
         page.add_widget(
             Factory.Caption(text=_("Settings are saved on this phone and used next time."))
         )
+
+    def _name_done(self, field, focused: bool) -> None:
+        name = " ".join(field.text.split())[:24]
+        if not focused and name != self.app.prefs.player_name:
+            self.app.update_prefs(player_name=name)
 
     def _choose(self, button) -> None:
         key, value = button.pref

@@ -49,6 +49,10 @@ MESSAGES: dict[str, str] = {
     "duplicate_card": N_("A card came up twice: the deck is not fair."),
     "false_claim": N_("A player made a false claim about his cards."),
     "inconsistent_hand": N_("A player's revealed cards do not match his moves."),
+    "cannot_draw": N_("At 21 you cannot draw another card."),
+    "claim_due": N_("A Persian 21 has to be shown first."),
+    "hidden_card": N_("A card that should be known is still hidden."),
+    "nothing_to_reveal": N_("No hand is waiting to be shown."),
     "turn_timeout": N_("Time is up: the game held for {name}."),
     # Blackjack
     "bet_below_minimum": N_("The bet is below the table minimum of {minimum}."),

@@ -102,6 +102,7 @@ class Blu21App(App):
         self.root_widget = Root()
         self.go(self._first_screen, remember=False)
         Window.bind(on_keyboard=self._on_key)
+        Window.softinput_mode = "below_target"  # the keyboard never hides the name field
         return self.root_widget
 
     def on_start(self) -> None:

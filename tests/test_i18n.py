@@ -156,6 +156,17 @@ def test_engine_error_codes_have_messages() -> None:
             elif name == "RulesError":  # RulesError(message, *fields, code="invalid_rules")
                 code = {k.arg: k.value for k in node.keywords}.get("code")
                 codes.add(code.value if isinstance(code, ast.Constant) else "invalid_rules")
+    # the protocol's stable codes are module constants: BAD_KEY = "bad_key"
+    errors = ROOT / "app" / "protocol" / "errors.py"
+    if errors.exists():
+        for node in ast.parse(errors.read_text("utf-8")).body:
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+                and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
+            ):
+                codes.add(node.value.value)
     missing = sorted(codes - set(MESSAGES))
     assert not missing, f"add these codes to app/i18n/codes.py: {missing}"
 

@@ -159,6 +159,26 @@ def test_measure_start_up(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the driver
 
 
+def _tap(button) -> None:
+    """A real touch (down + up) at the button's centre, through the window: the button
+    must be the widget that gets it (laid out, visible, not covered)."""
+    from kivy.tests.common import UnitTestTouch
+
+    assert not button.disabled, f"tapped a disabled button: {button.text!r}"
+    fired: list[bool] = []
+
+    def on_release(*_args) -> None:
+        fired.append(True)
+
+    button.bind(on_release=on_release)
+    x, y = button.to_window(*button.center)
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    button.unbind(on_release=on_release)
+    assert fired, f"a touch at {(x, y)} did not reach the button {button.text!r}"
+
+
 def _press(button) -> None:
     assert not button.disabled, f"pressed a disabled button: {button.text!r}"
     button.dispatch("on_press")
@@ -305,25 +325,27 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             assert self.sm.current == "oczko_table"
             now = [0.0]
             table.clock = lambda: now[0]
-            table.controller.timer.deadline = 0.0
+            c = table.controller
+            c.timer.deadline = c.turn_time if c.match.to_act == c.me else 0.0  # fake clock
             presses = {"draw": 0, "hold": 0, "next": 0}
             for _ in range(5000):
                 vm = table.vm
                 if vm.match_over:
                     break
+                if vm.next_text or vm.can_draw:
+                    yield  # the row of buttons is laid out anew
+                    vm = table.vm
                 if vm.next_text:
-                    _press(table.ids.next)
+                    _tap(table.ids.next)
                     presses["next"] += 1
                 elif vm.can_draw:
                     total = int(vm.my_total.split()[-1])
                     key = "draw" if total < 15 else "hold"
-                    _press(table.ids[key])
+                    _tap(table.ids[key])
                     presses[key] += 1
                 else:
                     now[0] += 1.0
                     table.tick()
-                    if presses["next"] < 2:
-                        yield  # render a few states along the way
             from app.views.cardtex import textures
 
             drawn = textures.rendered
@@ -343,8 +365,9 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.root_widget.export_to_png(str(out / "practice_end.png"))
 
             # leaving a game in progress asks first; "No" stays, "Yes" leaves
-            _press(table.ids.next)  # a new match
-            _press(self.root_widget.ids.back)
+            yield
+            _tap(table.ids.next)  # a new match
+            _tap(self.root_widget.ids.back)
             asked = self.dialog is not None and self.dialog.parent is not None
             _press(self.dialog.ids.no)
             stayed = self.sm.current
@@ -386,30 +409,33 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             for _ in range(2000):
                 if self.sm.current != "bj_table":
                     break
+                yield  # the controls are rebuilt after each action: lay them out
                 vm = table.vm
                 seen_phases.add(vm.phase)
                 b = table.buttons
                 if vm.prompt is not None:
                     seen_phases.add("prompt:" + vm.prompt.choices[-1][0])
-                    _press(b[vm.prompt.choices[-1][0]])
+                    _tap(b[vm.prompt.choices[-1][0]])
                 elif vm.phase == "betting":
                     if "chip10" in b and rounds % 2 == 0:
                         _press(b["box4"] if rounds % 4 == 2 else b["box1"])
-                        _press(table.buttons["chip10"])
+                        yield
+                        _tap(table.buttons["chip10"])
+                        yield
                     if table.vm.side_bet is not None and rounds % 3 == 0:
-                        _press(table.buttons["side_bet"])
-                    _press(table.buttons["deal"])
+                        _tap(table.buttons["side_bet"])
+                        yield
+                    _tap(table.buttons["deal"])
                 elif vm.phase == "settled":
                     results.append(vm.result)
                     rounds += 1
-                    _press(b["next"])
+                    _tap(b["next"])
                 else:
                     legal = {a.kind.value for a in table.game.legal()}
                     for kind in ("hit", "stand", "double", "split", "surrender"):
                         legal_matches &= (not b[kind].disabled) == (kind in legal)
                     hand = table.game.round.current
-                    _press(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
-                yield
+                    _tap(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
             summary = self.sm.get_screen("bj_summary")
             result["blackjack"] = {
                 "screen": self.sm.current,

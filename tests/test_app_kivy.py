@@ -266,7 +266,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 self.root_widget.export_to_png(str(out / f"{name}.png"))
                 result["screens"][name] = {"size": list(screen.size)}
                 for w in screen.walk():
-                    if isinstance(w, Button) and w.opacity > 0 and w.size_hint_x != 0.0001:
+                    if isinstance(w, Button) and w.opacity > 0 and w.width > 0:
                         checked += 1
                         if w.height < dp(48) - 0.5:
                             small.append(f"{name}:{w.text}:{w.height}")
@@ -281,7 +281,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 self.root_widget.export_to_png(str(out / f"{key.replace(':', '-')}.png"))
                 result["screens"][key] = {"size": list(self.sm.get_screen(name).size)}
                 for w in self.sm.get_screen(name).walk():
-                    if isinstance(w, Button) and w.opacity > 0 and w.size_hint_x != 0.0001:
+                    if isinstance(w, Button) and w.opacity > 0 and w.width > 0:
                         checked += 1
                         if w.height < dp(48) - 0.5:
                             small.append(f"{key}:{w.text}:{w.height}")

@@ -194,3 +194,18 @@ def test_bust_hint_from_own_cards_only() -> None:
     p = bust_probability(own, [c for c in DECK if c not in own])
     assert vm.hint == f"Chance to bust with the next card: {round(p * 100)} %"
     assert present(view(m, 1), NAMES[:2], hints=True).hint == ""  # not his turn
+
+
+def test_between_rounds_the_finished_hands_are_shown_open() -> None:
+    rng = Scripted("Ts 9s Th Td")
+    p = PracticeMatch(NAMES[:2], rounds=3, rng=rng, bot_delay=1.0, now=0.0)
+    p.hold(0.0)
+    p.tick(1.0)  # the bot holds at 19
+    vm = present(p.view(), p.names, awaiting_next=p.awaiting_next)
+    assert vm.header == "Round 1 of 3"  # the round just played, not the next
+    assert vm.my_cards == tuple(Card.parse(c).code for c in ("Ts", "Th"))
+    assert vm.my_total == "Total: 20"
+    bot = vm.seats[0]
+    assert bot.cards == tuple(Card.parse(c).code for c in ("9s", "Td"))
+    assert bot.status_text == "held · 19" and bot.points_text == "0 points"
+    assert vm.my_points == "You: 1 point"

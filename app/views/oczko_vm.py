@@ -75,8 +75,13 @@ def status_text(status: str | None, reason: str = "", total: int | None = None) 
     return _("playing")
 
 
-def round_header(view: Any) -> str:
-    """``Round 2 of 5`` or ``Tiebreak round``."""
+def round_header(view: Any, finished: bool = False) -> str:
+    """``Round 2 of 5`` or ``Tiebreak round`` (``finished``: of the round just played)."""
+    last = view.last_round
+    if finished and last is not None:
+        if last.tiebreak:
+            return _("Tiebreak round")
+        return _("Round {number} of {rounds}").format(number=view.played, rounds=view.rounds)
     if view.tiebreak:
         return _("Tiebreak round")
     return _("Round {number} of {rounds}").format(
@@ -147,24 +152,41 @@ def present(
     mine = view.seats[me]
     my_turn = view.to_act == me and view.winner is None and not awaiting_next
     last = view.last_round
-    my_total = "" if mine.total is None else _("Total: {total}").format(total=mine.total)
+    over = view.winner is not None
+    # between rounds the engine has already opened the next round: show the hands of
+    # the round just finished (all open at the showdown) until the player goes on
+    finished = {h.seat: h for h in last.hands} if awaiting_next and not over and last else {}
+    mine_done = finished.get(me)
+    my_cards = _codes(mine_done.cards) if mine_done else _codes(mine.cards)
+    total = mine_done.total if mine_done else mine.total
+    my_total = "" if total is None else _("Total: {total}").format(total=total)
+    if mine_done:
+        my_status = status_text(str(mine_done.status), mine_done.reason)
+    else:
+        my_status = "" if mine.status in (None, "playing") else status_text(mine.status)
     seats = []
     for s in view.seats:
         if s.seat == me:
             continue
-        count = ngettext("{n} card", "{n} cards", s.count).format(n=s.count)
+        done = finished.get(s.seat)
+        cards = _codes(done.cards) if done else _codes(s.cards)
+        if s.gone:
+            status = _("left the table")
+        elif done:
+            status = status_text(str(done.status), done.reason, done.total)
+        else:
+            status = status_text(s.status, "", s.total)
         seats.append(
             SeatVM(
                 name=names[s.seat],
-                cards=_codes(s.cards),
-                count_text=count,
-                status_text=_("left the table") if s.gone else status_text(s.status, "", s.total),
+                cards=cards,
+                count_text=ngettext("{n} card", "{n} cards", len(cards)).format(n=len(cards)),
+                status_text=status,
                 points_text=ngettext("{n} point", "{n} points", s.points).format(n=s.points),
                 is_turn=view.to_act == s.seat and not awaiting_next,
                 gone=s.gone,
             )
         )
-    over = view.winner is not None
     banner = ""
     next_text = ""
     if over:
@@ -190,10 +212,10 @@ def present(
         turn_text = ""
     fraction = max(0.0, min(1.0, time_left / turn_time)) if my_turn and turn_time > 0 else 0.0
     return OczkoTableVM(
-        header=round_header(view),
-        my_cards=_codes(mine.cards),
+        header=round_header(view, finished=bool(finished) or over),
+        my_cards=my_cards,
         my_total=my_total,
-        my_status="" if mine.status in (None, "playing") else status_text(mine.status),
+        my_status=my_status,
         turn_text=turn_text,
         my_turn=my_turn,
         can_draw=my_turn and "draw" in view.legal,

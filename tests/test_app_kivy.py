@@ -85,7 +85,12 @@ def test_full_practice_match_by_touches(run: dict) -> None:
 
 
 def test_leaving_a_game_asks_first(run: dict) -> None:
-    assert run["leave"] == {"asked": True, "stayed": "oczko_table", "left_to": "oczko_menu"}
+    assert run["leave"] == {
+        "asked": True,
+        "stayed": "oczko_table",
+        "left_to": "oczko_menu",
+        "back_gesture_closes_question": True,
+    }
 
 
 def test_table_rules_saved_and_contradiction_refused(run: dict) -> None:
@@ -368,12 +373,20 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             yield
             _tap(table.ids.next)  # a new match
             _tap(self.root_widget.ids.back)
-            asked = self.dialog is not None and self.dialog.parent is not None
+            asked = self.dialog is not None and self.dialog._is_open
             _press(self.dialog.ids.no)
             stayed = self.sm.current
             _press(self.root_widget.ids.back)
+            Window.dispatch("on_keyboard", 27, 0, None, [])  # the back gesture
+            closed = not self.dialog._is_open and self.sm.current == "oczko_table"
+            _press(self.root_widget.ids.back)
             _press(self.dialog.ids.yes)
-            result["leave"] = {"asked": asked, "stayed": stayed, "left_to": self.sm.current}
+            result["leave"] = {
+                "asked": asked,
+                "stayed": stayed,
+                "left_to": self.sm.current,
+                "back_gesture_closes_question": closed,
+            }
             yield
 
             # table rules: a preset, then a contradiction (late surrender needs peek)

@@ -48,7 +48,7 @@ class ConfirmDialog(ModalView):
         self._on_answer = on_answer
 
     def answer(self, yes: bool) -> None:
-        self.dismiss()
+        self.dismiss(animation=False)  # at once: no fade to wait for on a slow phone
         self._on_answer(yes)
 
 
@@ -180,25 +180,24 @@ class Blu21App(App):
     def back(self, force: bool = False) -> None:
         """Go up one screen; asks first when that would leave a game in progress."""
         current = self.sm.get_screen(self.sm.current)
-        if current.confirm_leave and not force:
+        if current.game_in_progress() and not force:
             self.confirm(
                 i18n._("Leave the game? The game in progress will be lost."),
                 lambda yes: yes and self.back(force=True),
             )
             return
-        if current.confirm_leave and hasattr(current, "leave"):
+        if hasattr(current, "leave"):
             current.leave()
         target = self.history.pop() if self.history else current.up
-        if getattr(
-            self.sm.get_screen(target) if self.sm.has_screen(target) else None,
-            "confirm_leave",
-            False,
-        ):
-            target = current.up  # never step back into a finished game screen
+        if target in ("oczko_table", "bj_table", "bj_summary"):
+            target = current.up  # never step back into a game screen
         self.go(target, remember=False)
 
     def _on_key(self, _window, key: int, *_args) -> bool:
         if key == 27:  # Android back gesture / Escape
+            if self.dialog is not None and self.dialog._is_open:
+                self.dialog.answer(False)  # back closes an open question first
+                return True
             if self.sm.current == "home":
                 return False  # let Android close the app
             self.back()

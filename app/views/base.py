@@ -27,8 +27,10 @@ class BaseScreen(Screen):
     title = StringProperty("")
     #: where the back button / gesture goes
     up = StringProperty("home")
-    #: True on screens where leaving loses a game in progress (asks first)
-    confirm_leave = False
+
+    def game_in_progress(self) -> bool:
+        """True while leaving this screen would lose a game (the app asks first)."""
+        return False
 
     @property
     def app(self):

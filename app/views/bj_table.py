@@ -34,7 +34,6 @@ ACTION_LABELS = {
 class BlackjackTableScreen(BaseScreen):
     title = StringProperty(N_("Blackjack"))
     up = StringProperty("bj_menu")
-    confirm_leave = True
     vm = ObjectProperty(None, allownone=True)
     selected_box = NumericProperty(0)
 
@@ -59,6 +58,9 @@ class BlackjackTableScreen(BaseScreen):
         bots = [_("Bruno (bot)")] if rules.betting_behind else []
         self.app.controllers["blackjack"] = BlackjackGame(rules, me, bots, rng)
         self.selected_box = 0
+
+    def game_in_progress(self) -> bool:
+        return self.game is not None and not self.game.over
 
     def leave(self) -> None:
         self.app.controllers.pop("blackjack", None)

@@ -34,6 +34,13 @@ def table_layer_available() -> bool:
 
 class OczkoMenuScreen(BaseScreen):
     title = StringProperty(N_("Oczko"))
+    practice_text = StringProperty("")
+
+    def refresh(self) -> None:
+        prefs = self.app.prefs
+        self.practice_text = _(
+            "{rounds} rounds against {bots} bots, {seconds} s per decision"
+        ).format(rounds=prefs.oczko_rounds, bots=prefs.bots, seconds=prefs.turn_time)
 
     def practice(self) -> None:
         table = self.app.screen("oczko_table")

@@ -32,7 +32,6 @@ BOT_NAMES = (
 class OczkoTableScreen(BaseScreen):
     title = StringProperty(N_("Oczko"))
     up = StringProperty("oczko_menu")
-    confirm_leave = True
     vm = ObjectProperty(None, allownone=True)
     timer_fraction = NumericProperty(0)
     timer_text = StringProperty("")
@@ -76,6 +75,9 @@ class OczkoTableScreen(BaseScreen):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+
+    def game_in_progress(self) -> bool:
+        return self.controller is not None and not self.controller.over
 
     def leave(self) -> None:
         """The player leaves the game (confirmed): he counts as gone."""

@@ -1,11 +1,62 @@
-# cython: language_level=3
-"""Modular exponentiation for the SRA shuffle (API skeleton).
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Constant-time modular exponentiation for the SRA shuffle.
 
-PLACEHOLDER: the C-level Montgomery kernels are being written (issue 2); this
-file fixes the public API with a correct implementation on the built-in pow.
+Montgomery arithmetic in C (native/sra_*.c, see docs/sra.md): this module only
+checks and converts Python ints (little-endian bytes at the boundary) and
+releases the GIL around the C work. Plain-Python reference: the built-in
+``pow(base, exp, modulus)``.
+
+>>> ctx = MontContext(2**127 - 1)
+>>> ctx.pow(3, 10**30) == pow(3, 10**30, 2**127 - 1)
+True
+>>> ctx.pow_batch([2, 3, 5], 65537) == [pow(b, 65537, 2**127 - 1) for b in (2, 3, 5)]
+True
+
+The exponent is the secret (a player's key): the time of an exponentiation
+depends on the modulus size and on the exponent's *allocated* length, which is
+the modulus' byte length, or the byte length of the longest exponent in the
+call when that is longer. Bases and the modulus are public.
 """
 
 import os
+from functools import lru_cache
+
+from libc.stdint cimport uint8_t
+
+
+cdef extern from "sra_core.h" nogil:
+    enum:
+        SRA_K_C32
+        SRA_K_C64
+        SRA_K_IFMA
+        SRA_K_IFMA8
+        SRA_K_ADX
+    ctypedef struct sra_ctx:
+        pass
+    int sra_kernel_available(int id)
+    const char *sra_kernel_name(int id)
+    size_t sra_kernel_rbits(int id, size_t nbytes)
+    int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id)
+    sra_ctx *sra_ctx_new(int single_id, int batch_id, const uint8_t *m,
+                         const uint8_t *r2_single, const uint8_t *r2_batch, size_t nbytes)
+    void sra_ctx_free(sra_ctx *ctx)
+    int sra_pow_batch(const sra_ctx *ctx, const uint8_t *bases, const uint8_t *exps,
+                      size_t estride, size_t ebytes, size_t count, uint8_t *out, int threads)
+
+
+#: Kernel names accepted by ``MontContext(kernel=...)``.
+KERNELS = {
+    "c32": SRA_K_C32,  # portable C, 32-bit limbs (the 32-bit ARM path)
+    "c64": SRA_K_C64,  # portable C, 64-bit limbs with 128-bit products
+    "adx": SRA_K_ADX,  # x86-64 mulx/adcx/adox rows
+    "ifma": SRA_K_IFMA,  # x86-64 AVX-512 IFMA, one number at a time
+    "ifma8": SRA_K_IFMA8,  # x86-64 AVX-512 IFMA, eight numbers in parallel lanes
+}
+
+
+def available_kernels() -> list:
+    """Names of the kernels compiled in and supported by this CPU."""
+    return [name for name, kid in KERNELS.items() if sra_kernel_available(kid)]
 
 
 def _check_modulus(m):
@@ -13,48 +64,6 @@ def _check_modulus(m):
         raise ValueError(f"modulus must be an int, not {type(m).__name__}")
     if m < 3 or m % 2 == 0:
         raise ValueError("modulus must be an odd integer greater than 2")
-
-
-cdef class MontContext:
-    """Exponentiation modulo one fixed odd modulus, set up once and reused."""
-
-    cdef readonly object modulus
-    cdef readonly int bits
-    cdef readonly int threads
-
-    def __init__(self, modulus, threads=None):
-        _check_modulus(modulus)
-        self.modulus = modulus
-        self.bits = modulus.bit_length()
-        self.threads = _threads(threads)
-
-    cdef _check(self, base, exp):
-        if type(base) is not int or not 0 <= base < self.modulus:
-            raise ValueError("base must be an int in [0, modulus)")
-        if type(exp) is not int or exp < 0:
-            raise ValueError("exponent must be a non-negative int")
-
-    def pow(self, base, exp):
-        """``base ** exp % modulus``."""
-        self._check(base, exp)
-        return pow(base, exp, self.modulus)
-
-    def pow_batch(self, bases, exp, threads=None):
-        """Many bases, one exponent."""
-        bases = list(bases)
-        for b in bases:
-            self._check(b, exp)
-        return [pow(b, exp, self.modulus) for b in bases]
-
-    def pow_many(self, bases, exps, threads=None):
-        """Many bases, each with its own exponent."""
-        bases = list(bases)
-        exps = list(exps)
-        if len(bases) != len(exps):
-            raise ValueError("bases and exponents differ in length")
-        for b, e in zip(bases, exps):
-            self._check(b, e)
-        return [pow(b, e, self.modulus) for b, e in zip(bases, exps)]
 
 
 def _threads(threads):
@@ -65,24 +74,156 @@ def _threads(threads):
     return threads
 
 
-def powmod(base, exp, modulus):
-    """One-shot ``base ** exp % modulus`` (builds a context; reuse MontContext in loops)."""
-    return MontContext(modulus).pow(base, exp)
+cdef class MontContext:
+    """Exponentiation modulo one fixed odd modulus, set up once and reused.
+
+    ``threads`` is the default thread count of the batch calls (default
+    ``os.cpu_count()``); ``kernel`` forces one of :data:`KERNELS` (default: the
+    fastest this CPU runs). ``.kernel`` and ``.batch_kernel`` name the kernels
+    in use for single and batch calls.
+    """
+
+    cdef sra_ctx *ctx
+    cdef Py_ssize_t nbytes
+    cdef readonly object modulus
+    cdef readonly int bits
+    cdef readonly int threads
+    cdef readonly str kernel
+    cdef readonly str batch_kernel
+
+    def __cinit__(self):
+        self.ctx = NULL
+
+    def __init__(self, modulus, threads=None, kernel=None):
+        cdef int request = -1, single_id = 0, batch_id = 0
+        _check_modulus(modulus)
+        if kernel is not None:
+            if kernel not in KERNELS:
+                raise ValueError(f"kernel must be one of {sorted(KERNELS)}, not {kernel!r}")
+            request = KERNELS[kernel]
+        self.threads = _threads(threads)
+        self.modulus = modulus
+        self.bits = modulus.bit_length()
+        self.nbytes = (self.bits + 7) // 8
+        if sra_plan(request, self.nbytes, &single_id, &batch_id) != 0:
+            raise ValueError(f"kernel {kernel!r} is not available here: {available_kernels()}")
+        cdef bytes mb = modulus.to_bytes(self.nbytes, "little")
+        # R^2 mod m for each kernel's radix R = 2^rbits: one division, done here once
+        cdef bytes r2s = self._r2(single_id), r2b = self._r2(batch_id)
+        if self.ctx != NULL:  # __init__ called again
+            sra_ctx_free(self.ctx)
+        self.ctx = sra_ctx_new(single_id, batch_id, mb, r2s, r2b, self.nbytes)
+        if self.ctx == NULL:
+            raise MemoryError("no memory for the Montgomery context")
+        self.kernel = sra_kernel_name(single_id).decode()
+        self.batch_kernel = sra_kernel_name(batch_id).decode()
+
+    cdef bytes _r2(self, int kid):
+        rbits: int = sra_kernel_rbits(kid, self.nbytes)  # a Python int: the shift is big
+        return ((1 << (2 * rbits)) % self.modulus).to_bytes(self.nbytes, "little")
+
+    def __dealloc__(self):
+        sra_ctx_free(self.ctx)
+
+    def __repr__(self):
+        return f"MontContext(<{self.bits}-bit modulus>, threads={self.threads}, kernel={self.kernel!r})"
+
+    cdef bytes _bases(self, list bases):
+        m = self.modulus
+        nb = self.nbytes
+        for b in bases:
+            if type(b) is not int or not 0 <= b < m:
+                raise ValueError("base must be an int in [0, modulus)")
+        return b"".join([b.to_bytes(nb, "little") for b in bases])
+
+    cdef Py_ssize_t _elen(self, list exps) except -1:
+        """Allocated exponent length in bytes: the modulus' length or longer."""
+        cdef Py_ssize_t n = self.nbytes
+        for e in exps:
+            if type(e) is not int or e < 0:
+                raise ValueError("exponent must be a non-negative int")
+            n = max(n, (e.bit_length() + 7) // 8)
+        return n
+
+    cdef list _run(self, bytes bb, bytes eb, size_t estride, size_t ebytes, size_t count,
+                   int threads):
+        cdef bytearray out = bytearray(count * self.nbytes)
+        cdef uint8_t *po = out
+        cdef const uint8_t *pb = bb
+        cdef const uint8_t *pe = eb
+        cdef int rc
+        with nogil:
+            rc = sra_pow_batch(self.ctx, pb, pe, estride, ebytes, count, po, threads)
+        if rc != 0:
+            raise MemoryError("no memory for the exponentiation")
+        nb = self.nbytes
+        return [int.from_bytes(out[i * nb:(i + 1) * nb], "little") for i in range(count)]
+
+    def pow(self, base, exp) -> int:
+        """``base ** exp % modulus``, constant time in ``exp`` (releases the GIL)."""
+        bl = [base]
+        el = [exp]
+        bb = self._bases(bl)
+        ebytes = self._elen(el)
+        return self._run(bb, exp.to_bytes(ebytes, "little"), 0, ebytes, 1, 1)[0]
+
+    def pow_batch(self, bases, exp, threads=None) -> list:
+        """``[b ** exp % modulus for b in bases]`` over ``threads`` threads (one exponent)."""
+        bl = list(bases)
+        el = [exp]
+        bb = self._bases(bl)
+        ebytes = self._elen(el)
+        nthreads = self.threads if threads is None else _threads(threads)
+        return self._run(bb, exp.to_bytes(ebytes, "little"), 0, ebytes, len(bl), nthreads)
+
+    def pow_many(self, bases, exps, threads=None) -> list:
+        """``[b ** e % modulus for b, e in zip(bases, exps)]`` over ``threads`` threads."""
+        bl = list(bases)
+        el = list(exps)
+        if len(bl) != len(el):
+            raise ValueError("bases and exponents differ in length")
+        bb = self._bases(bl)
+        ebytes = self._elen(el)
+        nthreads = self.threads if threads is None else _threads(threads)
+        eb = b"".join([e.to_bytes(ebytes, "little") for e in el])
+        return self._run(bb, eb, ebytes, ebytes, len(bl), nthreads)
 
 
-def jacobi(a, n):
-    """Jacobi symbol (a/n) for odd n > 0."""
+@lru_cache(maxsize=8)
+def _context(modulus):
+    return MontContext(modulus, threads=1)
+
+
+def powmod(base, exp, modulus) -> int:
+    """One-shot ``base ** exp % modulus`` (contexts of recent moduli are cached).
+
+    >>> powmod(4, 13, 497)
+    445
+    """
+    _check_modulus(modulus)
+    return _context(modulus).pow(base, exp)
+
+
+def jacobi(a, n) -> int:
+    """Jacobi symbol (a/n) for odd n > 0 (public values: variable time).
+
+    >>> [jacobi(a, 7) for a in range(7)]
+    [0, 1, 1, -1, 1, -1, -1]
+    """
     if type(n) is not int or n <= 0 or n % 2 == 0:
         raise ValueError("n must be an odd positive int")
+    if type(a) is not int:
+        raise ValueError(f"a must be an int, not {type(a).__name__}")
     a %= n
     result = 1
     while a:
-        while a % 2 == 0:
-            a //= 2
-            if n % 8 in (3, 5):
-                result = -result
+        # strip factors of two at once: (2/n) = -1 iff n = 3, 5 mod 8
+        z = (a & -a).bit_length() - 1
+        a >>= z
+        if z & 1 and n & 7 in (3, 5):
+            result = -result
         a, n = n, a
-        if a % 4 == 3 and n % 4 == 3:
+        if a & 3 == 3 and n & 3 == 3:
             result = -result
         a %= n
     return result if n == 1 else 0

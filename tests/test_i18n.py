@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app import i18n
 from app.i18n.codes import MESSAGES, error_message, message_for
@@ -173,3 +175,44 @@ def test_engine_error_codes_have_messages() -> None:
 
 def test_error_message_of_plain_exception() -> None:
     assert error_message(OSError("disk full")).endswith("disk full")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(
+                st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                min_size=1,
+                max_size=120,
+            ),
+            st.text(
+                st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                min_size=1,
+                max_size=120,
+            ),
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_catalog_writer_and_parser_round_trip(pairs: list[tuple[str, str]]) -> None:
+    """Whatever a msgid holds (quotes, backslashes, newlines, long lines, any script; NUL
+    is gettext's plural separator), the written .po parses back to the same text and
+    compiles to a working catalog."""
+    tool = _extractor()
+    messages = [tool.Message(m, None, ["x.py:1"]) for m, _t in pairs]
+    translations = {(m, None): {0: t} for m, t in pairs}
+    text = tool.render_catalog(messages, "de", translations)
+    parsed = {e.msgid: e.msgstr[0] for e in parse_po(text) if e.msgid}
+    assert parsed == dict(pairs)
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(text)))
+    for m, t in pairs:
+        assert catalog.gettext(m) == t
+
+
+def test_device_services_are_harmless_on_the_desktop() -> None:
+    from app.views.device import system_bar_insets, vibrate
+
+    assert vibrate() is False
+    assert system_bar_insets() is None

@@ -116,8 +116,14 @@ def extract(app_dir: Path = APP) -> dict[tuple[str, str | None], Message]:
     return messages
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
 def _escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    """A C string body, as gettext writes it; other control characters in octal."""
+    return "".join(
+        _ESCAPES.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in s
+    )
 
 
 def _po_string(keyword: str, s: str, width: int = 76) -> str:

@@ -56,7 +56,10 @@ def parse_po(text: str, source: str = "<po>") -> list[PoEntry]:
             entries.append(cur)
         cur, section = None, None
 
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    # split on \n only: str.splitlines() would also split on characters such as U+2028
+    # that may stand unescaped inside a string
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        raw = raw.removesuffix("\r")
         line = raw.strip()
         obsolete = line.startswith("#~")
         if obsolete:

@@ -224,6 +224,8 @@ def _written_deal(spec: dict[str, Any], auto: bool) -> dict[str, Any]:
     whole = 2 * spec["seats"]
     if auto and actions and actions[0].get("deal") == whole:
         actions = actions[1:]  # an uninterrupted deal: the runner deals it first by itself
+    elif not any("deal" in a for a in actions):
+        actions.insert(0, {"deal": 0})  # the round ended before its first card
     return {"deck": spec["deck"], "actions": actions}
 
 

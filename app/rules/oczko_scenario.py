@@ -151,7 +151,8 @@ class _Runner:
         ((kind, arg),) = act.items()
         m = self.match
         if kind == "deal":
-            if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
+            # {"deal": 0} only says "the file places the deal", e.g. a dropout before any card.
+            if not isinstance(arg, int) or isinstance(arg, bool) or arg < 0:
                 raise ScenarioError(f'{self.where}: deal a number of cards, e.g. {{"deal": 3}}')
             for _ in range(arg):
                 if self.match.to_deal is None:

@@ -110,6 +110,7 @@ def test_full_blackjack_session_by_touches(run: dict) -> None:
     assert {"betting", "play", "settled"} <= set(bj["phases"])
     assert bj["legal_matches"] is True  # enabled buttons == the engine's legal actions
     assert all(bj["results"])  # every round showed its result
+    assert bj["hints"] and all(h.startswith("Hint: ") for h in bj["hints"])
     labels = [label for label, _value in bj["summary"]]
     assert labels[0] == "Rounds played" and bj["summary"][0][1] == "10 / 10"
 
@@ -416,6 +417,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.back()
             menu = self.sm.get_screen("bj_menu")
             result["rules_shown"] = menu.rules_text
+            self.update_prefs(show_hints=True)
+            hints: list[str] = []
             _press(menu.ids.start)
             table = self.sm.get_screen("bj_table")
             seen_phases, legal_matches, rounds, results = set(), True, 0, []
@@ -447,6 +450,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     legal = {a.kind.value for a in table.game.legal()}
                     for kind in ("hit", "stand", "double", "split", "surrender"):
                         legal_matches &= (not b[kind].disabled) == (kind in legal)
+                    hints.append(table.ids.hint.text)
                     hand = table.game.round.current
                     _tap(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
             summary = self.sm.get_screen("bj_summary")
@@ -455,6 +459,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "rounds": rounds,
                 "phases": sorted(seen_phases),
                 "legal_matches": legal_matches,
+                "hints": hints,
                 "results": results,
                 "summary": [list(x) for x in summary.lines],
             }

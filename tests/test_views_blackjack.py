@@ -176,3 +176,51 @@ def test_total_text() -> None:
         total_text(21, False, True),
         total_text(23, False),
     ] == ["soft 17", "17", "21", "Blackjack", "bust (23)"]
+
+
+def _expected_hint(g: BlackjackGame) -> str:
+    """The hint as the strategy module computes it, over the engine's legal actions."""
+    from app.strategy.hint import hint
+
+    r = g.round
+    h = r.current
+    legal = {a.kind.value for a in g.legal()}
+    seen = [c for other in r.hands if other is not h for c in other.cards]
+    evs = {
+        k: v
+        for k, v in hint(
+            r.rules, r.dealer[0], h.cards, seen, hands_now=len(r.box_hands(h.box))
+        ).evs.items()
+        if k in legal
+    }
+    best = max(evs, key=evs.__getitem__)
+    return f"Hint: {best.capitalize()} (expected {evs[best]:+.2f} per chip)"
+
+
+def test_strategy_hint_for_the_hand_in_play() -> None:
+    g = game("Th 6c 6d 9s")  # hard 16 against a 6: stand
+    g.bet(1, 10)
+    g.deal()
+    assert present(g).hint == ""  # hints off
+    vm = present(g, hints=True)
+    assert vm.hint.startswith("Hint: Stand") and vm.hint == _expected_hint(g)
+
+
+def test_strategy_hint_only_names_legal_actions() -> None:
+    g = game("5h 9c 4d 9s 2c")  # 5+4 = 9 against a 9, then a 2: 11 on three cards
+    g.bet(1, 10)
+    g.deal()
+    g.decide("hit")
+    vm = present(g, hints=True)
+    assert not vm.actions["double"]  # three cards: no double
+    assert "Double" not in vm.hint and vm.hint == _expected_hint(g)
+
+
+def test_no_hint_outside_the_players_turn() -> None:
+    g = game("Th 6c 9s 7h 5d")
+    assert present(g, hints=True).hint == ""  # betting
+    g.bet(1, 10)
+    g.deal()
+    g.decide("stand")  # the dealer draws to 18, the round is settled
+    vm = present(g, hints=True)
+    assert vm.phase == "settled" and vm.hint == ""

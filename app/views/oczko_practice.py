@@ -15,29 +15,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.cards import DECK, Card
-from app.hands import oczko_total
 
 #: A bot draws while its chance to bust on the next card is below this.
 BOT_RISK = 0.4
 
 
-def bust_probability(hand: Sequence[Card], unseen: Sequence[Card]) -> float:
-    """Chance that the next card from ``unseen`` takes ``hand`` over 21.
+def bot_wants_card(hand: Sequence[Card], risk: float = BOT_RISK) -> bool:
+    """The bots' simple strategy: draw while the chance that the next card busts them
+    (app.strategy.oczko, over the cards a bot has not seen: all but its own) is below
+    ``risk``.
 
     >>> from app.cards import parse_cards
-    >>> bust_probability(parse_cards("Ts 9h"), [c for c in DECK if str(c) not in ("Ts", "9h")])
-    1.0
+    >>> bot_wants_card(parse_cards("Js Qs")), bot_wants_card(parse_cards("Ts 9h"))
+    (True, False)
     """
-    if not unseen:
-        return 1.0
-    total = oczko_total([c.code for c in hand])
-    over = sum(1 for c in unseen if oczko_total([c.code]) + total > 21)
-    return over / len(unseen)
+    from app.strategy.oczko import bust_probability
 
-
-def bot_wants_card(hand: Sequence[Card], unseen: Sequence[Card], risk: float = BOT_RISK) -> bool:
-    """The bots' simple strategy: draw while the bust chance is below ``risk``."""
-    return bust_probability(hand, unseen) < risk
+    return bust_probability(hand) < risk
 
 
 @dataclass
@@ -114,11 +108,6 @@ class PracticeMatch:
             return 0.0
         return max(0.0, self.timer.deadline - now)
 
-    def unseen(self, seat: int) -> list[Card]:
-        """Cards ``seat`` has not seen: the deck minus his own hand (bots may not peek)."""
-        own = {c for c in self.match.round.hand(seat).cards if c is not None}
-        return [c for c in DECK if c not in own]
-
     # -- the player's intents ----------------------------------------------------------
     def draw(self, now: float) -> None:
         """The player draws (IllegalAction if it is not his turn)."""
@@ -155,8 +144,8 @@ class PracticeMatch:
         if seat == self.me:
             self._apply(self.match.timeout(self.me))
         else:
-            hand = self.match.round.hand(seat).cards
-            if bot_wants_card(hand, self.unseen(seat)):
+            hand = self.match.round.hand(seat).cards  # a bot sees only its own cards
+            if bot_wants_card(hand):
                 self._apply(self.match.draw(seat, self._card()))
                 self.timer = Timer(seat, now, now + self.bot_delay)  # think again
             else:

@@ -235,10 +235,9 @@ def present(
 
 
 def bust_hint(cards: Sequence[Any]) -> str:
-    """``Chance to bust with the next card: 32 %`` (from the player's own cards only)."""
-    from app.cards import DECK
-    from app.views.oczko_practice import bust_probability
+    """``Chance to bust with the next card: 32 %`` (over the cards the player has not
+    seen: all but his own; the others' cards are face down)."""
+    from app.strategy.oczko import bust_probability
 
-    own = [c for c in cards if c is not None]
-    p = bust_probability(own, [c for c in DECK if c not in own])
+    p = bust_probability([c for c in cards if c is not None])
     return _("Chance to bust with the next card: {percent} %").format(percent=round(p * 100))

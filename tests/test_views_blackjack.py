@@ -224,3 +224,12 @@ def test_no_hint_outside_the_players_turn() -> None:
     g.decide("stand")  # the dealer draws to 18, the round is settled
     vm = present(g, hints=True)
     assert vm.phase == "settled" and vm.hint == ""
+
+
+def test_hint_in_german_uses_a_decimal_comma() -> None:
+    g = game("Th 6c 6d 9s")
+    g.bet(1, 10)
+    g.deal()
+    i18n.set_language("de")
+    hint = present(g, hints=True).hint
+    assert hint.startswith("Tipp: Keine Karte (Erwartung -0,")  # stand, as a German casino says

@@ -189,9 +189,10 @@ def strategy_hint(r: Any, me: str) -> str:
     if not evs:
         return ""
     best = max(evs, key=evs.__getitem__)
-    return _("Hint: {action} (expected {ev:+.2f} per chip)").format(
-        action=ACTION_NAMES[best](), ev=evs[best]
-    )
+    ev = f"{evs[best]:+.2f}"
+    if get_language() in ("de", "pl"):
+        ev = ev.replace(".", ",")
+    return _("Hint: {action} (expected {ev} per chip)").format(action=ACTION_NAMES[best](), ev=ev)
 
 
 def present(

@@ -132,6 +132,7 @@ def bj_table(app) -> None:
     from app.views.bj_game import BlackjackGame
 
     screen = app.screen("bj_table")
+    app.prefs = app.prefs.replace(show_hints=True)  # for this picture only, not saved
     game = BlackjackGame(PRESETS["european"], "you", ["Bruno"], random.Random(11))
     game.bet(1, 25)
     game.bet(4, 10)

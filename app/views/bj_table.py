@@ -107,7 +107,6 @@ class BlackjackTableScreen(BaseScreen):
                     height=dp(64),
                     font_size=dp(13),
                 )
-                b.text_size = (None, None)
                 b.disabled = box.bet_range is None and not box.hands
                 b.bind(on_release=lambda _b, n=box.number: self.select_box(n))
                 self.buttons[f"box{box.number}"] = b

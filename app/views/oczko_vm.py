@@ -190,10 +190,9 @@ def present(
     banner = ""
     next_text = ""
     if over:
-        parts = []
+        parts = [match_result_text(view, names)]  # the most important first: small screens
         if last is not None:
             parts.append(round_result_text(last, names))
-        parts.append(match_result_text(view, names))
         banner = "\n\n".join(parts)
         next_text = _("New match")
     elif awaiting_next and last is not None:

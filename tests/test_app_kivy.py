@@ -51,6 +51,10 @@ def test_app_starts_and_every_screen_renders(run: dict) -> None:
         assert png.stat().st_size > 2000, name  # something was drawn
         assert info["size"][0] > 0, name
     assert run["first_frame_ms"] > 0
+    print(
+        f"\nresident memory after every screen and both games: {run['rss_mib_end']:.1f} MiB,"
+        f" {run['card_textures']} card textures drawn"
+    )
 
 
 def test_touch_targets_are_at_least_48dp(run: dict) -> None:
@@ -453,6 +457,11 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     hints.append(table.ids.hint.text)
                     hand = table.game.round.current
                     _tap(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
+            from app.views.main import rss_mib
+
+            # every screen built, a match and a session played (reported, not asserted)
+            result["rss_mib_end"] = rss_mib()
+            result["card_textures"] = textures.rendered
             summary = self.sm.get_screen("bj_summary")
             result["blackjack"] = {
                 "screen": self.sm.current,

@@ -41,6 +41,8 @@ class BlackjackTableScreen(BaseScreen):
         super().__init__(**kwargs)
         #: the buttons now on screen by name ("hit", "deal", "box3", "chip10", ...)
         self.buttons: dict[str, Any] = {}
+        self._title_pool: list[Any] = []
+        self._row_pool: list[Any] = []
 
     @property
     def game(self):
@@ -113,18 +115,26 @@ class BlackjackTableScreen(BaseScreen):
                 grid.add_widget(b)
             area.add_widget(grid)
             return
+        # rows come from a pool: a move updates them instead of building new widgets
+        titles, rows = iter(self._title_pool), iter(self._row_pool)
         for box in vm.boxes:
             if not box.hands:
                 continue
-            area.add_widget(
-                Factory.Body(text=_("Box {n}").format(n=box.number) + f" · {box.owner}", bold=True)
-            )
+            title = next(titles, None) or self._pooled(self._title_pool, "Body", bold=True)
+            title.text = _("Box {n}").format(n=box.number) + f" · {box.owner}"
+            area.add_widget(title)
             for hand in box.hands:
-                row = Factory.BjHandRow()
+                row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
                 row.hand = hand
                 row.ids.cards.cards = list(hand.cards)
                 row.ids.cards.four_colour = self.app.prefs.four_colour_deck
                 area.add_widget(row)
+
+    @staticmethod
+    def _pooled(pool: list, kind: str, **kwargs: Any) -> Any:
+        widget = getattr(Factory, kind)(**kwargs)
+        pool.append(widget)
+        return widget
 
     def _render_controls(self, vm: BlackjackTableVM) -> None:
         box = self.ids.controls

@@ -126,13 +126,17 @@ class OczkoTableScreen(BaseScreen):
                 actions.add_widget(widget)
         ids.my_hand.cards = list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
+        # seat tiles are made once per table size and then only updated: no new widgets
+        # (and no new label textures) for every move
         grid = ids.seats
-        grid.clear_widgets()
-        grid.cols = max(1, min(3, len(vm.seats)))
-        for seat in vm.seats:
-            tile = Factory.SeatTile()
-            tile.seat = seat
-            grid.add_widget(tile)
+        if len(grid.children) != len(vm.seats):
+            grid.clear_widgets()
+            grid.cols = max(1, min(3, len(vm.seats)))
+            for _seat in vm.seats:
+                grid.add_widget(Factory.SeatTile())
+        for tile, seat in zip(reversed(grid.children), vm.seats, strict=True):
+            if tile.seat != seat:
+                tile.seat = seat
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
 

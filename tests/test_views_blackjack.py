@@ -233,3 +233,18 @@ def test_hint_in_german_uses_a_decimal_comma() -> None:
     i18n.set_language("de")
     hint = present(g, hints=True).hint
     assert hint.startswith("Tipp: Keine Karte (Erwartung -0,")  # stand, as a German casino says
+
+
+def test_saved_rules_from_the_preferences() -> None:
+    from app.prefs import Prefs
+    from app.views.bj_game import saved_rules
+
+    assert saved_rules(Prefs()) == (PRESETS["classic"], None)
+    assert saved_rules(Prefs(bj_preset="german")) == (PRESETS["german"], None)
+    custom = PRESETS["european"].replace(decks=2)
+    assert saved_rules(Prefs(table_rules=custom.to_json(), bj_preset="custom")) == (custom, None)
+    # rules saved by another version, or edited by hand: the classic table and a message
+    rules, warning = saved_rules(Prefs(table_rules={"decks": 99}))
+    assert rules == PRESETS["classic"] and warning == "These table rules do not fit together."
+    rules, warning = saved_rules(Prefs(table_rules={"croupier": "robot"}))
+    assert rules == PRESETS["classic"] and warning == "Unknown table rule."

@@ -16,6 +16,20 @@ from typing import Any
 BOT_BOXES = (4, 6, 2, 7, 1, 3, 5)
 
 
+def saved_rules(prefs: Any) -> tuple[Any, str | None]:
+    """The table rules saved in the preferences (classic if none); a warning if unusable."""
+    from app.i18n.codes import error_message
+    from app.rules.table_rules import PRESETS, RulesError, TableRules
+
+    base = PRESETS.get(prefs.bj_preset, PRESETS["classic"])
+    if not prefs.table_rules:
+        return base, None
+    try:
+        return TableRules.from_json(prefs.table_rules), None
+    except RulesError as exc:
+        return PRESETS["classic"], error_message(exc)
+
+
 def bot_choice(legal: Sequence[Any], hand: Any, up_total: int) -> Any:
     """A bot's decision from the engine's legal actions: a simplified basic strategy
     (double 10-11 against a weak dealer card, hit below 12, hit 12-16 against 7 or more,

@@ -14,6 +14,7 @@ from kivy.uix.gridlayout import GridLayout
 from app.i18n import N_, _
 from app.i18n.codes import error_message, message_for
 from app.views.base import BaseScreen
+from app.views.bj_game import saved_rules
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -66,19 +67,6 @@ def option_label(value: Any, msgid: str | None) -> str:
     if isinstance(value, Fraction):
         return f"{value.numerator}:{value.denominator}"
     return str(value)
-
-
-def saved_rules(prefs: Any) -> tuple[Any, str | None]:
-    """The table rules saved in the preferences (classic if none); a warning if unusable."""
-    from app.rules.table_rules import PRESETS, RulesError, TableRules
-
-    base = PRESETS.get(prefs.bj_preset, PRESETS["classic"])
-    if not prefs.table_rules:
-        return base, None
-    try:
-        return TableRules.from_json(prefs.table_rules), None
-    except RulesError as exc:
-        return PRESETS["classic"], error_message(exc)
 
 
 class BlackjackMenuScreen(BaseScreen):

@@ -50,8 +50,7 @@ class BlackjackTableScreen(BaseScreen):
 
     def start_session(self, rng: Any = None) -> None:
         """A new session with the saved table rules (a bot box owner when betting behind)."""
-        from app.views.bj_game import BlackjackGame
-        from app.views.bj_menu import saved_rules
+        from app.views.bj_game import BlackjackGame, saved_rules
 
         rules, warning = saved_rules(self.app.prefs)
         if warning:

@@ -196,3 +196,10 @@ def test_between_rounds_the_finished_hands_are_shown_open() -> None:
     assert bot.cards == tuple(Card.parse(c).code for c in ("9s", "Td"))
     assert bot.status_text == "held · 19" and bot.points_text == "0 points"
     assert vm.my_points == "You: 1 point"
+
+
+def test_practice_match_is_a_table_controller() -> None:
+    from app.views.oczko_controller import OczkoTableController
+
+    p = PracticeMatch(NAMES[:2], rounds=1, rng=random.Random(1), now=0)
+    assert isinstance(p, OczkoTableController)

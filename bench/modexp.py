@@ -15,7 +15,8 @@ the deck over ``os.cpu_count()`` Python threads calling
 ``blu21_portable`` (our 32-bit-limb C path, the one 32-bit ARM gets),
 ``blu21_c64`` (our portable 64-bit C path, the one arm64 gets), ``blu21_adx``
 (our x86-64 mulx/adx path, for CPUs without AVX-512 IFMA; c64 where absent)
-and ``deck_blu21_1thread``.
+``deck_blu21_1thread``, and the Jacobi symbols of the deck
+(``deck_jacobi_blu21``, ``deck_jacobi_gmpy2``: the check on incoming cards).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def bench_size(bits: int, quick: bool, pool: ThreadPoolExecutor, workers: int) -
     want_deck = [pow(x, e, m) for x in deck]
     assert ctx.pow_batch(deck, e) == gmpy2.powmod_base_list(gdeck, ge, gm) == want_deck
     assert sorted(int(x) for c in deck_gmpy2_threads() for x in c) == sorted(want_deck)
+    assert sra.jacobi_batch(deck, m) == [gmpy2.jacobi(x, gm) for x in gdeck]
 
     budget, lo, hi = (0.15, 1, 5) if quick else (0.6, 3, 41)
     cases: dict[str, Callable[[], object]] = {
@@ -96,6 +98,8 @@ def bench_size(bits: int, quick: bool, pool: ThreadPoolExecutor, workers: int) -
         "deck_gmpy2_threads": deck_gmpy2_threads,
         "deck_blu21": lambda: ctx.pow_batch(deck, e),
         "deck_blu21_1thread": lambda: ctx.pow_batch(deck, e, threads=1),
+        "deck_jacobi_blu21": lambda: sra.jacobi_batch(deck, m),
+        "deck_jacobi_gmpy2": lambda: [gmpy2.jacobi(x, gm) for x in gdeck],
     }
     return {name: median_us(fn, budget, lo, hi) for name, fn in cases.items()}
 
@@ -116,8 +120,12 @@ def table(results: dict) -> str:
         lines.append(f"\n{bits}-bit modulus, full-size exponent (median microseconds)")
         lines.append(f"  {'':22}{'us':>12}  {'vs blu21':>9}  {'vs gmpy2':>9}")
         for name, us in r.items():
-            ours = r["deck_blu21"] if name.startswith("deck") else r["blu21"]
-            peer = r["deck_gmpy2"] if name.startswith("deck") else r["gmpy2"]
+            if name.startswith("deck_jacobi"):
+                ours, peer = r["deck_jacobi_blu21"], r["deck_jacobi_gmpy2"]
+            elif name.startswith("deck"):
+                ours, peer = r["deck_blu21"], r["deck_gmpy2"]
+            else:
+                ours, peer = r["blu21"], r["gmpy2"]
             lines.append(f"  {name:22}{us:12.1f}  {us / ours:8.2f}x  {us / peer:8.2f}x")
     return "\n".join(lines)
 

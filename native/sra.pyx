@@ -42,6 +42,7 @@ cdef extern from "sra_core.h" nogil:
     void sra_ctx_free(sra_ctx *ctx)
     int sra_pow_batch(const sra_ctx *ctx, const uint8_t *bases, const uint8_t *exps,
                       size_t estride, size_t ebytes, size_t count, uint8_t *out, int threads)
+    int sra_jacobi(const uint8_t *a, const uint8_t *n, size_t nbytes)
 
 
 #: Kernel names accepted by ``MontContext(kernel=...)``.
@@ -66,19 +67,29 @@ def _check_modulus(m):
         raise ValueError("modulus must be an odd integer greater than 2")
 
 
+#: Thread counts above this are capped (the C driver uses at most 256).
+MAX_THREADS = 256
+
+
 def _threads(threads):
     if threads is None:
-        return os.cpu_count() or 1
+        return min(os.cpu_count() or 1, MAX_THREADS)
     if type(threads) is not int or threads < 1:
         raise ValueError("threads must be a positive int")
-    return threads
+    return min(threads, MAX_THREADS)
+
+
+cdef bytes _r2(int kid, modulus, Py_ssize_t nbytes):
+    """R^2 mod m for kernel kid's Montgomery radix R = 2^rbits."""
+    rbits: int = sra_kernel_rbits(kid, nbytes)  # a Python int: the shift is big
+    return ((1 << (2 * rbits)) % modulus).to_bytes(nbytes, "little")
 
 
 cdef class MontContext:
     """Exponentiation modulo one fixed odd modulus, set up once and reused.
 
     ``threads`` is the default thread count of the batch calls (default
-    ``os.cpu_count()``); ``kernel`` forces one of :data:`KERNELS` (default: the
+    ``os.cpu_count()``, at most :data:`MAX_THREADS`); ``kernel`` forces one of :data:`KERNELS` (default: the
     fastest this CPU runs). ``.kernel`` and ``.batch_kernel`` name the kernels
     in use for single and batch calls.
     """
@@ -96,31 +107,30 @@ cdef class MontContext:
 
     def __init__(self, modulus, threads=None, kernel=None):
         cdef int request = -1, single_id = 0, batch_id = 0
+        cdef sra_ctx *ctx
         _check_modulus(modulus)
+        nthreads = _threads(threads)
         if kernel is not None:
             if kernel not in KERNELS:
                 raise ValueError(f"kernel must be one of {sorted(KERNELS)}, not {kernel!r}")
             request = KERNELS[kernel]
-        self.threads = _threads(threads)
+        nbytes = (modulus.bit_length() + 7) // 8
+        if sra_plan(request, nbytes, &single_id, &batch_id) != 0:
+            raise ValueError(f"kernel {kernel!r} is not available here: {available_kernels()}")
+        cdef bytes mb = modulus.to_bytes(nbytes, "little")
+        # R^2 mod m for each kernel's radix R = 2^rbits: one division, done here once
+        cdef bytes r2s = _r2(single_id, modulus, nbytes), r2b = _r2(batch_id, modulus, nbytes)
+        ctx = sra_ctx_new(single_id, batch_id, mb, r2s, r2b, nbytes)
+        if ctx == NULL:
+            raise MemoryError("no memory for the Montgomery context")
+        sra_ctx_free(self.ctx)  # when __init__ is called again
+        self.ctx = ctx
+        self.nbytes = nbytes
+        self.threads = nthreads
         self.modulus = modulus
         self.bits = modulus.bit_length()
-        self.nbytes = (self.bits + 7) // 8
-        if sra_plan(request, self.nbytes, &single_id, &batch_id) != 0:
-            raise ValueError(f"kernel {kernel!r} is not available here: {available_kernels()}")
-        cdef bytes mb = modulus.to_bytes(self.nbytes, "little")
-        # R^2 mod m for each kernel's radix R = 2^rbits: one division, done here once
-        cdef bytes r2s = self._r2(single_id), r2b = self._r2(batch_id)
-        if self.ctx != NULL:  # __init__ called again
-            sra_ctx_free(self.ctx)
-        self.ctx = sra_ctx_new(single_id, batch_id, mb, r2s, r2b, self.nbytes)
-        if self.ctx == NULL:
-            raise MemoryError("no memory for the Montgomery context")
         self.kernel = sra_kernel_name(single_id).decode()
         self.batch_kernel = sra_kernel_name(batch_id).decode()
-
-    cdef bytes _r2(self, int kid):
-        rbits: int = sra_kernel_rbits(kid, self.nbytes)  # a Python int: the shift is big
-        return ((1 << (2 * rbits)) % self.modulus).to_bytes(self.nbytes, "little")
 
     def __dealloc__(self):
         sra_ctx_free(self.ctx)
@@ -204,26 +214,49 @@ def powmod(base, exp, modulus) -> int:
     return _context(modulus).pow(base, exp)
 
 
+def _check_jacobi_modulus(n):
+    if type(n) is not int or n <= 0 or n % 2 == 0:
+        raise ValueError("n must be an odd positive int")
+
+
 def jacobi(a, n) -> int:
     """Jacobi symbol (a/n) for odd n > 0 (public values: variable time).
 
     >>> [jacobi(a, 7) for a in range(7)]
     [0, 1, 1, -1, 1, -1, -1]
     """
-    if type(n) is not int or n <= 0 or n % 2 == 0:
-        raise ValueError("n must be an odd positive int")
+    _check_jacobi_modulus(n)
     if type(a) is not int:
         raise ValueError(f"a must be an int, not {type(a).__name__}")
-    a %= n
-    result = 1
-    while a:
-        # strip factors of two at once: (2/n) = -1 iff n = 3, 5 mod 8
-        z = (a & -a).bit_length() - 1
-        a >>= z
-        if z & 1 and n & 7 in (3, 5):
-            result = -result
-        a, n = n, a
-        if a & 3 == 3 and n & 3 == 3:
-            result = -result
-        a %= n
-    return result if n == 1 else 0
+    return jacobi_batch([a], n)[0]
+
+
+def jacobi_batch(values, n) -> list:
+    """``[jacobi(a, n) for a in values]`` in C, without the GIL.
+
+    The cheap first check on incoming ciphertexts (quadratic residues have
+    symbol 1 modulo a prime).
+
+    >>> jacobi_batch([1, 2, 3, 4, 5, 6], 7)
+    [1, 1, -1, 1, -1, -1]
+    """
+    _check_jacobi_modulus(n)
+    vals = list(values)
+    for a in vals:
+        if type(a) is not int:
+            raise ValueError(f"a must be an int, not {type(a).__name__}")
+    nbytes = (n.bit_length() + 7) // 8
+    cdef bytes nb = n.to_bytes(nbytes, "little")
+    cdef bytes ab = b"".join([(a % n).to_bytes(nbytes, "little") for a in vals])
+    cdef const uint8_t *pa = ab
+    cdef const uint8_t *pn = nb
+    cdef size_t count = len(vals), size = nbytes, i
+    out = [0] * count
+    cdef int r
+    for i in range(count):
+        with nogil:
+            r = sra_jacobi(pa + i * size, pn, size)
+        if r == -2:
+            raise MemoryError("no memory for the Jacobi symbol")
+        out[i] = r
+    return out

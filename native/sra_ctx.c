@@ -88,6 +88,7 @@ struct sra_ctx {
     const sra_kernel *single, *batch;
     void *single_state, *batch_state;
     size_t nbytes;
+    size_t tail_max; /* part-full lane groups of up to this many go one by one */
 };
 
 sra_ctx *sra_ctx_new(int single_id, int batch_id, const uint8_t *m, const uint8_t *r2_single,
@@ -97,6 +98,10 @@ sra_ctx *sra_ctx_new(int single_id, int batch_id, const uint8_t *m, const uint8_
     c->single = kernel_of(single_id);
     c->batch = kernel_of(batch_id);
     c->nbytes = nbytes;
+    /* Measured with the IFMA kernels: a group of 8 costs about 2.5 single
+     * operations up to 1200 bits, about 6-7 at 2048 and 3072 bits (the single
+     * kernel keeps everything in registers there). */
+    c->tail_max = nbytes <= 150 ? 2 : 5;
     if (!c->single || !c->batch) goto fail;
     c->single_state = c->single->init(m, r2_single, nbytes);
     if (!c->single_state) goto fail;
@@ -121,8 +126,7 @@ void sra_ctx_free(sra_ctx *c) {
 
 /* One thread's share: elements [lo, hi). Lane groups go to the batch kernel;
  * a short tail goes one by one to the single kernel when that is cheaper than
- * a part-empty lane group (an 8-lane IFMA group costs about 5.5 single IFMA
- * operations at 2048 bits, so tails of up to 5 go one by one). */
+ * a part-empty lane group (see tail_max). */
 typedef struct {
     const sra_ctx *c;
     const uint8_t *bases, *exps;
@@ -138,7 +142,7 @@ static int run_range(const sra_ctx *c, const uint8_t *bases, const uint8_t *exps
         size_t n = hi - i;
         const sra_kernel *k = c->batch;
         const void *st = c->batch_state;
-        if (lanes > 1 && n * 3 <= lanes * 2) {
+        if (lanes > 1 && n <= c->tail_max) {
             k = c->single;
             st = c->single_state;
         }

@@ -268,7 +268,7 @@ const sra_kernel sra_kernel_ifma = {"ifma", 1, ifma_rbits, ifma_init, ifma_free,
 typedef struct {
     size_t nbytes, nd;
     uint64_t k0;
-    uint64_t *m, *r2; /* nd digits each (scalar: the modulus is the same in every lane) */
+    uint64_t *m, *r2; /* nd (+ 2 zero) digits (scalar: the modulus is the same in every lane) */
 } ifma8_state;
 
 static void *ifma8_init(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
@@ -276,12 +276,12 @@ static void *ifma8_init(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
     if (nd > 64) return NULL;
     ifma8_state *s = (ifma8_state *)calloc(1, sizeof *s);
     if (!s) return NULL;
-    s->m = (uint64_t *)calloc(2 * nd, sizeof(uint64_t));
+    s->m = (uint64_t *)calloc(2 * nd + 2, sizeof(uint64_t));
     if (!s->m) {
         free(s);
         return NULL;
     }
-    s->r2 = s->m + nd;
+    s->r2 = s->m + nd + 2; /* m is followed by two zero digits (see vsqr) */
     s->nbytes = nbytes;
     s->nd = nd;
     to_digits(s->m, mb, nbytes, nd);
@@ -321,6 +321,7 @@ static void vamm(__m512i *r, const __m512i *a, const __m512i *b, const ifma8_sta
         t0 = _mm512_madd52lo_epu64(t0, q, _mm512_set1_epi64((long long)m[0]));
         __m512i carry = _mm512_srli_epi64(t0, 52); /* t0 is 0 mod 2^52 now */
         /* t[j-1] = t[j] + lo(a_i b_j) + lo(q m_j) + hi(a_i b_j-1) + hi(q m_j-1) */
+#pragma GCC unroll 4
         for (size_t j = 1; j < nd; j++) {
             const __m512i mj = _mm512_set1_epi64((long long)m[j]);
             const __m512i mp = _mm512_set1_epi64((long long)m[j - 1]);
@@ -348,6 +349,7 @@ static void vsqr(__m512i *r, const __m512i *a, const ifma8_state *s, __m512i *t)
         const __m512i ai = a[i];
         /* t[i+j] gets lo(a_i a_j) and hi(a_i a_j-1) */
         __m512i hi = zero;
+#pragma GCC unroll 4
         for (size_t j = i + 1; j < nd; j++) {
             __m512i x = _mm512_madd52lo_epu64(t[i + j], ai, a[j]);
             t[i + j] = _mm512_add_epi64(x, hi);
@@ -360,9 +362,32 @@ static void vsqr(__m512i *r, const __m512i *a, const ifma8_state *s, __m512i *t)
         t[2 * i] = _mm512_madd52lo_epu64(_mm512_add_epi64(t[2 * i], t[2 * i]), ai, ai);
         t[2 * i + 1] = _mm512_madd52hi_epu64(_mm512_add_epi64(t[2 * i + 1], t[2 * i + 1]), ai, ai);
     }
-    for (size_t i = 0; i < nd; i++) {
+    /* Reduction, two rows per pass over t (half the loads and stores): q0
+     * clears digit i, q1 digit i + 1; the modulus' two zero digits past the
+     * top keep the loop uniform. */
+    size_t i = 0;
+    for (; i + 1 < nd; i += 2) {
+        const __m512i q0 = _mm512_madd52lo_epu64(zero, t[i], k0);
+        const __m512i x0 = _mm512_madd52lo_epu64(t[i], q0, _mm512_set1_epi64((long long)m[0]));
+        __m512i t1 = _mm512_madd52lo_epu64(t[i + 1], q0, _mm512_set1_epi64((long long)m[1]));
+        t1 = _mm512_madd52hi_epu64(t1, q0, _mm512_set1_epi64((long long)m[0]));
+        t1 = _mm512_add_epi64(t1, _mm512_srli_epi64(x0, 52));
+        const __m512i q1 = _mm512_madd52lo_epu64(zero, t1, k0);
+        const __m512i x1 = _mm512_madd52lo_epu64(t1, q1, _mm512_set1_epi64((long long)m[0]));
+        t[i + 1] = x1;
+#pragma GCC unroll 4
+        for (size_t k = 2; k <= nd + 1; k++) {
+            __m512i x = _mm512_madd52lo_epu64(t[i + k], q0, _mm512_set1_epi64((long long)m[k]));
+            x = _mm512_madd52hi_epu64(x, q0, _mm512_set1_epi64((long long)m[k - 1]));
+            x = _mm512_madd52lo_epu64(x, q1, _mm512_set1_epi64((long long)m[k - 1]));
+            t[i + k] = _mm512_madd52hi_epu64(x, q1, _mm512_set1_epi64((long long)m[k - 2]));
+        }
+        t[i + 2] = _mm512_add_epi64(t[i + 2], _mm512_srli_epi64(x1, 52));
+    }
+    for (; i < nd; i++) { /* the last row when nd is odd */
         const __m512i q = _mm512_madd52lo_epu64(zero, t[i], k0);
         __m512i hi = zero;
+#pragma GCC unroll 4
         for (size_t j = 0; j < nd; j++) {
             __m512i x = _mm512_madd52lo_epu64(t[i + j], q, _mm512_set1_epi64((long long)m[j]));
             t[i + j] = _mm512_add_epi64(x, hi);

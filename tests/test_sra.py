@@ -171,6 +171,17 @@ def test_attributes_and_repr() -> None:
     assert ctx.threads == 3
     assert "2048-bit" in repr(ctx)
     assert sra.MontContext(7).threads >= 1
+    assert sra.MontContext(7, threads=10**30).threads == sra.MAX_THREADS
+
+
+def test_init_again_keeps_a_consistent_context() -> None:
+    ctx = sra.MontContext(101)
+    with pytest.raises(ValueError):
+        ctx.__init__(100)
+    assert ctx.modulus == 101 and ctx.pow(3, 5) == pow(3, 5, 101)
+    ctx.__init__(FFDHE2048, threads=2)
+    assert ctx.bits == 2048 and ctx.threads == 2
+    assert ctx.pow(3, 5) == pow(3, 5, FFDHE2048)
 
 
 def test_powmod() -> None:
@@ -212,6 +223,8 @@ def test_powmod() -> None:
         (lambda: sra.jacobi(3, 8), "odd"),
         (lambda: sra.jacobi(3, -3), "odd"),
         (lambda: sra.jacobi("3", 7), "int"),
+        (lambda: sra.jacobi_batch([1, 2.0], 7), "int"),
+        (lambda: sra.jacobi_batch([1], 0), "odd"),
     ],
 )
 def test_bad_input_is_a_value_error(call, message) -> None:
@@ -241,10 +254,38 @@ def jacobi_reference(a: int, n: int) -> int:
     return result if n == 1 else 0
 
 
-@given(st.integers(-(2**300), 2**300), st.integers(0, 2**300))
-def test_jacobi_matches_reference(a, k) -> None:
-    n = 2 * k + 1
+@st.composite
+def jacobi_cases(draw):
+    """(a, n) with n odd; a random, or shaped so that differences end in zero words."""
+    n = 2 * draw(st.integers(0, 2**600)) + 1
+    j = draw(st.integers(0, 620))
+    a = draw(
+        st.sampled_from(
+            [
+                draw(st.integers(-(2**620), 2**620)),
+                n - (1 << j),
+                1 << j,
+                (n >> j) << j,
+                n,
+                n - 1,
+                0,
+            ]
+        )
+    )
+    return a, n
+
+
+@given(jacobi_cases())
+def test_jacobi_matches_reference(case) -> None:
+    a, n = case
     assert sra.jacobi(a, n) == jacobi_reference(a, n)
+
+
+@given(st.lists(jacobi_cases(), max_size=8))
+def test_jacobi_batch_matches_reference(cases) -> None:
+    n = cases[0][1] if cases else 7
+    values = [a for a, _ in cases]
+    assert sra.jacobi_batch(values, n) == [jacobi_reference(a, n) for a in values]
 
 
 def test_jacobi_is_the_legendre_symbol_for_a_prime() -> None:

@@ -1,0 +1,1154 @@
+"""The per-seat SRA state machine: messages in, messages out, no sockets, no threads.
+
+One :class:`Seat` object runs on each phone. The table layer feeds it every frame it
+receives and sends out every message it returns (to the host; the host sends its own
+to every guest). Every seat calls the same methods on the same *public* events::
+
+    seat = Seat(my_seat, TableConfig(n_seats=4, host=0))   # rng=secrets by default
+    out = seat.hello()                      # table set-up: keys + seed commitment
+    out += seat.handle(Message.decode(frame, seat.group))  # for every frame received
+    seat.ready, seat.fingerprint            # show the 6-digit fingerprint on every screen
+    out = seat.start_round(RoundSpec(round_id=1, order=(1, 2, 3, 0)))
+    while seat.has_work():
+        out += seat.work()                  # exponentiations happen here; send as you go
+    out = seat.reveal([(0, 1), (1, 2), ...])    # deal / draw events: (position, drawer)
+    seat.hand                               # {position: card code} of my own cards
+    out = seat.claim(ClaimKind.PERSIAN)     # right after the deal, if I hold two aces
+    out = seat.escrow(finished_seats)       # when I hold (see "Dropouts" in the docs)
+    out = seat.claim(ClaimKind.SHOWDOWN)    # prove my held hand
+    out = seat.finish_round()               # reveal my round seed: the audit follows
+    seat.verdict                            # Verdict(ok, cheaters, deck) once audited
+
+Several rounds can be open at once: start round r+1 while round r is played to
+pre-shuffle its deck (then pass ``round_id=r`` to ``reveal``/``claim``/
+``finish_round``). After a dropout: ``suspend_round(r)``, ``start_round`` of a fresh
+round among the rest, ``release(owner, r)`` at the showdown, ``close_round(r)``.
+
+``handle`` = :meth:`Seat.authenticate` (signature, round, sequence number) +
+:meth:`Seat.process` (content checks, state update); neither exponentiates except the
+signature check. All other exponentiation runs in ``work``, one bounded step per call
+(priority: my shuffle pass, keys, opening my cards, locking, claims, background
+subgroup tests, the audit), so a driver that sends each step's output at once makes
+the locking pass stream around the table and runs the audit in the background.
+:class:`app.protocol.harness.LocalTable` is a complete in-process driver.
+
+Errors: ``handle`` raises :class:`~app.protocol.errors.ProtocolViolation` naming the
+seat to blame with a stable code; the frame is not applied and the seat stays usable.
+Cheats found in the background or by the audit go to ``accusations`` and
+``verdict.cheaters``.
+
+Relaying: in the Bluetooth star only the host talks to everybody. The host calls
+``authenticate`` on each guest frame, relays it unchanged and in arrival order to the
+other guests only if that passed, then calls ``process``. Hence a guest that receives
+a frame with a bad signature, a replayed or a skipped sequence number blames the
+host: an honest host would never have relayed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from app.native.handeval import oczko_total
+from app.protocol import errors as E
+from app.protocol.encoding import DECK_SIZE, CardEncoding
+from app.protocol.errors import ProtocolUsageError, ProtocolViolation
+from app.protocol.group import DEFAULT_GROUP, Group
+from app.protocol.keys import (
+    Identity,
+    Rng,
+    RoundSecret,
+    default_rng,
+    digest,
+    keystream,
+    verify,
+)
+from app.protocol.messages import ClaimKind, Kind, Message
+
+MAX_SEATS = 7
+_HELLO_CONTEXT = b"blu21/hello/v1"
+_MAX_BUFFERED = 256
+_CHECKS_PER_STEP = 8
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Fixed for a table: number of seats, the host seat (the relay), the group."""
+
+    n_seats: int
+    host: int = 0
+    group: Group = DEFAULT_GROUP
+    shuffle_bits: int | None = None  # None = full-size shuffle keys (the default)
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.n_seats <= MAX_SEATS:
+            raise ValueError(f"a table has 2..{MAX_SEATS} seats")
+        if not 0 <= self.host < self.n_seats:
+            raise ValueError("host must be one of the seats")
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """One shuffle among ``order`` (shuffle order, >= 2 seats), public to every seat.
+
+    ``lock_ahead`` positions are produced and locked right away (default: the deal,
+    two cards per seat, plus one spare per seat); further positions are locked on
+    demand when :meth:`Seat.reveal` or :meth:`Seat.extend` asks for them.
+    ``lock_chunk`` is the streaming granularity of the locking pass.
+    """
+
+    round_id: int
+    order: tuple[int, ...]
+    lock_ahead: int = 0
+    lock_chunk: int = 0
+    shuffle_parts: int = 1  # frames per shuffle pass (all released together)
+
+    @property
+    def initial_lock(self) -> int:
+        """Positions locked at the start (default: the deal plus one spare per seat)."""
+        return min(DECK_SIZE, self.lock_ahead or 3 * len(self.order))
+
+    @property
+    def chunk(self) -> int:
+        """Positions per streamed message (default ``max(4, seats)``: one signature per
+        deal round keeps the bytes within 10% of the raw group elements)."""
+        return self.lock_chunk or max(4, len(self.order))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The audit's result for one round: ``deck`` is the opened card per position."""
+
+    round_id: int
+    ok: bool
+    cheaters: tuple[tuple[int, str], ...]
+    deck: tuple[int, ...] | None
+
+
+@dataclass
+class _Round:
+    spec: RoundSpec
+    secret: RoundSecret | None
+    enc: CardEncoding
+    recv_seq: dict[int, int] = field(default_factory=dict)
+    stages: list[list[int]] = field(default_factory=list)  # shuffle outputs by order index
+    locks: list[list[int]] = field(default_factory=list)  # lock outputs by locker index
+    lock_target: int = 0
+    my_encrypted: list[int] = field(default_factory=list)
+    shuffle_sent: bool = False
+    owner: dict[int, int] = field(default_factory=dict)
+    keys: dict[int, dict[int, int]] = field(default_factory=dict)
+    pending_keys: list[tuple[int, ...]] = field(default_factory=list)
+    hand: dict[int, int] = field(default_factory=dict)
+    claims: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = field(default_factory=dict)
+    unchecked_claims: list[int] = field(default_factory=list)
+    complaints: list[tuple[int, int]] = field(default_factory=list)
+    audit_wanted: bool = False
+    audit_sent: bool = False
+    audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
+    frozen: bool = False
+    deferred_sigs: list[Message] = field(default_factory=list)
+    frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
+    deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)
+    released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
+    held: dict[int, tuple[int, ...] | None] = field(default_factory=dict)  # owner -> cards
+    verdict: Verdict | None = None
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.spec.order
+
+    @property
+    def n(self) -> int:
+        return len(self.spec.order)
+
+    @property
+    def final(self) -> list[int]:
+        """The fully locked cards (output of the last locker)."""
+        return self.locks[-1]
+
+
+class Seat:
+    """One seat's protocol state (see the module docstring for the life cycle)."""
+
+    def __init__(
+        self,
+        seat: int,
+        config: TableConfig,
+        rng: Rng | None = None,
+        identity: Identity | None = None,
+    ) -> None:
+        if not 0 <= seat < config.n_seats:
+            raise ValueError("seat out of range")
+        self.seat = seat
+        self.config = config
+        self.group = config.group
+        self.rng = rng or default_rng()
+        self.identity = identity or Identity.generate(self.group, self.rng)
+        self.cost = 0.0  # work done, in units of one full-size modexp
+        self.checks = 0  # subgroup membership tests (Jacobi symbols) done
+        self.accusations: list[ProtocolViolation] = []
+        self._pubs: dict[int, tuple[int, int]] = {}
+        self._commits: dict[int, bytes] = {}
+        self._seeds: dict[int, bytes] = {}
+        self._table_seed = self.rng.token_bytes(32)
+        self.table_id = b""
+        self.joint_seed = b""
+        self._setup_seq: dict[int, int] = {}
+        self._my_seq: dict[int, int] = {}
+        self._rounds: dict[int, _Round] = {}
+        self._current = 0
+        self._buffer: list[Message] = []
+        self._pairwise: dict[int, bytes] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _count(self, exps: Iterable[int]) -> None:
+        qbits = self.group.q.bit_length()
+        self.cost += sum(max(e.bit_length(), 1) for e in exps) / qbits
+
+    def _pow_batch(self, bases: Sequence[int], exp: int) -> list[int]:
+        self._count([exp] * len(bases))
+        return self.group.pow_batch(bases, exp)
+
+    def _pow_many(self, bases: Sequence[int], exps: Sequence[int]) -> list[int]:
+        self._count(exps)
+        return self.group.pow_many(bases, exps)
+
+    def _blame_link(self, sender: int) -> int:
+        """Who to blame for a frame that fails authentication or sequencing."""
+        host = self.config.host
+        return sender if self.seat == host or sender == host or sender < 0 else host
+
+    def _send(self, kind: Kind, round_id: int, **fields: object) -> Message:
+        seq = self._my_seq.get(round_id, 0)
+        self._my_seq[round_id] = seq + 1
+        msg = Message(kind, round_id, self.seat, seq, **fields)  # type: ignore[arg-type]
+        context = _HELLO_CONTEXT if kind == Kind.HELLO else self.table_id
+        sig = self.identity.sign(context, msg.body(self.group))
+        return msg.signed(sig)
+
+    @property
+    def ready(self) -> bool:
+        """True once table set-up finished (all keys and seeds exchanged)."""
+        return bool(self.joint_seed)
+
+    @property
+    def fingerprint(self) -> int:
+        """A 6-digit code of everyone's public keys: equal on all screens, or a relay MITM."""
+        if not self.table_id:
+            raise ProtocolUsageError("set-up not finished")
+        return int.from_bytes(self.table_id[:8], "big") % 1_000_000
+
+    # ------------------------------------------------------------------ set-up
+
+    def hello(self) -> list[Message]:
+        """The set-up message: public keys and a commitment to this seat's table seed."""
+        self._pubs[self.seat] = (self.identity.sign_pub, self.identity.dh_pub)
+        self._commits[self.seat] = digest(self._table_seed)
+        return [
+            self._send(
+                Kind.HELLO,
+                0,
+                values=(self.identity.sign_pub, self.identity.dh_pub),
+                data=self._commits[self.seat],
+            )
+        ]
+
+    def _handle_setup(self, msg: Message) -> list[Message]:
+        n = self.config.n_seats
+        if msg.kind == Kind.HELLO:
+            if msg.seq != 0 or len(msg.values) != 2 or len(msg.data) != 32:
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
+            if not self.group.is_element(msg.values[1]):
+                raise ProtocolViolation(msg.sender, E.NOT_ELEMENT, "hello key")
+            self._pubs[msg.sender] = (msg.values[0], msg.values[1])
+            self._commits[msg.sender] = msg.data
+            if len(self._pubs) == n and self.seat in self._pubs:
+                self.table_id = digest(
+                    b"blu21/table",
+                    *(
+                        v.to_bytes(self.group.byte_len, "big")
+                        for s in range(n)
+                        for v in self._pubs[s]
+                    ),
+                )
+                self._seeds[self.seat] = self._table_seed
+                return [self._send(Kind.SEED, 0, data=self._table_seed)]
+            return []
+        if msg.kind == Kind.SEED:
+            if msg.seq != 1 or msg.sender not in self._commits:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "seed")
+            if digest(msg.data) != self._commits[msg.sender]:
+                raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "table seed")
+            self._seeds[msg.sender] = msg.data
+            if len(self._seeds) == n:
+                self.joint_seed = digest(b"blu21/joint", *(self._seeds[s] for s in range(n)))
+            return []
+        raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, f"{msg.kind.name} during set-up")
+
+    def _authenticate_sig(self, msg: Message) -> None:
+        pub = self._pubs.get(msg.sender)
+        if pub is None or not self.table_id:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "unknown seat")
+        self._count([self.group.q, 1 << 128])
+        body = msg.body(self.group)
+        if not verify(self.group, pub[0], self.table_id, body, msg.sig, check_pub=False):
+            raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, msg.kind.name)
+
+    # ------------------------------------------------------------------ rounds
+
+    def start_round(self, spec: RoundSpec) -> list[Message]:
+        """Begin a round (or a fresh shuffle after a dropout) among ``spec.order``.
+
+        Round ids must strictly increase over the table's life; every message is bound
+        to its round id, so frames of an earlier round are rejected as replays.
+        """
+        if not self.ready:
+            raise ProtocolUsageError("set-up not finished")
+        if spec.round_id <= self._current:
+            raise ProtocolUsageError("round ids must increase")
+        order = spec.order
+        if len(order) < 2 or len(set(order)) != len(order):
+            raise ProtocolUsageError("a round needs >= 2 distinct seats")
+        if not all(0 <= s < self.config.n_seats for s in order):
+            raise ProtocolUsageError("unknown seat in order")
+        if spec.lock_chunk < 0 or spec.lock_ahead < 0 or spec.shuffle_parts < 1:
+            raise ProtocolUsageError("bad lock_chunk, lock_ahead or shuffle_parts")
+        secret = (
+            RoundSecret.fresh(self.group, spec.round_id, self.rng, self.config.shuffle_bits)
+            if self.seat in order
+            else None
+        )
+        rnd = _Round(spec, secret, CardEncoding.derive(self.group, self.joint_seed, spec.round_id))
+        rnd.stages = [[] for _ in order]
+        rnd.locks = [[] for _ in order[:-1]]
+        rnd.lock_target = spec.initial_lock
+        self._rounds[spec.round_id] = rnd
+        self._current = spec.round_id
+        out: list[Message] = []
+        buffered, self._buffer = self._buffer, []
+        later = []
+        for msg in buffered:
+            if msg.round_id > spec.round_id:
+                later.append(msg)  # for a round after this one
+                continue
+            try:
+                out += self.handle(msg)
+            except ProtocolViolation as exc:  # arrived early, judged now: record, go on
+                self.accusations.append(exc)
+        self._buffer = later
+        return out
+
+    def _round(self, round_id: int | None = None) -> _Round:
+        rnd = self._rounds.get(self._current if round_id is None else round_id)
+        if rnd is None:
+            raise ProtocolUsageError("no such round")
+        return rnd
+
+    def verdict_of(self, round_id: int) -> Verdict | None:
+        """The audit verdict of ``round_id`` (None while pending)."""
+        return self._round(round_id).verdict
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The audit verdict of the current round (None while pending)."""
+        return self._round().verdict
+
+    @property
+    def hand(self) -> dict[int, int]:
+        """My opened cards in the current round: ``{position: card code}``."""
+        return dict(self._round().hand)
+
+    def owner_of(self, position: int) -> int | None:
+        """The seat a position was dealt to (None if not dealt yet)."""
+        return self._round().owner.get(position)
+
+    def locked_count(self) -> int:
+        """How many positions are fully locked (ready to deal)."""
+        return len(self._round().final)
+
+    def suspend_round(self, round_id: int) -> None:
+        """Freeze a round a dropout interrupted: no more shuffling, locking or dealing in it.
+
+        Claims, escrow releases and opening of cards already dealt still work; the table
+        then starts a fresh round among the remaining seats (:meth:`start_round`).
+        """
+        self._round(round_id).frozen = True
+
+    def hand_in(self, round_id: int) -> dict[int, int]:
+        """My opened cards in ``round_id``: ``{position: card code}``."""
+        return dict(self._round(round_id).hand)
+
+    def extend(self, upto: int, round_id: int | None = None) -> None:
+        """Lock positions up to ``upto`` (exclusive) in the background (public event)."""
+        rnd = self._round(round_id)
+        rnd.lock_target = max(rnd.lock_target, min(DECK_SIZE, upto))
+
+    def reveal(
+        self, assignments: Sequence[tuple[int, int]], round_id: int | None = None
+    ) -> list[Message]:
+        """Deal ``(position, drawer)`` pairs (a public event, called on every seat).
+
+        Every seat but the drawer broadcasts its key for the position (one KEYS message
+        per call, once the positions are locked); the drawer then opens its card with
+        one exponentiation. Positions beyond the locked region are locked on demand.
+        ``round_id`` defaults to the latest started round (with a pre-shuffle of the next
+        round running, name the round being played).
+        """
+        rnd = self._round(round_id)
+        for pos, drawer in assignments:
+            if not 0 <= pos < DECK_SIZE or drawer not in rnd.order:
+                raise ProtocolUsageError("bad assignment")
+            if pos in rnd.owner:
+                raise ProtocolUsageError(f"position {pos} already dealt")
+        for pos, drawer in assignments:
+            rnd.owner[pos] = drawer
+            rnd.keys.setdefault(pos, {})
+        rnd.lock_target = max(rnd.lock_target, 1 + max(p for p, _ in assignments))
+        if self.seat in rnd.order:
+            mine = tuple(p for p, d in assignments if d != self.seat)
+            if mine:
+                rnd.pending_keys.append(mine)
+        return []
+
+    def claim(self, kind: ClaimKind, round_id: int | None = None) -> list[Message]:
+        """Prove my hand: PERSIAN (my first two cards are aces) or SHOWDOWN (all my cards).
+
+        ``round_id`` names an earlier, still open round: after a dropout the cards dealt
+        before the fresh shuffle are claimed in their own round.
+        """
+        rnd = self._round(round_id)
+        mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
+        if kind == ClaimKind.PERSIAN:
+            mine = mine[:2]
+        if not mine or any(p not in rnd.hand for p in mine):
+            raise ProtocolUsageError("my cards are not open yet")
+        codes = [rnd.hand[p] for p in mine]
+        return [self._claim_message(rnd, kind, mine, codes, oczko_total(codes))]
+
+    def _claim_message(
+        self,
+        rnd: _Round,
+        kind: ClaimKind,
+        positions: Sequence[int],
+        codes: Sequence[int],
+        total: int,
+    ) -> Message:
+        assert rnd.secret is not None
+        data = bytes([int(kind), total]) + b"".join(
+            bytes([p, c]) for p, c in zip(positions, codes, strict=True)
+        )
+        keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
+        return self._send(Kind.CLAIM, rnd.spec.round_id, values=keys, data=data)
+
+    def finish_round(self, round_id: int | None = None) -> list[Message]:
+        """End the round: reveal my round seed; the audit then runs as background work."""
+        rnd = self._round(round_id)
+        rnd.audit_wanted = True
+        return []
+
+    def close_round(self, round_id: int) -> None:
+        """Give up auditing a round that a dropout voided (its seed will never come).
+
+        The verdict becomes ``ok=False`` with no cheater named: the round was replaced
+        by a fresh shuffle; held results in it stay openable through the escrow.
+        """
+        rnd = self._round(round_id)
+        if rnd.verdict is None:
+            rnd.verdict = Verdict(round_id, False, (), None)
+
+    # -- escrow of a held result (dropouts) --------------------------------------
+
+    def _pair_key(self, other: int) -> bytes:
+        if other not in self._pairwise:
+            self.cost += 1.0
+            self._pairwise[other] = self.identity.pairwise_key(self._pubs[other][1])
+        return self._pairwise[other]
+
+    def _record_key(self, round_id: int, owner: int, holder: int) -> bytes:
+        other = holder if owner == self.seat else owner
+        return digest(
+            b"blu21/escrow-record",
+            self._pair_key(other),
+            round_id.to_bytes(8, "big"),
+            bytes([owner, holder]),
+        )
+
+    def escrow(self, holders: Sequence[int]) -> list[Message]:
+        """After I hold: give seats that have *finished their turn* the keys to my cards.
+
+        Each holder gets my card keys encrypted under our pairwise key, so if I drop
+        out my held result can still be opened at showdown (see :meth:`release`),
+        while no seat still to act can read it. Call again when more seats finish.
+        """
+        rnd = self._round()
+        assert rnd.secret is not None
+        mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
+        if not mine or any(p not in rnd.hand for p in mine):
+            raise ProtocolUsageError("my cards are not open yet")
+        plain = b"".join(
+            bytes([p]) + rnd.secret.card_key_inv(p).to_bytes(self.group.byte_len, "big")
+            for p in mine
+        )
+        holders = [h for h in holders if h != self.seat and h in rnd.order]
+        if not holders:
+            return []
+        data = bytes([len(holders)])
+        for h in holders:
+            key = self._record_key(rnd.spec.round_id, self.seat, h)
+            ct = bytes(a ^ b for a, b in zip(plain, keystream(key, len(plain)), strict=True))
+            data += bytes([h]) + len(ct).to_bytes(2, "big") + ct
+        return [self._send(Kind.ESCROW, rnd.spec.round_id, data=data)]
+
+    def release(self, owner: int, round_id: int) -> list[Message]:
+        """At showdown, open a dropped seat's escrowed hand: publish the record key.
+
+        The record key decrypts only that one escrow record; everybody then opens the
+        owner's cards from the signed escrow and the keys broadcast at the deal.
+        """
+        rnd = self._round(round_id)
+        if (owner, self.seat) not in rnd.escrows:
+            return []
+        key = self._record_key(round_id, owner, self.seat)
+        self._apply_release(rnd, owner, self.seat, key)
+        data = bytes([owner]) + round_id.to_bytes(8, "big") + key
+        return [self._send(Kind.RELEASE, self._current, data=data)]
+
+    def held_result(self, owner: int, round_id: int) -> tuple[int, ...] | None:
+        """The card codes of a dropped seat's escrowed hand once released and opened."""
+        return self._round(round_id).held.get(owner)
+
+    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
+        ct = rnd.escrows[(owner, holder)]
+        plain = bytes(a ^ b for a, b in zip(ct, keystream(key, len(ct)), strict=True))
+        step = 1 + self.group.byte_len
+        mine = sorted(p for p, d in rnd.owner.items() if d == owner)
+        recs = [plain[i : i + step] for i in range(0, len(plain), step)]
+        positions = [r[0] for r in recs]
+        keys = [int.from_bytes(r[1:], "big") for r in recs]
+        if positions != mine or not all(self.group.is_exponent(k) for k in keys):
+            raise ProtocolViolation(holder, E.BAD_KEY, "escrow record does not open")
+        if owner in rnd.released:
+            return
+        for p, k in zip(positions, keys, strict=True):
+            rnd.keys.setdefault(p, {})[owner] = k
+        rnd.released[owner] = tuple(positions)
+
+    # ------------------------------------------------------------------ receiving
+
+    def authenticate(self, msg: Message) -> None:
+        """The link checks a relaying host runs before forwarding a frame.
+
+        Sender id, round (replays of closed rounds), signature and sequence number; on
+        success the sequence number is consumed. Failures blame the link (the host, as
+        seen from a guest). A host relays every frame that passes, whatever its content,
+        so that every seat sees - and names - a sender's signed misbehaviour.
+        """
+        if not 0 <= msg.sender < self.config.n_seats or msg.sender == self.seat:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "sender id")
+        if msg.round_id == 0:
+            expected = self._setup_seq.get(msg.sender, 0)
+            seqs = self._setup_seq
+        else:
+            if not self.ready:
+                raise ProtocolViolation(
+                    self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up"
+                )
+            if msg.round_id > self._current:
+                self._authenticate_sig(msg)  # buffered; sequence checked when started
+                return
+            rnd = self._rounds.get(msg.round_id)
+            closed = rnd is None or (rnd.verdict is not None and msg.kind != Kind.EVIDENCE)
+            if closed:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
+            assert rnd is not None
+            expected = rnd.recv_seq.get(msg.sender, 0)
+            seqs = rnd.recv_seq
+        if msg.seq < expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "sequence")
+        if msg.seq > expected:
+            raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "sequence")
+        if msg.kind == Kind.HELLO:
+            if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
+            self._count([self.group.q, 1 << 128])
+            ok = verify(self.group, msg.values[0], _HELLO_CONTEXT, msg.body(self.group), msg.sig)
+            if not ok:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.BAD_SIGNATURE, "hello")
+        elif self._may_defer_signature(msg):
+            self._rounds[msg.round_id].deferred_sigs.append(msg)
+        else:
+            self._authenticate_sig(msg)
+        seqs[msg.sender] = expected + 1
+
+    def _may_defer_signature(self, msg: Message) -> bool:
+        """Can this guest check the signature later, in the background?
+
+        Only for shuffle and lock frames it does not exponentiate next (and not the
+        final locks, which everybody opens): they are recorded at once (their order
+        matters) but nothing this seat sends depends on them before the background
+        check ran. The host never defers: it checks every frame before relaying it.
+        """
+        if msg.round_id == 0 or self.seat == self.config.host:
+            return False
+        if msg.kind not in (Kind.SHUFFLE, Kind.LOCK):
+            return False
+        rnd = self._rounds.get(msg.round_id)
+        if rnd is None or msg.sender not in rnd.order:
+            return False
+        i = rnd.order.index(msg.sender)
+        n = rnd.n
+        if msg.kind == Kind.SHUFFLE:
+            consumer = rnd.order[i + 1] if i + 1 < n else rnd.order[0]
+        elif i < n - 2:
+            consumer = rnd.order[i + 1]
+        else:
+            return False  # the final locks (or a bogus LOCK that process will reject)
+        return consumer != self.seat
+
+    def handle(self, msg: Message) -> list[Message]:
+        """Authenticate, validate and record one incoming message; return messages to send.
+
+        Raises ProtocolViolation naming the seat to blame; the message is not applied.
+        """
+        self.authenticate(msg)
+        return self.process(msg)
+
+    def process(self, msg: Message) -> list[Message]:
+        """The content checks and state update for an authenticated message."""
+        if msg.round_id == 0:
+            return self._handle_setup(msg)
+        if msg.round_id > self._current:
+            if len(self._buffer) >= _MAX_BUFFERED:
+                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
+            self._buffer.append(msg)
+            return []
+        rnd = self._rounds[msg.round_id]
+        if msg.sender not in rnd.order:
+            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
+        rnd.frames[(msg.sender, msg.seq)] = msg
+        handler = {
+            Kind.SHUFFLE: self._on_shuffle,
+            Kind.LOCK: self._on_lock,
+            Kind.KEYS: self._on_keys,
+            Kind.CLAIM: self._on_claim,
+            Kind.AUDIT: self._on_audit,
+            Kind.COMPLAIN: self._on_complain,
+            Kind.ESCROW: self._on_escrow,
+            Kind.RELEASE: self._on_release,
+            Kind.EVIDENCE: self._on_evidence,
+        }.get(msg.kind)
+        if handler is None:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
+        try:
+            handler(rnd, msg)
+        except ProtocolViolation:
+            # Blame the sender only for what it provably signed: check a deferred
+            # signature now (a forgery names the relay instead).
+            if any(m is msg for m in rnd.deferred_sigs):
+                rnd.deferred_sigs = [m for m in rnd.deferred_sigs if m is not msg]
+                self._authenticate_sig(msg)
+            raise
+        return []
+
+    def _check_elements(
+        self,
+        rnd: _Round,
+        sender: int,
+        values: Sequence[int],
+        seen: Iterable[int],
+        consumer: int | None,
+    ) -> None:
+        """Duplicate checks at once; range and subgroup (Jacobi) tests in the background.
+
+        The Jacobi tests need not delay the chain: every exponent an honest seat
+        applies before releasing values is even (:func:`app.protocol.keys.even_exponent`),
+        so a non-residue cannot leak its Legendre symbol through this seat. The tests
+        run as background work (before the audit) and name the sender on this seat.
+        ``consumer`` is the seat that exponentiates these values next.
+        """
+        if not values:
+            raise ProtocolViolation(sender, E.BAD_LENGTH, "no values")
+        if len(set(values)) != len(values) or not set(seen).isdisjoint(values):
+            raise ProtocolViolation(sender, E.DUPLICATE_VALUE, "duplicate card")
+        del consumer  # every seat defers the Jacobi test; kept to document the call sites
+        p = self.group.p
+        if not all(1 < v < p - 1 for v in values):  # cheap, and the kernels need it
+            raise ProtocolViolation(sender, E.NOT_ELEMENT, "out of range")
+        rnd.deferred_checks.append((sender, tuple(values)))
+
+    def _check_subgroup(self, sender: int, values: Sequence[int]) -> None:
+        self.checks += len(values)
+        for v in values:
+            if not self.group.is_element(v):
+                raise ProtocolViolation(sender, E.NOT_ELEMENT, "outside the subgroup")
+
+    def _run_deferred_sig(self, rnd: _Round) -> list[Message]:
+        msg = rnd.deferred_sigs.pop(0)
+        try:
+            self._authenticate_sig(msg)
+        except ProtocolViolation as exc:
+            # A forged frame got into this round's state: the round is void here and
+            # only the relay (the host, which checks every frame) can be named.
+            self.accusations.append(exc)
+            rnd.deferred_sigs.clear()
+            rnd.verdict = Verdict(rnd.spec.round_id, False, ((exc.seat, exc.code),), None)
+        return []
+
+    def _run_deferred_checks(self, rnd: _Round) -> list[Message]:
+        # a few values per step, so that urgent work arriving meanwhile waits little
+        sender, values = rnd.deferred_checks.pop(0)
+        head, rest = values[:_CHECKS_PER_STEP], values[_CHECKS_PER_STEP:]
+        if rest:
+            rnd.deferred_checks.insert(0, (sender, rest))
+        try:
+            self._check_subgroup(sender, head)
+        except ProtocolViolation as exc:
+            self.accusations.append(exc)
+            rnd.deferred_checks = [c for c in rnd.deferred_checks if c[0] != sender]
+        return []
+
+    def _on_shuffle(self, rnd: _Round, msg: Message) -> None:
+        i = rnd.order.index(msg.sender)
+        if rnd.audit_sent:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
+        if i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE:
+            # the sender must have had its input: an in-order relay lost it
+            raise ProtocolViolation(
+                self._blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
+            )
+        stage = rnd.stages[i]
+        if msg.start != len(stage) or msg.start + len(msg.values) > DECK_SIZE:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
+        consumer = rnd.order[i + 1] if i + 1 < rnd.n else rnd.order[0]
+        self._check_elements(rnd, msg.sender, msg.values, stage, consumer)
+        prev = rnd.enc.values if i == 0 else rnd.stages[i - 1]
+        if not set(prev).isdisjoint(msg.values):
+            raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
+        stage.extend(msg.values)
+
+    def _on_lock(self, rnd: _Round, msg: Message) -> None:
+        u = rnd.order.index(msg.sender)
+        if u >= rnd.n - 1:
+            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "the last shuffler does not lock")
+        inp = rnd.stages[-1] if u == 0 else rnd.locks[u - 1]
+        out = rnd.locks[u]
+        if msg.start != len(out):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "lock range")
+        if msg.start + len(msg.values) > len(inp):
+            # the locker must have had its input: an in-order relay lost it
+            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "lock input")
+        consumer = rnd.order[u + 1] if u + 2 < rnd.n else None  # the last lock: opened only
+        self._check_elements(rnd, msg.sender, msg.values, out, consumer)
+        out.extend(msg.values)
+
+    def _on_keys(self, rnd: _Round, msg: Message) -> None:
+        positions = list(msg.data)
+        if (
+            not positions
+            or len(positions) != len(msg.values)
+            or len(set(positions)) != len(positions)
+        ):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "keys")
+        for pos, key in zip(positions, msg.values, strict=True):
+            if pos >= DECK_SIZE or msg.sender in rnd.keys.get(pos, {}):
+                raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "key position")
+            if not self.group.is_exponent(key):
+                raise ProtocolViolation(msg.sender, E.NOT_EXPONENT, "key")
+        for pos, key in zip(positions, msg.values, strict=True):
+            rnd.keys.setdefault(pos, {})[msg.sender] = key
+
+    def _on_claim(self, rnd: _Round, msg: Message) -> None:
+        data = msg.data
+        if len(data) < 4 or len(data) % 2 or len(msg.values) != (len(data) - 2) // 2:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "claim")
+        try:
+            kind = ClaimKind(data[0])
+        except ValueError:
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "claim kind") from None
+        total = data[1]
+        pairs = tuple((data[k], data[k + 1]) for k in range(2, len(data), 2))
+        positions = [p for p, _ in pairs]
+        codes = [c for _, c in pairs]
+        if msg.sender in rnd.claims and rnd.claims[msg.sender][0] == kind:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "second claim")
+        if any(c >= DECK_SIZE for c in codes) or len(set(positions)) != len(positions):
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "claim values")
+        if not all(self.group.is_exponent(k) for k in msg.values):
+            raise ProtocolViolation(msg.sender, E.NOT_EXPONENT, "claim key")
+        mine = sorted(p for p, d in rnd.owner.items() if d == msg.sender)
+        if kind == ClaimKind.PERSIAN:
+            if positions != mine[:2] or len(positions) != 2 or any(c >= 4 for c in codes):
+                raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not a Persian 21")
+        elif positions != mine:
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not the claimer's cards")
+        if total != oczko_total(codes):
+            raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "false total")
+        rnd.claims[msg.sender] = (kind, total, pairs)
+        for pos, key in zip(positions, msg.values, strict=True):
+            rnd.keys.setdefault(pos, {})[msg.sender] = key
+        rnd.unchecked_claims.append(msg.sender)
+
+    def _on_complain(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 1:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "complaint")
+        if msg.data[0] >= len(rnd.final):
+            # nobody can have failed to open a position that is not locked yet
+            raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
+        rnd.complaints.append((msg.sender, msg.data[0]))
+        rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
+
+    def _on_escrow(self, rnd: _Round, msg: Message) -> None:
+        data = msg.data
+        try:
+            count, off, recs = data[0], 1, {}
+            for _ in range(count):
+                holder = data[off]
+                size = int.from_bytes(data[off + 1 : off + 3], "big")
+                recs[holder] = data[off + 3 : off + 3 + size]
+                if len(recs[holder]) != size:
+                    raise IndexError
+                off += 3 + size
+        except IndexError:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow") from None
+        if off != len(data):
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow")
+        for holder, ct in recs.items():
+            rnd.escrows[(msg.sender, holder)] = ct
+
+    def _on_release(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 41:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "release")
+        owner = msg.data[0]
+        old = self._rounds.get(int.from_bytes(msg.data[1:9], "big"))
+        if old is None or (owner, msg.sender) not in old.escrows:
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "no such escrow")
+        self._apply_release(old, owner, msg.sender, msg.data[9:])
+
+    def _on_audit(self, rnd: _Round, msg: Message) -> None:
+        if msg.sender in rnd.audits or len(msg.data) != 32:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
+        last = rnd.order[-1]
+        if msg.sender != last and msg.values:
+            raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
+        if msg.sender == last:
+            stage = rnd.stages[-1]
+            if msg.start != len(stage) or len(stage) + len(msg.values) != DECK_SIZE:
+                if len(rnd.stages[-2]) == DECK_SIZE or msg.values:
+                    raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
+            elif msg.values:
+                self._check_elements(rnd, msg.sender, msg.values, stage, self.seat)
+        rnd.audits[msg.sender] = (msg.data, msg.values)
+        rnd.audit_wanted = True
+
+    # ------------------------------------------------------------------ work
+
+    def has_work(self) -> bool:
+        """True when :meth:`work` has something to do."""
+        return any(self._next_job(rnd) is not None for rnd in self._open_rounds())
+
+    def work(self) -> list[Message]:
+        """Do one bounded step of pending computation; return the messages it produces.
+
+        Priority: my shuffle pass, locking, keys, opening my cards, checking claims,
+        then the audit (background).
+        """
+        for rnd in self._open_rounds():
+            job = self._next_job(rnd)
+            if job is not None:
+                return job()
+        return []
+
+    def _open_rounds(self) -> list[_Round]:
+        return [
+            r
+            for _, r in sorted(self._rounds.items())
+            if r.verdict is None or any(o not in r.held for o in r.released)
+        ]
+
+    def _next_job(self, rnd: _Round):
+        if rnd.secret is None:
+            return None
+        me = rnd.order.index(self.seat)
+        n = rnd.n
+        # A later round freezes this one (a dropout's fresh shuffle, or the next round
+        # while this one's audit runs): no more shuffling, locking or dealing here.
+        busy = not rnd.audit_wanted and not rnd.frozen and rnd.verdict is None
+        # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
+        if busy and me < n - 1 and not rnd.shuffle_sent:
+            inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
+            if len(rnd.my_encrypted) < len(inp):
+                return lambda: self._encrypt_incoming(rnd, inp)
+            if len(rnd.my_encrypted) == DECK_SIZE:
+                return lambda: self._release_shuffle(rnd)
+        # 2. the last shuffler streams its per-card-keyed output up to the lock target
+        last_ready = me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE
+        if busy and last_ready and len(rnd.stages[-1]) < rnd.lock_target:
+            return lambda: self._last_shuffle_chunk(rnd)
+        # 3. keys for dealt positions once they are locked (before locking more)
+        if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
+            return lambda: self._send_keys(rnd)
+        # 4. open my own cards
+        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
+            return lambda: self._open_mine(rnd)
+        # 5. locking, streamed in chunks
+        if busy and me < n - 1:
+            inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
+            if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
+                return lambda: self._lock_chunk(rnd, inp)
+        # 6. signatures deferred by authenticate (before anything judges others' data)
+        if rnd.deferred_sigs and rnd.verdict is None:
+            return lambda: self._run_deferred_sig(rnd)
+        # 7. check others' claims (once their keys are all in)
+        if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
+            return lambda: self._check_claim(rnd)
+        # 8. open a dropped seat's released hand
+        pend = [o for o in rnd.released if o not in rnd.held]
+        if pend and all(len(rnd.final) > p for p in rnd.released[pend[0]]):
+            return lambda: self._open_released(rnd, pend[0])
+        # 9. deferred subgroup tests of values this seat does not exponentiate
+        if rnd.deferred_checks:
+            return lambda: self._run_deferred_checks(rnd)
+        # 10. the audit (background)
+        if rnd.verdict is not None:
+            return None
+        if rnd.audit_wanted and not rnd.audit_sent:
+            return lambda: self._send_audit(rnd)
+        if rnd.audit_sent and len(rnd.audits) == n:
+            return lambda: self._run_audit(rnd)
+        return None
+
+    def _encrypt_incoming(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
+        assert rnd.secret is not None
+        done = len(rnd.my_encrypted)
+        rnd.my_encrypted.extend(self._pow_batch(inp[done:], rnd.secret.shuffle_key))
+        return []
+
+    def _release_shuffle(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        perm = rnd.secret.permutation(DECK_SIZE)
+        out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
+        if len(set(out)) != DECK_SIZE:
+            # x and -x in my input (an even key maps both to one value): name the sender
+            me = rnd.order.index(self.seat)
+            sender = rnd.order[me - 1]
+            rnd.frozen = True
+            try:
+                self._check_subgroup(sender, rnd.stages[me - 1])
+                exc = ProtocolViolation(sender, E.DUPLICATE_VALUE, "x and -x")
+            except ProtocolViolation as found:
+                exc = found
+            self.accusations.append(exc)
+            return []
+        rnd.shuffle_sent = True
+        rnd.stages[rnd.order.index(self.seat)] = list(out)
+        # Released as a whole, but in parts: the next shuffler encrypts part 1 while
+        # part 2 is still on the air (one signature per part: more parts, more bytes).
+        parts = max(1, min(rnd.spec.shuffle_parts, DECK_SIZE))
+        bounds = [DECK_SIZE * k // parts for k in range(parts + 1)]
+        return [
+            self._send(Kind.SHUFFLE, rnd.spec.round_id, start=a, values=tuple(out[a:b]))
+            for a, b in pairwise(bounds)
+        ]
+
+    def _last_shuffle_chunk(self, rnd: _Round) -> list[Message]:
+        # Output position j = input[perm[j]] ^ e_j: each position costs the same whatever
+        # perm[j] is, so streaming these in position order leaks nothing about perm.
+        assert rnd.secret is not None
+        stage = rnd.stages[-1]
+        start = len(stage)
+        end = min(rnd.lock_target, start + rnd.spec.chunk)
+        perm = rnd.secret.permutation(DECK_SIZE)
+        inp = rnd.stages[-2]
+        vals = self._pow_many(
+            [inp[perm[j]] for j in range(start, end)],
+            [rnd.secret.card_key(j) for j in range(start, end)],
+        )
+        stage.extend(vals)
+        return [self._send(Kind.SHUFFLE, rnd.spec.round_id, start=start, values=tuple(vals))]
+
+    def _lock_chunk(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
+        assert rnd.secret is not None
+        me = rnd.order.index(self.seat)
+        out = rnd.locks[me]
+        start = len(out)
+        end = min(len(inp), rnd.lock_target, start + rnd.spec.chunk)
+        vals = self._pow_many(
+            inp[start:end], [rnd.secret.lock_exponent(j) for j in range(start, end)]
+        )
+        out.extend(vals)
+        return [self._send(Kind.LOCK, rnd.spec.round_id, start=start, values=tuple(vals))]
+
+    def _send_keys(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        positions = rnd.pending_keys.pop(0)
+        keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
+        for p, k in zip(positions, keys, strict=True):
+            rnd.keys.setdefault(p, {})[self.seat] = k  # verifying claims needs mine too
+        return [self._send(Kind.KEYS, rnd.spec.round_id, values=keys, data=bytes(positions))]
+
+    def _openable(self, rnd: _Round) -> list[int]:
+        others = [s for s in rnd.order if s != self.seat]
+        return [
+            p
+            for p, d in sorted(rnd.owner.items())
+            if d == self.seat
+            and p not in rnd.hand
+            and p < len(rnd.final)
+            and all(s in rnd.keys.get(p, {}) for s in others)
+        ]
+
+    def _open_exponent(self, rnd: _Round, pos: int, owner_key: int) -> int:
+        keys = rnd.keys[pos]
+        others = [keys[s] for s in rnd.order if s != rnd.owner[pos]]
+        return self.group.prod_exp([*others, owner_key])
+
+    def _open_mine(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        positions = self._openable(rnd)
+        exps = [self._open_exponent(rnd, p, rnd.secret.card_key_inv(p)) for p in positions]
+        out: list[Message] = []
+        for pos, value in zip(
+            positions, self._pow_many([rnd.final[p] for p in positions], exps), strict=True
+        ):
+            code = rnd.enc.card_of(value)
+            if code is None:
+                # Somebody's key or lock is wrong: void the round, the audit names him.
+                rnd.hand[pos] = -1
+                rnd.complaints.append((self.seat, pos))
+                rnd.audit_wanted = True
+                out.append(self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([pos])))
+            else:
+                rnd.hand[pos] = code
+        return out
+
+    def _checkable_claim(self, rnd: _Round) -> int | None:
+        for claimer in rnd.unchecked_claims:
+            others = [s for s in rnd.order if s != claimer]
+            pairs = rnd.claims[claimer][2]
+            if all(
+                p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in others)
+                for p, _ in pairs
+            ):
+                return claimer
+        return None
+
+    def _check_claim(self, rnd: _Round) -> list[Message]:
+        claimer = self._checkable_claim(rnd)
+        assert claimer is not None
+        rnd.unchecked_claims.remove(claimer)
+        pairs = rnd.claims[claimer][2]
+        positions = [p for p, _ in pairs]
+        exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
+        opened = self._pow_many([rnd.final[p] for p in positions], exps)
+        wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
+        if wrong:
+            rnd.audit_wanted = True  # the transcript check decides who lied
+            rnd.complaints.append((self.seat, wrong[0]))
+            return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([wrong[0]]))]
+        return []
+
+    def _open_released(self, rnd: _Round, owner: int) -> list[Message]:
+        positions = rnd.released[owner]
+        if not all(s in rnd.keys.get(p, {}) for p in positions for s in rnd.order):
+            rnd.held[owner] = None  # a deal key is missing: cannot be opened
+            return []
+        exps = [self._open_exponent(rnd, p, rnd.keys[p][owner]) for p in positions]
+        codes = [
+            rnd.enc.card_of(v) for v in self._pow_many([rnd.final[p] for p in positions], exps)
+        ]
+        rnd.held[owner] = None if None in codes else tuple(codes)  # type: ignore[arg-type]
+        return []
+
+    def _send_audit(self, rnd: _Round) -> list[Message]:
+        assert rnd.secret is not None
+        rnd.audit_sent = True
+        rest: tuple[int, ...] = ()
+        start = 0
+        if self.seat == rnd.order[-1] and len(rnd.stages[-2]) == DECK_SIZE:
+            stage = rnd.stages[-1]
+            start = len(stage)
+            perm = rnd.secret.permutation(DECK_SIZE)
+            rest = tuple(
+                self._pow_many(
+                    [rnd.stages[-2][perm[j]] for j in range(start, DECK_SIZE)],
+                    [rnd.secret.card_key(j) for j in range(start, DECK_SIZE)],
+                )
+            )
+        rnd.audits[self.seat] = (rnd.secret.seed, rest)
+        return [
+            self._send(
+                Kind.AUDIT, rnd.spec.round_id, start=start, values=rest, data=rnd.secret.seed
+            )
+        ]
+
+    # ------------------------------------------------------------------ audit
+
+    def _run_audit(self, rnd: _Round) -> list[Message]:
+        from app.protocol.audit import audit_round
+
+        rnd.verdict = audit_round(self, rnd)
+        for seat, code in rnd.verdict.cheaters:
+            self.accusations.append(ProtocolViolation(seat, code, f"round {rnd.spec.round_id}"))
+        return self._evidence_for(rnd)
+
+    def _evidence_for(self, rnd: _Round) -> list[Message]:
+        """Publish the signed frames that contradict their sender's revealed seed.
+
+        The others may hold a different (consistent) version of such a frame if its
+        sender equivocated (only the host can: it delivers its own frames); with the
+        evidence every seat sees two signed versions and names it.
+        """
+        assert rnd.verdict is not None
+        out = []
+        for x, code in rnd.verdict.cheaters:
+            if code != E.BAD_KEY or x not in rnd.audits:
+                continue
+            sec = RoundSecret(self.group, rnd.audits[x][0], rnd.spec.round_id, None)
+            for (sender, _), msg in sorted(rnd.frames.items(), key=lambda kv: kv[0]):
+                if sender != x or msg.kind not in (Kind.KEYS, Kind.CLAIM):
+                    continue
+                positions = list(msg.data) if msg.kind == Kind.KEYS else list(msg.data[2::2])
+                if any(
+                    k != sec.card_key_inv(p) for p, k in zip(positions, msg.values, strict=False)
+                ):
+                    frame = msg.encode(self.group)
+                    out.append(self._send(Kind.EVIDENCE, rnd.spec.round_id, data=frame))
+        return out
+
+    def _on_evidence(self, rnd: _Round, msg: Message) -> None:
+        try:
+            shown = Message.decode(msg.data, self.group)
+        except ProtocolViolation:
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence") from None
+        pub = self._pubs.get(shown.sender)
+        body = shown.body(self.group)
+        if (
+            shown.round_id != rnd.spec.round_id
+            or pub is None
+            or not verify(self.group, pub[0], self.table_id, body, shown.sig, check_pub=False)
+        ):
+            raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence not signed")
+        self._count([self.group.q, 1 << 128])
+        mine = rnd.frames.get((shown.sender, shown.seq))
+        if mine is None or mine == shown:
+            return  # nothing I did not see myself: my own audit has judged it
+        # Two different signed frames with one sequence number: proven equivocation.
+        # Whoever complained because of the version he got is excused.
+        exc = ProtocolViolation(shown.sender, E.EQUIVOCATION, f"seq {shown.seq}")
+        self.accusations = [
+            a
+            for a in self.accusations
+            if not (a.seat == msg.sender and a.code == E.FALSE_COMPLAINT)
+        ]
+        self.accusations.append(exc)
+        if rnd.verdict is not None:
+            cheaters = tuple(
+                c for c in rnd.verdict.cheaters if c != (msg.sender, E.FALSE_COMPLAINT)
+            )
+            if (shown.sender, E.EQUIVOCATION) not in cheaters:
+                cheaters += ((shown.sender, E.EQUIVOCATION),)
+            rnd.verdict = Verdict(rnd.spec.round_id, False, cheaters, None)

@@ -1,0 +1,52 @@
+"""pytest-benchmark cases for the SRA shuffle + deal, each next to a named peer.
+
+Run: ``pytest bench/test_bench_shuffle.py --benchmark-only``. Peers in the same run:
+one full-size 2048-bit modexp through ``app.native.sra`` (the unit the protocol is
+measured in) and the same round with the whole deck locked (the naive "lock all 52"
+that the lock-only-what-is-needed rule avoids).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from app.protocol.group import FFDHE2048
+from app.protocol.harness import LocalTable
+from app.protocol.seat import RoundSpec
+
+G = FFDHE2048
+
+
+def _table(n: int) -> LocalTable:
+    t = LocalTable(n, G, seed=7)
+    t.setup()
+    for s in t.seats:
+        s.identity.precompute(16)
+    return t
+
+
+def _round(t: LocalTable, lock_ahead: int) -> None:
+    order = tuple(range(len(t.seats)))
+    t.start(RoundSpec(1, order, lock_ahead=lock_ahead))
+    t.reveal([(j, order[j % len(order)]) for j in range(2 * len(order))], order)
+    assert all(len(s.hand) == 2 for s in t.seats)
+
+
+def test_bench_modexp_unit(benchmark):
+    """Peer: one full-size modexp."""
+    b = secrets.randbelow(G.p - 3) + 2
+    e = secrets.randbelow(G.q - 1) + 1
+    benchmark(G.ctx.pow, b, e)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_bench_shuffle_and_deal(benchmark, n):
+    """Shuffle + initial deal, locking only the deal plus a spare card per seat."""
+    benchmark.pedantic(_round, setup=lambda: ((_table(n), 0), {}), rounds=1, iterations=1)
+
+
+def test_bench_shuffle_and_deal_lock_all_peer(benchmark):
+    """Peer: the same 2-seat round locking the whole deck."""
+    benchmark.pedantic(_round, setup=lambda: ((_table(2), 52), {}), rounds=1, iterations=1)

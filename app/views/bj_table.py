@@ -14,11 +14,11 @@ from kivy.properties import ListProperty, NumericProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
+import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
 from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
-from app.views.cardtex import HandView
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -242,6 +242,3 @@ class SessionSummaryScreen(BaseScreen):
         for label, value in self.lines:
             grid.add_widget(Factory.Body(text=label))
             grid.add_widget(Factory.Body(text=value, halign="right", bold=True))
-
-
-__all__ = ["BlackjackTableScreen", "HandView", "SessionSummaryScreen"]

@@ -17,7 +17,7 @@ from app.i18n import N_, _
 from app.i18n.codes import message_for
 from app.prefs import ROUND_CHOICES, TURN_TIMES
 from app.views.base import BaseScreen
-from app.views.lobby_vm import LobbyVM, present_lobby
+from app.views.lobby_vm import present_lobby
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -141,6 +141,3 @@ class OczkoLobbyScreen(BaseScreen):
     def start(self) -> None:
         if self.vm and self.vm.can_start:
             self.app.notify(message_for("bluetooth_unavailable"))
-
-
-__all__ = ["LobbyVM", "OczkoHostScreen", "OczkoJoinScreen", "OczkoLobbyScreen", "OczkoMenuScreen"]

@@ -11,10 +11,10 @@ from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 
+import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
 from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
-from app.views.cardtex import HandView  # noqa: F401  (registers the kv class)
 from app.views.oczko_vm import OczkoTableVM, present
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))

@@ -32,6 +32,7 @@
 
 #define M52 ((uint64_t)0xfffffffffffffULL)
 #define MAXV 8 /* up to 64 digits: moduli up to 3326 bits */
+#define MAX8 64 /* digits in the ifma8 kernel */
 
 int sra_cpu_has_ifma(void) {
     static int cached = -1;
@@ -345,28 +346,48 @@ static void vsqr(__m512i *r, const __m512i *a, const ifma8_state *s, __m512i *t)
     const uint64_t *m = s->m;
     const __m512i zero = _mm512_setzero_si512(), k0 = _mm512_set1_epi64((long long)s->k0);
     for (size_t j = 0; j < 2 * nd; j++) t[j] = zero;
-    for (size_t i = 0; i + 1 < nd; i++) {
-        const __m512i ai = a[i];
+    /* Cross products, two rows (a_i, a_i+1) per pass over t; ap is a with
+     * two zero digits past the top, so the loop needs no end cases. */
+    __m512i ap[MAX8 + 2];
+    for (size_t j = 0; j < nd; j++) ap[j] = a[j];
+    ap[nd] = ap[nd + 1] = zero;
+    size_t i = 0;
+    for (; i + 2 < nd; i += 2) {
+        const __m512i a0 = ap[i], a1 = ap[i + 1];
+        const size_t kb = 2 * i + 1; /* the first position: a_i a_i+1 */
+        t[kb] = _mm512_madd52lo_epu64(t[kb], a0, a1);
+        t[kb + 1] = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(t[kb + 1], a0, ap[i + 2]), a0, a1);
+        __m512i x = _mm512_madd52lo_epu64(t[kb + 2], a0, ap[i + 3]);
+        x = _mm512_madd52hi_epu64(x, a0, ap[i + 2]);
+        t[kb + 2] = _mm512_madd52lo_epu64(x, a1, ap[i + 2]);
+#pragma GCC unroll 4
+        for (size_t k = 2 * i + 4; k <= i + nd + 1; k++) {
+            x = _mm512_madd52lo_epu64(t[k], a0, ap[k - i]);
+            x = _mm512_madd52hi_epu64(x, a0, ap[k - i - 1]);
+            x = _mm512_madd52lo_epu64(x, a1, ap[k - i - 1]);
+            t[k] = _mm512_madd52hi_epu64(x, a1, ap[k - i - 2]);
+        }
+    }
+    for (; i + 1 < nd; i++) { /* a last row left over */
+        const __m512i ai = ap[i];
         /* t[i+j] gets lo(a_i a_j) and hi(a_i a_j-1) */
         __m512i hi = zero;
-#pragma GCC unroll 4
         for (size_t j = i + 1; j < nd; j++) {
-            __m512i x = _mm512_madd52lo_epu64(t[i + j], ai, a[j]);
+            __m512i x = _mm512_madd52lo_epu64(t[i + j], ai, ap[j]);
             t[i + j] = _mm512_add_epi64(x, hi);
-            hi = _mm512_madd52hi_epu64(zero, ai, a[j]);
+            hi = _mm512_madd52hi_epu64(zero, ai, ap[j]);
         }
         t[i + nd] = _mm512_add_epi64(t[i + nd], hi);
     }
-    for (size_t i = 0; i < nd; i++) {
-        const __m512i ai = a[i];
+    for (i = 0; i < nd; i++) {
+        const __m512i ai = ap[i];
         t[2 * i] = _mm512_madd52lo_epu64(_mm512_add_epi64(t[2 * i], t[2 * i]), ai, ai);
         t[2 * i + 1] = _mm512_madd52hi_epu64(_mm512_add_epi64(t[2 * i + 1], t[2 * i + 1]), ai, ai);
     }
     /* Reduction, two rows per pass over t (half the loads and stores): q0
      * clears digit i, q1 digit i + 1; the modulus' two zero digits past the
      * top keep the loop uniform. */
-    size_t i = 0;
-    for (; i + 1 < nd; i += 2) {
+    for (i = 0; i + 1 < nd; i += 2) {
         const __m512i q0 = _mm512_madd52lo_epu64(zero, t[i], k0);
         const __m512i x0 = _mm512_madd52lo_epu64(t[i], q0, _mm512_set1_epi64((long long)m[0]));
         __m512i t1 = _mm512_madd52lo_epu64(t[i + 1], q0, _mm512_set1_epi64((long long)m[1]));

@@ -131,6 +131,20 @@ class Action:
     box: int | None = None
     amount: Money | None = None
 
+    def __post_init__(self) -> None:
+        # Why: a plain code ("insure") compares equal to its ActionKind but fails the
+        # identity checks of the dispatch, so Action("insure", ...) was silently taken
+        # as a refusal and Action("hit", ...) crashed; accept the code or refuse it.
+        if not isinstance(self.kind, ActionKind):
+            try:
+                object.__setattr__(self, "kind", ActionKind(self.kind))
+            except ValueError:
+                raise IllegalAction(
+                    "unknown_action",
+                    f"unknown action {self.kind!r}; actions are {[a.value for a in ActionKind]}",
+                    action=str(self.kind),
+                ) from None
+
     @classmethod
     def bet(cls, player: str, box: int, amount: Any) -> Action:
         """Bet ``amount`` on ``box`` (as its owner, or behind if it has one)."""

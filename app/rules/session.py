@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from app.rules.blackjack import Round
+from app.rules.blackjack_events import Shuffled
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, money_json
 from app.rules.shoe import RandomSource, Shoe
@@ -94,7 +95,11 @@ class Session:
         """The session after a settled round; checks that no chips were created."""
         if not rnd.settled:
             raise IllegalAction("round_not_settled", "the round is not finished yet")
-        if rnd.rules != self.rules or dict(rnd.bankrolls or {}) != dict(self.balances):
+        if (
+            rnd.rules != self.rules
+            or dict(rnd.bankrolls or {}) != dict(self.balances)
+            or not _dealt_after(self.shoe, rnd)
+        ):
             raise IllegalAction("foreign_round", "this round was not dealt from this session")
         nets = rnd.results()
         balances = dict(self.balances)
@@ -137,3 +142,18 @@ class Session:
             "players": players,
             "house": money_json(self.house),
         }
+
+
+def _dealt_after(before: Shoe, rnd: Round) -> bool:
+    """Whether ``rnd`` was dealt from shoe ``before`` (the session's shoe).
+
+    Why: equal balances alone let a round with no net result be recorded twice, or a
+    round dealt from an older session state be recorded, which counted an extra round
+    and rewound the shoe (the same cards dealt again)."""
+    after = rnd.shoe
+    if after.shuffles != before.shuffles:
+        # Reshuffled: at the start because the cut card was out, or mid-round because
+        # the shoe ran empty.
+        mid_round = any(isinstance(e, Shuffled) and e.reason == "shoe_empty" for e in rnd.events)
+        return after.shuffles > before.shuffles and (before.due or mid_round)
+    return after.cards == before.cards and after.round_start == before.position

@@ -273,10 +273,9 @@ def test_nobody_else_learns_a_card_before_the_showdown():
         t.claim(s)
     for s in range(3):
         for other in range(3):
-            assert {p: c for p, c in rnds[s].claims.get(other, (0, 0, ()))[2]} in (
-                {},
-                t.seats[other].hand,
-            )
+            if other != s:  # a seat does not record its own claim
+                assert dict(rnds[s].claims[other][2]) == t.seats[other].hand
+    assert all(s.verdict is None or s.verdict.ok for s in t.seats)
 
 
 def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
@@ -400,6 +399,12 @@ def test_escrow_only_reaches_the_named_holders():
     with pytest.raises(ProtocolViolation):
         t.seats[0]._apply_release(t.seats[0]._round(), 2, 1, key)
     assert len(ct) == 2 * (1 + TOY.byte_len)
+    # the only record keys seat 0 can derive (its own pairs with 2 and 1) do not open it
+    rnd0 = t.seats[0]._round()
+    for mine in (t.seats[0]._record_key(1, 2, 0), t.seats[0]._record_key(1, 0, 1)):
+        assert t.seats[0]._open_record(rnd0, 2, ct, mine) is None
+    # while holder 1's key does
+    assert t.seats[1]._open_record(t.seats[1]._round(), 2, ct, t.seats[1]._record_key(1, 2, 1))
 
 
 # ---------------------------------------------------------------- validation
@@ -502,17 +507,44 @@ def test_a_rejected_message_is_not_applied_and_the_seat_goes_on():
 
 
 def test_host_substituting_keys_at_set_up_changes_the_fingerprint():
-    evil = Identity.generate(TOY, DeterministicRng(99))
+    """A man-in-the-middle host gives guest 2 a fake key for guest 1 and vice versa,
+    and re-signs every frame it relays under the receiver's view; both guests finish
+    set-up, but their fingerprints differ."""
+    fakes = {
+        1: Identity.generate(TOY, DeterministicRng(98)),
+        2: Identity.generate(TOY, DeterministicRng(99)),
+    }
+    table: list[LocalTable] = []
+
+    class MitmHost(Seat):
+        def authenticate(self, msg, link=None):  # relays everything
+            return None
+
+        def process(self, msg):
+            try:
+                return super().process(msg)
+            except ProtocolViolation:
+                return []
 
     def relay(frame, sender, receiver):
         msg = Message.decode(frame, TOY)
-        if msg.kind == Kind.HELLO and sender == 1:
-            fake = Message(Kind.HELLO, 0, 1, 0, 0, (evil.sign_pub, evil.dh_pub), msg.data)
-            return fake.signed(evil.sign(b"blu21/hello/v1", fake.body(TOY))).encode(TOY)
-        return frame
+        signer = fakes[sender] if sender in fakes else table[0].seats[0].identity
+        if msg.kind == Kind.HELLO:
+            if sender in fakes:
+                msg = Message(
+                    Kind.HELLO, 0, sender, 0, 0, (signer.sign_pub, signer.dh_pub), msg.data
+                )
+            return msg.signed(signer.sign(b"blu21/hello/v1", msg.body(TOY))).encode(TOY)
+        ctx = table[0].seats[receiver].table_id
+        return msg.signed(signer.sign(ctx, msg.body(TOY))).encode(TOY)
 
-    t = LocalTable(3, TOY, relay=relay)
+    t = LocalTable(
+        3, TOY, relay=relay, seat_factory=lambda s, c, r: (MitmHost if s == 0 else Seat)(s, c, r)
+    )
+    table.append(t)
     t.setup()
+    assert t.seats[1].ready and t.seats[2].ready and not t.errors[1] and not t.errors[2]
+    assert t.seats[2]._pubs[1][0] == fakes[1].sign_pub
     assert t.seats[1].fingerprint != t.seats[2].fingerprint
 
 

@@ -247,6 +247,7 @@ def test_false_complaint_is_named():
     t = dealt_table(3)
     rnd = t.seats[1]._round()
     t.post(1, [t.seats[1]._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([1]))])
+    rnd.audit_wanted = True  # it reveals its seed, as a complainer must (else nobody does)
     t.run()
     honest_named(t, 1, [0, 2])
     assert all((1, E.FALSE_COMPLAINT) in t.codes_by(s) for s in (0, 2))

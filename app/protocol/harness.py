@@ -62,12 +62,15 @@ class LocalTable:
 
     # -- delivery --------------------------------------------------------------
 
-    def _deliver(self, receiver: int, frame: bytes) -> bool:
-        """Hand a frame to a seat; False if it failed authentication (not relayable)."""
+    def _deliver(self, receiver: int, frame: bytes, link: int | None = None) -> bool:
+        """Hand a frame to a seat; False if it failed authentication (not relayable).
+
+        ``link``: the guest whose connection the host received the frame on.
+        """
         seat = self.seats[receiver]
         try:
             msg = Message.decode(frame, self.group)
-            seat.authenticate(msg)
+            seat.authenticate(msg, link)
         except ProtocolViolation as exc:
             self.errors[receiver].append(exc)
             return False
@@ -93,7 +96,7 @@ class LocalTable:
         self.bytes_sent[sender] += len(frame)
         self.frames.append((sender, frame))
         host = self.config.host
-        if sender != host and not self._deliver(host, frame):
+        if sender != host and not self._deliver(host, frame, link=sender):
             return  # the host relays only authentic frames (content is each seat's check)
         for r in range(self.config.n_seats):
             if r in (sender, host) or r in self.gone:

@@ -22,7 +22,7 @@ LOCK       start = first position; values = the locked cards (streamed in chunks
 KEYS       data = positions (1 byte each); values = the sender's e_j^-1 for them
 CLAIM      data = claim kind, total, then (position, card code) pairs;
            values = the claimer's own e_j^-1 for those positions
-AUDIT      data = round seed (32) + transcript digest (32); values = the rest of the
+AUDIT      data = round seed (32 bytes); values = the rest of the
            last shuffler's output (positions start..51), empty for other seats
 COMPLAIN   data = position that did not open (triggers the full transcript check)
 ESCROW     data = per recipient: seat u8, length u16, encrypted (positions, keys)

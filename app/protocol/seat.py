@@ -38,7 +38,8 @@ Cheats found in the background or by the audit go to ``accusations`` and
 ``verdict.cheaters``.
 
 Relaying: in the Bluetooth star only the host talks to everybody. The host calls
-``authenticate`` on each guest frame, relays it unchanged and in arrival order to the
+``authenticate(msg, link=guest)`` on each guest frame (``link``: the guest whose
+connection it came in on), relays it unchanged and in arrival order to the
 other guests only if that passed, then calls ``process``. Hence a guest that receives
 a frame with a bad signature, a replayed or a skipped sequence number blames the
 host: an honest host would never have relayed it.
@@ -142,12 +143,16 @@ class _Round:
     pending_keys: list[tuple[int, ...]] = field(default_factory=list)
     hand: dict[int, int] = field(default_factory=dict)
     claims: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = field(default_factory=dict)
-    unchecked_claims: list[int] = field(default_factory=list)
+    # every claim ever made (a later showdown claim must not hide a false Persian 21)
+    claim_log: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
+    unchecked_claims: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
     complaints: list[tuple[int, int]] = field(default_factory=list)
     audit_wanted: bool = False
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
+    suspended: bool = False  # a dropout interrupted it: its dealt cards are still in play
+    early_releases: list[tuple[int, int, bytes]] = field(default_factory=list)
     deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
@@ -155,6 +160,10 @@ class _Round:
     released: dict[int, tuple[int, ...]] = field(default_factory=dict)  # owner -> positions
     held: dict[int, tuple[int, ...] | None] = field(default_factory=dict)  # owner -> cards
     verdict: Verdict | None = None
+    # proven by EVIDENCE: seats that signed two versions of a frame, and the seats
+    # whose complaints their other version explains (applied to the audit's verdict)
+    equivocators: set[int] = field(default_factory=set)
+    excused: set[int] = field(default_factory=set)
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -201,6 +210,8 @@ class Seat:
         self._rounds: dict[int, _Round] = {}
         self._current = 0
         self._buffer: list[Message] = []
+        self._future_seq: dict[tuple[int, int], int] = {}  # (round, sender) -> next seq
+        self._link: int | None = None  # host only: the guest link of the frame in hand
         self._pairwise: dict[int, bytes] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -220,6 +231,8 @@ class Seat:
     def _blame_link(self, sender: int) -> int:
         """Who to blame for a frame that fails authentication or sequencing."""
         host = self.config.host
+        if self.seat == host and self._link is not None:
+            return self._link  # the seat whose connection the frame came in on
         return sender if self.seat == host or sender == host or sender < 0 else host
 
     def _send(self, kind: Kind, round_id: int, **fields: object) -> Message:
@@ -237,10 +250,18 @@ class Seat:
 
     @property
     def fingerprint(self) -> int:
-        """A 6-digit code of everyone's public keys: equal on all screens, or a relay MITM."""
-        if not self.table_id:
+        """A 6-digit code of everyone's keys and seeds: equal on all screens, or a relay MITM.
+
+        It covers the table seeds, committed in the HELLOs and revealed only after all
+        HELLOs are in. From the table id alone (keys) a man-in-the-middle host could
+        grind its fake keys until both victims' 6 digits matched (about 10^6 cheap
+        tries); with the seeds it must fix its fake HELLOs before it can compute any
+        victim's code, so it matches with probability 10^-6 per attempt.
+        """
+        if not self.ready:
             raise ProtocolUsageError("set-up not finished")
-        return int.from_bytes(self.table_id[:8], "big") % 1_000_000
+        code = digest(b"blu21/fingerprint", self.table_id, self.joint_seed)
+        return int.from_bytes(code[:8], "big") % 1_000_000
 
     # ------------------------------------------------------------------ set-up
 
@@ -267,6 +288,8 @@ class Seat:
             self._pubs[msg.sender] = (msg.values[0], msg.values[1])
             self._commits[msg.sender] = msg.data
             if len(self._pubs) == n and self.seat in self._pubs:
+                # The fresh seed commitments make the id unique to this table even for
+                # seats that reuse their identities: no frame replays across tables.
                 self.table_id = digest(
                     b"blu21/table",
                     *(
@@ -274,6 +297,7 @@ class Seat:
                         for s in range(n)
                         for v in self._pubs[s]
                     ),
+                    *(self._commits[s] for s in range(n)),
                 )
                 self._seeds[self.seat] = self._table_seed
                 return [self._send(Kind.SEED, 0, data=self._table_seed)]
@@ -326,6 +350,10 @@ class Seat:
         rnd.stages = [[] for _ in order]
         rnd.locks = [[] for _ in order[:-1]]
         rnd.lock_target = spec.initial_lock
+        for key in [k for k in self._future_seq if k[0] <= spec.round_id]:
+            seq = self._future_seq.pop(key)
+            if key[0] == spec.round_id:
+                rnd.recv_seq[key[1]] = seq  # the buffered frames were authenticated
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
@@ -336,7 +364,9 @@ class Seat:
                 later.append(msg)  # for a round after this one
                 continue
             try:
-                out += self.handle(msg)
+                # authenticated on arrival (this round's) or a replay (an older round's)
+                same = msg.round_id == spec.round_id
+                out += self.process(msg) if same else self.handle(msg)
             except ProtocolViolation as exc:  # arrived early, judged now: record, go on
                 self.accusations.append(exc)
         self._buffer = later
@@ -376,7 +406,14 @@ class Seat:
         Claims, escrow releases and opening of cards already dealt still work; the table
         then starts a fresh round among the remaining seats (:meth:`start_round`).
         """
-        self._round(round_id).frozen = True
+        rnd = self._round(round_id)
+        rnd.frozen = rnd.suspended = True
+        for owner, holder, key in rnd.early_releases:
+            try:
+                self._apply_release(rnd, owner, holder, key)
+            except ProtocolViolation as exc:
+                self.accusations.append(exc)
+        rnd.early_releases.clear()
 
     def hand_in(self, round_id: int) -> dict[int, int]:
         """My opened cards in ``round_id``: ``{position: card code}``."""
@@ -477,14 +514,15 @@ class Seat:
             bytes([owner, holder]),
         )
 
-    def escrow(self, holders: Sequence[int]) -> list[Message]:
+    def escrow(self, holders: Sequence[int], round_id: int | None = None) -> list[Message]:
         """After I hold: give seats that have *finished their turn* the keys to my cards.
 
         Each holder gets my card keys encrypted under our pairwise key, so if I drop
         out my held result can still be opened at showdown (see :meth:`release`),
         while no seat still to act can read it. Call again when more seats finish.
+        ``round_id``: the round being played (needed while the next one pre-shuffles).
         """
-        rnd = self._round()
+        rnd = self._round(round_id)
         assert rnd.secret is not None
         mine = sorted(p for p, d in rnd.owner.items() if d == self.seat)
         if not mine or any(p not in rnd.hand for p in mine):
@@ -521,8 +559,10 @@ class Seat:
         """The card codes of a dropped seat's escrowed hand once released and opened."""
         return self._round(round_id).held.get(owner)
 
-    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
-        ct = rnd.escrows[(owner, holder)]
+    def _open_record(
+        self, rnd: _Round, owner: int, ct: bytes, key: bytes
+    ) -> tuple[list[int], list[int]] | None:
+        """Decrypt one escrow record: (positions, keys), or None if it is not the owner's."""
         plain = bytes(a ^ b for a, b in zip(ct, keystream(key, len(ct)), strict=True))
         step = 1 + self.group.byte_len
         mine = sorted(p for p, d in rnd.owner.items() if d == owner)
@@ -530,7 +570,37 @@ class Seat:
         positions = [r[0] for r in recs]
         keys = [int.from_bytes(r[1:], "big") for r in recs]
         if positions != mine or not all(self.group.is_exponent(k) for k in keys):
+            return None
+        return positions, keys
+
+    def _check_my_record(self, rnd: _Round, owner: int, ct: bytes) -> None:
+        """A holder checks its record on arrival (it may read it: it has finished).
+
+        Without this an owner could escrow garbage and, once the honest holder released
+        it, get the holder named for a record that does not open. A record that does
+        not decrypt to keys opening the owner's cards names the owner here, and is not
+        kept, so this holder never releases it.
+        """
+        opened = self._open_record(
+            rnd, owner, ct, self._record_key(rnd.spec.round_id, owner, self.seat)
+        )
+        if opened is not None and all(
+            p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in rnd.order if s != owner)
+            for p in opened[0]
+        ):
+            exps = [self._open_exponent(rnd, p, k) for p, k in zip(*opened, strict=True)]
+            values = self._pow_many([rnd.final[p] for p in opened[0]], exps)
+            if all(rnd.enc.card_of(v) is not None for v in values):
+                return
+        raise ProtocolViolation(owner, E.BAD_KEY, "my escrow record does not open")
+
+    def _apply_release(self, rnd: _Round, owner: int, holder: int, key: bytes) -> None:
+        opened = self._open_record(rnd, owner, rnd.escrows[(owner, holder)], key)
+        if opened is None:
+            # honest holders check their record on arrival: a release that does not
+            # decrypt to the owner's positions carries a wrong key
             raise ProtocolViolation(holder, E.BAD_KEY, "escrow record does not open")
+        positions, keys = opened
         if owner in rnd.released:
             return
         for p, k in zip(positions, keys, strict=True):
@@ -539,8 +609,21 @@ class Seat:
 
     # ------------------------------------------------------------------ receiving
 
-    def authenticate(self, msg: Message) -> None:
+    def authenticate(self, msg: Message, link: int | None = None) -> None:
         """The link checks a relaying host runs before forwarding a frame.
+
+        ``link`` (host only) is the seat whose connection the frame arrived on: a frame
+        claiming another sender, and any failure of it, then names that seat, so that a
+        guest cannot get another seat named by sending garbage in its name.
+        """
+        self._link = link if self.seat == self.config.host else None
+        try:
+            self._authenticate(msg)
+        finally:
+            self._link = None
+
+    def _authenticate(self, msg: Message) -> None:
+        """See :meth:`authenticate`.
 
         Sender id, round (replays of closed rounds), signature and sequence number; on
         success the sequence number is consumed. Failures blame the link (the host, as
@@ -549,6 +632,8 @@ class Seat:
         """
         if not 0 <= msg.sender < self.config.n_seats or msg.sender == self.seat:
             raise ProtocolViolation(self._blame_link(msg.sender), E.WRONG_SENDER, "sender id")
+        if self._link is not None and msg.sender != self._link:
+            raise ProtocolViolation(self._link, E.WRONG_SENDER, "another seat's frame")
         if msg.round_id == 0:
             expected = self._setup_seq.get(msg.sender, 0)
             seqs = self._setup_seq
@@ -558,19 +643,33 @@ class Seat:
                     self._blame_link(msg.sender), E.OUT_OF_ORDER, "before set-up"
                 )
             if msg.round_id > self._current:
-                self._authenticate_sig(msg)  # buffered; sequence checked when started
+                # Buffered for a round not started here yet. Sequence numbers start at 0
+                # in every round, so the host checks them now: else it would relay a
+                # guest's duplicate, and the other guests would blame the host for it.
+                key = (msg.round_id, msg.sender)
+                expected = self._future_seq.get(key, 0)
+                if msg.seq != expected:
+                    code = E.REPLAY if msg.seq < expected else E.SEQ_GAP
+                    raise ProtocolViolation(self._blame_link(msg.sender), code, "sequence")
+                self._authenticate_sig(msg)
+                self._future_seq[key] = expected + 1
                 return
             rnd = self._rounds.get(msg.round_id)
-            closed = rnd is None or (rnd.verdict is not None and msg.kind != Kind.EVIDENCE)
-            if closed:
+            if rnd is None:
                 raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "closed round")
-            assert rnd is not None
             expected = rnd.recv_seq.get(msg.sender, 0)
             seqs = rnd.recv_seq
         if msg.seq < expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.REPLAY, "sequence")
         if msg.seq > expected:
             raise ProtocolViolation(self._blame_link(msg.sender), E.SEQ_GAP, "sequence")
+        if msg.round_id and rnd.verdict is not None and msg.kind != Kind.EVIDENCE:
+            # A new signed frame (next sequence number) for a round already audited here:
+            # the sender's doing, not a replay by the relay. Naming the relay let a seat
+            # get the host named by a guest whose audit happened to finish first.
+            self._authenticate_sig(msg)
+            seqs[msg.sender] = expected + 1
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "round already audited")
         if msg.kind == Kind.HELLO:
             if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
                 raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
@@ -582,7 +681,25 @@ class Seat:
             self._rounds[msg.round_id].deferred_sigs.append(msg)
         else:
             self._authenticate_sig(msg)
+        if msg.round_id and self.seat == self.config.host and self._input_missing(rnd, msg):
+            # Guests blame the relay for a pass or lock whose input they lack (an in-order
+            # relay lost it), so the host must not relay one it has no input for itself:
+            # else a guest sending early gets the honest host named everywhere.
+            raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "before input")
         seqs[msg.sender] = expected + 1
+
+    @staticmethod
+    def _input_missing(rnd: _Round, msg: Message) -> bool:
+        """A SHUFFLE or LOCK frame whose input has not (all) been seen here."""
+        if msg.sender not in rnd.order:
+            return False
+        i = rnd.order.index(msg.sender)
+        if msg.kind == Kind.SHUFFLE:
+            return i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE
+        if msg.kind == Kind.LOCK and i < rnd.n - 1:
+            inp = rnd.stages[-1] if i == 0 else rnd.locks[i - 1]
+            return msg.start + len(msg.values) > len(inp)
+        return False
 
     def _may_defer_signature(self, msg: Message) -> bool:
         """Can this guest check the signature later, in the background?
@@ -609,12 +726,13 @@ class Seat:
             return False  # the final locks (or a bogus LOCK that process will reject)
         return consumer != self.seat
 
-    def handle(self, msg: Message) -> list[Message]:
+    def handle(self, msg: Message, link: int | None = None) -> list[Message]:
         """Authenticate, validate and record one incoming message; return messages to send.
 
         Raises ProtocolViolation naming the seat to blame; the message is not applied.
+        ``link``: see :meth:`authenticate`.
         """
-        self.authenticate(msg)
+        self.authenticate(msg, link)
         return self.process(msg)
 
     def process(self, msg: Message) -> list[Message]:
@@ -622,8 +740,10 @@ class Seat:
         if msg.round_id == 0:
             return self._handle_setup(msg)
         if msg.round_id > self._current:
-            if len(self._buffer) >= _MAX_BUFFERED:
-                raise ProtocolViolation(self._blame_link(msg.sender), E.OUT_OF_ORDER, "flood")
+            # Per sender, and blamed on it: these frames are signed and in sequence, so
+            # only the sender can have made so many (not the relay).
+            if sum(m.sender == msg.sender for m in self._buffer) >= _MAX_BUFFERED:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "flood")
             self._buffer.append(msg)
             return []
         rnd = self._rounds[msg.round_id]
@@ -646,11 +766,17 @@ class Seat:
         try:
             handler(rnd, msg)
         except ProtocolViolation:
-            # Blame the sender only for what it provably signed: check a deferred
-            # signature now (a forgery names the relay instead).
-            if any(m is msg for m in rnd.deferred_sigs):
-                rnd.deferred_sigs = [m for m in rnd.deferred_sigs if m is not msg]
-                self._authenticate_sig(msg)
+            # Blame the sender only for what it provably signed: check the deferred
+            # signatures now (a forgery names the relay instead) - all of them, since
+            # the check may have failed against a forged earlier frame (e.g. a pass
+            # compared with its forged input).
+            pending, rnd.deferred_sigs = rnd.deferred_sigs, []
+            for m in pending:
+                try:
+                    self._authenticate_sig(m)
+                except ProtocolViolation as exc:  # a forgery is in my state: void here
+                    rnd.verdict = Verdict(rnd.spec.round_id, False, ((exc.seat, exc.code),), None)
+                    raise exc from None
             raise
         return []
 
@@ -787,10 +913,16 @@ class Seat:
             raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "not the claimer's cards")
         if total != oczko_total(codes):
             raise ProtocolViolation(msg.sender, E.FALSE_CLAIM, "false total")
+        for pos, key in zip(positions, msg.values, strict=True):
+            # Two signed keys for one position: one is false. Overwriting would let a
+            # claim be checked with one key and the audit see another.
+            if rnd.keys.get(pos, {}).get(msg.sender, key) != key:
+                raise ProtocolViolation(msg.sender, E.BAD_KEY, "claim key differs from before")
         rnd.claims[msg.sender] = (kind, total, pairs)
         for pos, key in zip(positions, msg.values, strict=True):
             rnd.keys.setdefault(pos, {})[msg.sender] = key
-        rnd.unchecked_claims.append(msg.sender)
+        rnd.claim_log.append((msg.sender, pairs))
+        rnd.unchecked_claims.append((msg.sender, pairs))
 
     def _on_complain(self, rnd: _Round, msg: Message) -> None:
         if len(msg.data) != 1:
@@ -798,8 +930,10 @@ class Seat:
         if msg.data[0] >= len(rnd.final):
             # nobody can have failed to open a position that is not locked yet
             raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
+        # A complaint voids the round: dealing stops here at once, but this seat reveals
+        # its seed only after the complainer's own AUDIT (see _reveal_due): a complaint
+        # must not buy a seat everybody's cards while it keeps its own keys back.
         rnd.complaints.append((msg.sender, msg.data[0]))
-        rnd.audit_wanted = True  # a complaint voids the round: everybody reveals
 
     def _on_escrow(self, rnd: _Round, msg: Message) -> None:
         data = msg.data
@@ -816,6 +950,8 @@ class Seat:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow") from None
         if off != len(data):
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "escrow")
+        if self.seat in recs:
+            self._check_my_record(rnd, msg.sender, recs[self.seat])
         for holder, ct in recs.items():
             rnd.escrows[(msg.sender, holder)] = ct
 
@@ -826,6 +962,11 @@ class Seat:
         old = self._rounds.get(int.from_bytes(msg.data[1:9], "big"))
         if old is None or (owner, msg.sender) not in old.escrows:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "no such escrow")
+        if not old.suspended:
+            # The owner has not dropped here (yet): opening its held hand now would show
+            # it to a seat still to act. Kept until this seat suspends the round.
+            old.early_releases.append((owner, msg.sender, msg.data[9:]))
+            return
         self._apply_release(old, owner, msg.sender, msg.data[9:])
 
     def _on_audit(self, rnd: _Round, msg: Message) -> None:
@@ -841,8 +982,9 @@ class Seat:
                     raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
             elif msg.values:
                 self._check_elements(rnd, msg.sender, msg.values, stage, self.seat)
+        # Another seat's AUDIT never makes this seat reveal: an early AUDIT would
+        # otherwise open every hand (and the undealt deck) in the middle of a round.
         rnd.audits[msg.sender] = (msg.data, msg.values)
-        rnd.audit_wanted = True
 
     # ------------------------------------------------------------------ work
 
@@ -876,7 +1018,8 @@ class Seat:
         n = rnd.n
         # A later round freezes this one (a dropout's fresh shuffle, or the next round
         # while this one's audit runs): no more shuffling, locking or dealing here.
-        busy = not rnd.audit_wanted and not rnd.frozen and rnd.verdict is None
+        void = rnd.audit_wanted or bool(rnd.complaints)
+        busy = not void and not rnd.frozen and rnd.verdict is None
         # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
         if busy and me < n - 1 and not rnd.shuffle_sent:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
@@ -892,7 +1035,7 @@ class Seat:
         if busy and rnd.pending_keys and all(p < len(rnd.final) for p in rnd.pending_keys[0]):
             return lambda: self._send_keys(rnd)
         # 4. open my own cards
-        if not rnd.audit_wanted and rnd.verdict is None and self._openable(rnd):
+        if not void and rnd.verdict is None and self._openable(rnd):
             return lambda: self._open_mine(rnd)
         # 5. locking, streamed in chunks
         if busy and me < n - 1:
@@ -903,7 +1046,7 @@ class Seat:
         if rnd.deferred_sigs and rnd.verdict is None:
             return lambda: self._run_deferred_sig(rnd)
         # 7. check others' claims (once their keys are all in)
-        if not rnd.audit_wanted and rnd.verdict is None and self._checkable_claim(rnd) is not None:
+        if not void and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
         # 8. open a dropped seat's released hand
         pend = [o for o in rnd.released if o not in rnd.held]
@@ -915,11 +1058,23 @@ class Seat:
         # 10. the audit (background)
         if rnd.verdict is not None:
             return None
-        if rnd.audit_wanted and not rnd.audit_sent:
+        if not rnd.audit_sent and self._reveal_due(rnd):
             return lambda: self._send_audit(rnd)
         if rnd.audit_sent and len(rnd.audits) == n:
             return lambda: self._run_audit(rnd)
         return None
+
+    @staticmethod
+    def _reveal_due(rnd: _Round) -> bool:
+        """May this seat reveal its round seed (all its keys, hence every hand) now?
+
+        Yes when the table ended the round here (``finish_round``) or this seat
+        complained; after another seat's complaint only once that complainer revealed
+        its own seed, and never in a suspended round, whose dealt cards stay in play.
+        """
+        if rnd.audit_wanted:
+            return True
+        return not rnd.suspended and any(c in rnd.audits for c, _ in rnd.complaints)
 
     def _encrypt_incoming(self, rnd: _Round, inp: Sequence[int]) -> list[Message]:
         assert rnd.secret is not None
@@ -1019,34 +1174,36 @@ class Seat:
                 # Somebody's key or lock is wrong: void the round, the audit names him.
                 rnd.hand[pos] = -1
                 rnd.complaints.append((self.seat, pos))
-                rnd.audit_wanted = True
+                # my seed opens my other cards: in a suspended round they are in play
+                rnd.audit_wanted = not rnd.suspended
                 out.append(self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([pos])))
             else:
                 rnd.hand[pos] = code
         return out
 
-    def _checkable_claim(self, rnd: _Round) -> int | None:
-        for claimer in rnd.unchecked_claims:
+    def _checkable_claim(self, rnd: _Round) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+        for claimer, pairs in rnd.unchecked_claims:
             others = [s for s in rnd.order if s != claimer]
-            pairs = rnd.claims[claimer][2]
             if all(
                 p < len(rnd.final) and all(s in rnd.keys.get(p, {}) for s in others)
                 for p, _ in pairs
             ):
-                return claimer
+                return claimer, pairs
         return None
 
     def _check_claim(self, rnd: _Round) -> list[Message]:
-        claimer = self._checkable_claim(rnd)
-        assert claimer is not None
-        rnd.unchecked_claims.remove(claimer)
-        pairs = rnd.claims[claimer][2]
+        entry = self._checkable_claim(rnd)
+        assert entry is not None
+        rnd.unchecked_claims.remove(entry)
+        claimer, pairs = entry
         positions = [p for p, _ in pairs]
         exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
         opened = self._pow_many([rnd.final[p] for p in positions], exps)
         wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
         if wrong:
-            rnd.audit_wanted = True  # the transcript check decides who lied
+            # the transcript check decides who lied (not in a suspended round: my seed
+            # would open my own cards, still in play)
+            rnd.audit_wanted = not rnd.suspended
             rnd.complaints.append((self.seat, wrong[0]))
             return [self._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([wrong[0]]))]
         return []
@@ -1090,7 +1247,7 @@ class Seat:
     def _run_audit(self, rnd: _Round) -> list[Message]:
         from app.protocol.audit import audit_round
 
-        rnd.verdict = audit_round(self, rnd)
+        rnd.verdict = self._with_evidence(rnd, audit_round(self, rnd))
         for seat, code in rnd.verdict.cheaters:
             self.accusations.append(ProtocolViolation(seat, code, f"round {rnd.spec.round_id}"))
         return self._evidence_for(rnd)
@@ -1104,20 +1261,38 @@ class Seat:
         """
         assert rnd.verdict is not None
         out = []
+        # Shuffle and lock frames too: a host that sent its victim another version of
+        # its own locks got the victim named for a false complaint on every other seat.
+        kinds = {
+            E.BAD_KEY: (Kind.KEYS, Kind.CLAIM),
+            E.BAD_LOCK: (Kind.LOCK,),
+            E.BAD_SHUFFLE: (Kind.SHUFFLE,),
+        }
         for x, code in rnd.verdict.cheaters:
-            if code != E.BAD_KEY or x not in rnd.audits:
+            if code not in kinds or x not in rnd.audits:
                 continue
             sec = RoundSecret(self.group, rnd.audits[x][0], rnd.spec.round_id, None)
             for (sender, _), msg in sorted(rnd.frames.items(), key=lambda kv: kv[0]):
-                if sender != x or msg.kind not in (Kind.KEYS, Kind.CLAIM):
+                if sender != x or msg.kind not in kinds[code]:
                     continue
                 positions = list(msg.data) if msg.kind == Kind.KEYS else list(msg.data[2::2])
-                if any(
+                if msg.kind in (Kind.LOCK, Kind.SHUFFLE) or any(
                     k != sec.card_key_inv(p) for p, k in zip(positions, msg.values, strict=False)
                 ):
                     frame = msg.encode(self.group)
                     out.append(self._send(Kind.EVIDENCE, rnd.spec.round_id, data=frame))
         return out
+
+    @staticmethod
+    def _with_evidence(rnd: _Round, verdict: Verdict) -> Verdict:
+        """The audit's verdict after equivocation proven by EVIDENCE before it ran."""
+        if not rnd.equivocators:
+            return verdict
+        cheaters = tuple(
+            c for c in verdict.cheaters if not (c[1] == E.FALSE_COMPLAINT and c[0] in rnd.excused)
+        )
+        cheaters += tuple((x, E.EQUIVOCATION) for x in sorted(rnd.equivocators))
+        return Verdict(verdict.round_id, False, tuple(dict.fromkeys(cheaters)), None)
 
     def _on_evidence(self, rnd: _Round, msg: Message) -> None:
         try:
@@ -1139,6 +1314,8 @@ class Seat:
         # Two different signed frames with one sequence number: proven equivocation.
         # Whoever complained because of the version he got is excused.
         exc = ProtocolViolation(shown.sender, E.EQUIVOCATION, f"seq {shown.seq}")
+        rnd.equivocators.add(shown.sender)
+        rnd.excused.add(msg.sender)  # also for an audit that has not run yet
         self.accusations = [
             a
             for a in self.accusations

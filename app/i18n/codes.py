@@ -1,0 +1,145 @@
+"""Stable codes from the engines, the table and the app -> translated messages.
+
+Engines raise :class:`app.rules.errors.IllegalAction` with a stable ``code``; the
+table and protocol report errors and events by code; this module is the one place
+where such a code becomes text the player reads.
+
+>>> from app.i18n import set_language
+>>> _ = set_language("en")
+>>> message_for("not_your_turn")
+'It is not your turn.'
+>>> message_for("no_such_code_yet")
+'That is not possible now (no_such_code_yet).'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.i18n import N_, _
+
+#: code -> English msgid; ``{name}`` placeholders are filled from the error's details.
+MESSAGES: dict[str, str] = {
+    # preferences and branding (app)
+    "prefs_corrupt": N_("Your settings could not be read and were reset to the defaults."),
+    "prefs_partly_invalid": N_("Some settings were invalid and were reset to the defaults."),
+    "prefs_save_failed": N_("Your settings could not be saved."),
+    # generic rules errors (both engines)
+    "not_your_turn": N_("It is not your turn."),
+    "game_over": N_("The game is over."),
+    "round_over": N_("The round is over."),
+    "round_in_progress": N_("A round is still being played."),
+    "unknown_player": N_("Unknown player."),
+    "unknown_action": N_("Unknown action."),
+    "illegal_action": N_("That move is not allowed now."),
+    # Oczko
+    "already_held": N_("You have already held."),
+    "already_bust": N_("You are already bust."),
+    "too_few_players": N_("At least two players are needed."),
+    "too_many_players": N_("At most seven players can sit at a table."),
+    "player_left": N_("{name} left the table."),
+    "already_decided": N_("Your hand is already decided."),
+    "not_in_round": N_("You are not playing in this round."),
+    "player_gone": N_("This player has left the table."),
+    "unknown_seat": N_("There is no such seat at this table."),
+    "match_over": N_("The match is over."),
+    "wrong_phase": N_("That is not possible at this point of the round."),
+    "bad_action": N_("A phone sent an action that could not be read."),
+    "bad_card": N_("A phone sent a card that does not exist."),
+    "duplicate_card": N_("A card came up twice: the deck is not fair."),
+    "false_claim": N_("A player made a false claim about his cards."),
+    "inconsistent_hand": N_("A player's revealed cards do not match his moves."),
+    "cannot_draw": N_("At 21 you cannot draw another card."),
+    "claim_due": N_("A Persian 21 has to be shown first."),
+    "hidden_card": N_("A card that should be known is still hidden."),
+    "nothing_to_reveal": N_("No hand is waiting to be shown."),
+    "turn_timeout": N_("Time is up: the game held for {name}."),
+    # Blackjack
+    "bet_below_minimum": N_("The bet is below the table minimum of {minimum}."),
+    "bet_above_maximum": N_("The bet is above the table maximum of {maximum}."),
+    "bet_above_limit": N_("The bet is above the box limit."),
+    "insufficient_chips": N_("You do not have enough chips."),
+    "box_taken": N_("This box is taken."),
+    "no_bet": N_("Place a bet first."),
+    "cannot_double": N_("You cannot double this hand."),
+    "cannot_split": N_("You cannot split this hand."),
+    "cannot_surrender": N_("You cannot surrender now."),
+    "insurance_not_offered": N_("Insurance is not offered now."),
+    "insurance_above_limit": N_("Insurance is at most half of the bet."),
+    "session_over": N_("The session is over."),
+    "invalid_rules": N_("These table rules do not fit together."),
+    "already_bet": N_("You already have this bet."),
+    "bad_amount": N_("That amount is not possible."),
+    "bad_box": N_("There is no such box."),
+    "bad_players": N_("Every player needs a different name."),
+    "bet_below_limit": N_("The bet is below the table minimum."),
+    "foreign_round": N_("This round does not belong to this session."),
+    "insurance_above_half": N_("Insurance is at most half of the bet."),
+    "no_bets": N_("Nobody has placed a bet yet."),
+    "no_blackjack": N_("Even money is only for a blackjack."),
+    "no_double_decision": N_("There is no double to follow now."),
+    "no_insurance_decision": N_("No insurance decision is due now."),
+    "player_required": N_("This action needs a player."),
+    "round_not_settled": N_("The round is not finished yet."),
+    "side_bet_needs_bet": N_("Bet on a box before the side bet."),
+    "side_bet_not_offered": N_("This table has no side bet."),
+    "unknown_field": N_("Unknown table rule."),
+    "unknown_preset": N_("Unknown table rule preset."),
+    "cannot_hit": N_("You cannot take a card now."),
+    "cannot_stand": N_("You cannot stand now."),
+    "cannot_even_money": N_("Even money is not offered now."),
+    "cannot_decline_insurance": N_("No insurance decision is due now."),
+    "cannot_follow_double": N_("There is no double to follow now."),
+    "cannot_decline_double": N_("There is no double to follow now."),
+    # table and protocol
+    "connection_lost": N_("The connection was lost."),
+    "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
+    "audit_failed": N_("The round audit failed: {name} did not play fair."),
+    "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),
+    # protocol violations (app.protocol.errors): the seat to blame is {name}
+    "bad_frame": N_("{name}'s phone sent a message that could not be read."),
+    "bad_signature": N_("A message said to come from {name} was forged."),
+    "replay": N_("{name}'s phone sent an old message again."),
+    "seq_gap": N_("A message from {name} was lost."),
+    "out_of_order": N_("{name}'s phone sent a message at the wrong time."),
+    "wrong_sender": N_("{name}'s phone sent a message that was not its to send."),
+    "not_element": N_("Cheating detected: {name} sent an invalid card value."),
+    "not_exponent": N_("Cheating detected: {name} used an invalid key."),
+    "duplicate_value": N_("Cheating detected: {name} put a card into the deck twice."),
+    "bad_length": N_("{name}'s phone sent a deck of the wrong size."),
+    "commit_mismatch": N_("Cheating detected: {name} changed a committed value."),
+    "bad_shuffle": N_("Cheating detected: {name}'s shuffle is not a shuffle of the deck."),
+    "bad_lock": N_("Cheating detected: {name} locked the cards wrongly."),
+    "bad_key": N_("Cheating detected: {name} revealed a wrong card key."),
+    "false_complaint": N_("{name} complained about a card that opens correctly."),
+    "bad_audit": N_("Cheating detected: {name}'s audit does not match his own messages."),
+    "transcript_mismatch": N_("{name} sent different messages to different players."),
+    "equivocation": N_("Cheating detected: {name} signed two different messages as one."),
+    "table_full": N_("The table is full."),
+    "game_running": N_("A game is already running at this table."),
+    "bad_message": N_("A phone sent a message that could not be read."),
+    "version_mismatch": N_("This phone runs a different version of the app."),
+    "bluetooth_off": N_("Bluetooth is off. Turn it on to play at a table."),
+    "bluetooth_permission": N_("The app needs the Bluetooth permission to play at a table."),
+    "bluetooth_unavailable": N_("Playing at a table needs Bluetooth, which is not available."),
+}
+
+
+def message_for(code: str, **details: Any) -> str:
+    """The translated message for ``code`` with ``details`` filled in; never raises."""
+    msgid = MESSAGES.get(code)
+    if msgid is None:
+        return _("That is not possible now ({code}).").format(code=code)
+    text = _(msgid)
+    try:
+        return text.format(**details)
+    except (KeyError, IndexError, ValueError):
+        return text.replace("{", "").replace("}", "")
+
+
+def error_message(error: Exception) -> str:
+    """The translated message of an engine error (``.code``/``.details``) or any exception."""
+    code = getattr(error, "code", None)
+    if isinstance(code, str):
+        return message_for(code, **getattr(error, "details", {}) or {})
+    return _("Something went wrong: {error}").format(error=error)

@@ -1,0 +1,223 @@
+"""The Kivy application: preferences, branding, language, lazy screens, navigation."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import NoTransition, SlideTransition
+
+from app import i18n
+from app.branding import load_branding
+from app.i18n.codes import message_for
+from app.prefs import Prefs, load_prefs, save_prefs
+from app.views.base import BaseScreen, screen_class
+from app.views.theme import theme
+
+log = logging.getLogger(__name__)
+KV_DIR = Path(__file__).parent
+
+
+class Root(BoxLayout):
+    """Top bar + screen manager (see common.kv)."""
+
+
+class Toast(Label):
+    """A short message at the bottom of the screen."""
+
+
+class ConfirmDialog(ModalView):
+    """A yes/no question; ``on_answer(bool)`` is called once."""
+
+    message = StringProperty("")
+    yes_text = StringProperty("")
+    no_text = StringProperty("")
+
+    def __init__(self, on_answer, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._on_answer = on_answer
+
+    def answer(self, yes: bool) -> None:
+        self.dismiss(animation=False)  # at once: no fade to wait for on a slow phone
+        self._on_answer(yes)
+
+
+class Blu21App(App):
+    """The app. ``data_dir`` (else the platform's user data dir) holds prefs.json."""
+
+    title_msgid = StringProperty("")
+    venue_name = StringProperty("blu21")
+    lang = StringProperty(i18n.DEFAULT_LANGUAGE)
+    can_go_back = BooleanProperty(False)
+    branding = ObjectProperty(None, allownone=True)
+
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        language: str | None = None,
+        first_screen: str = "home",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.title = "blu21"
+        self._data_dir = Path(data_dir) if data_dir else None
+        self._language_override = language
+        self._first_screen = first_screen
+        self.prefs = Prefs()
+        self.prefs_warning: str | None = None
+        self.root_widget: Root | None = None
+        self.history: list[str] = []
+        #: per-game controllers (created by the game screens, kept across screens)
+        self.controllers: dict[str, Any] = {}
+        self._toast: Toast | None = None
+        self.dialog: ConfirmDialog | None = None
+
+    # -- start-up: only what the first screen needs; the rest loads lazily ------------
+    @property
+    def data_dir(self) -> Path:
+        if self._data_dir is None:
+            self._data_dir = Path(os.environ.get("BLU21_DATA_DIR") or self.user_data_dir)
+        return self._data_dir
+
+    def build(self) -> Root:
+        self.prefs, self.prefs_warning = load_prefs(self.data_dir)
+        self.branding = load_branding(self.data_dir)
+        theme.apply_branding(self.branding)
+        if self.branding:
+            self.venue_name = self.branding.name
+        theme.font_scale = 1.15 if self.prefs.large_cards else 1.0
+        self.apply_language(self._language_override or self.prefs.language)
+        self._pad_for_system_bars()
+        Builder.load_file(str(KV_DIR / "common.kv"))
+        self.root_widget = Root()
+        self.go(self._first_screen, remember=False)
+        Window.bind(on_keyboard=self._on_key)
+        Window.softinput_mode = "below_target"  # the keyboard never hides the name field
+        return self.root_widget
+
+    def on_start(self) -> None:
+        if self.prefs_warning:
+            Clock.schedule_once(lambda _dt: self.notify(message_for(self.prefs_warning)), 0)
+
+    def _pad_for_system_bars(self) -> None:
+        """Edge-to-edge on Android 15: keep content clear of the status/navigation bars."""
+        if "ANDROID_ARGUMENT" in os.environ:
+            from kivy.metrics import dp
+
+            from app.views.device import system_bar_insets
+
+            insets = system_bar_insets()
+            theme.inset_top, theme.inset_bottom = insets or (dp(24), dp(48))
+
+    # -- language ----------------------------------------------------------------------
+    def apply_language(self, choice: str) -> str:
+        """Use ``choice`` ("auto" = the device language); screens re-render live."""
+        lang = i18n.detect_language() if choice in ("auto", "", None) else choice
+        lang = i18n.set_language(lang)
+        self.lang = lang
+        if self.root_widget is not None:
+            for screen in self.sm.screens:
+                if isinstance(screen, BaseScreen):
+                    screen.refresh()
+        return lang
+
+    # -- preferences -------------------------------------------------------------------
+    def update_prefs(self, **changes: Any) -> None:
+        """Apply and save preference changes (a failed save is shown, not raised)."""
+        self.prefs = self.prefs.replace(**changes)
+        if "language" in changes:
+            self.apply_language(self.prefs.language)
+        if "large_cards" in changes:
+            theme.font_scale = 1.15 if self.prefs.large_cards else 1.0
+        try:
+            save_prefs(self.data_dir, self.prefs)
+        except OSError as exc:
+            log.warning("cannot save preferences: %s", exc)
+            self.notify(message_for("prefs_save_failed"))
+
+    # -- navigation --------------------------------------------------------------------
+    @property
+    def sm(self):
+        return self.root_widget.ids.sm
+
+    def screen(self, name: str) -> BaseScreen:
+        """The screen ``name``, created on first use."""
+        if not self.sm.has_screen(name):
+            self.sm.add_widget(screen_class(name)(name=name))
+        return self.sm.get_screen(name)
+
+    def go(self, name: str, remember: bool = True, **state: Any) -> BaseScreen:
+        """Show screen ``name`` (``state`` is set on it first)."""
+        screen = self.screen(name)
+        for key, value in state.items():
+            setattr(screen, key, value)
+        current = self.sm.current if self.sm.screens and self.sm.current else None
+        if remember and current and current != name:
+            self.history.append(current)
+        speed = self.prefs.animation_speed
+        self.sm.transition = (
+            NoTransition()
+            if speed == "off" or current is None
+            else SlideTransition(duration={"fast": 0.12, "normal": 0.22, "slow": 0.4}[speed])
+        )
+        if current == name:
+            screen.refresh()
+        self.sm.current = name
+        self.title_msgid = screen.title
+        self.can_go_back = name != "home"
+        return screen
+
+    def back(self, force: bool = False) -> None:
+        """Go up one screen; asks first when that would leave a game in progress."""
+        current = self.sm.get_screen(self.sm.current)
+        if current.game_in_progress() and not force:
+            self.confirm(
+                i18n._("Leave the game? The game in progress will be lost."),
+                lambda yes: yes and self.back(force=True),
+            )
+            return
+        if hasattr(current, "leave"):
+            current.leave()
+        target = self.history.pop() if self.history else current.up
+        if target in ("oczko_table", "bj_table", "bj_summary"):
+            target = current.up  # never step back into a game screen
+        self.go(target, remember=False)
+
+    def _on_key(self, _window, key: int, *_args) -> bool:
+        if key == 27:  # Android back gesture / Escape
+            if self.dialog is not None and self.dialog._is_open:
+                self.dialog.answer(False)  # back closes an open question first
+                return True
+            if self.sm.current == "home":
+                return False  # let Android close the app
+            self.back()
+            return True
+        return False
+
+    # -- messages ----------------------------------------------------------------------
+    def notify(self, text: str, seconds: float = 3.5) -> None:
+        """Show ``text`` briefly at the bottom of the screen."""
+        if self._toast is not None and self._toast.parent:
+            self._toast.parent.remove_widget(self._toast)
+        self._toast = Toast(text=text)
+        Window.add_widget(self._toast)
+        toast = self._toast
+        Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast), seconds)
+
+    def confirm(self, message: str, on_answer) -> ConfirmDialog:
+        """Ask a yes/no question."""
+        self.dialog = ConfirmDialog(
+            on_answer, message=message, yes_text=i18n._("Yes"), no_text=i18n._("No")
+        )
+        self.dialog.open()
+        return self.dialog

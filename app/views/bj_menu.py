@@ -1,0 +1,155 @@
+"""Blackjack menu and the table-rule settings (presets + every option, saved)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.lang import Builder
+from kivy.properties import StringProperty
+from kivy.uix.gridlayout import GridLayout
+
+from app.i18n import N_, _
+from app.i18n.codes import error_message, message_for
+from app.views.base import BaseScreen
+from app.views.bj_game import saved_rules
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+ON_OFF = ((True, N_("On")), (False, N_("Off")))
+#: preset name -> label
+PRESET_LABELS = {
+    "classic": N_("Classic (American)"),
+    "european": N_("European"),
+    "german": N_("German casino"),
+    "european_restricted": N_("European, restricted"),
+}
+#: (field, label, ((value, label msgid or None for the value itself), ...))
+RULE_OPTIONS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = (
+    ("decks", N_("Decks"), tuple((n, None) for n in (1, 2, 4, 6, 8))),
+    (
+        "dealer_hits_soft_17",
+        N_("Dealer on soft 17"),
+        ((False, N_("stands (S17)")), (True, N_("hits (H17)"))),
+    ),
+    ("blackjack_pays", N_("Blackjack pays"), ((Fraction(3, 2), None), (Fraction(6, 5), None))),
+    (
+        "hole_card",
+        N_("Hole card"),
+        (("peek", N_("American peek")), ("enhc", N_("European, no hole card"))),
+    ),
+    ("enhc_original_bets_only", N_("European: dealer blackjack takes only original bets"), ON_OFF),
+    (
+        "double_on",
+        N_("Double on"),
+        (("any", N_("any two cards")), ("9-11", N_("hard 9-11")), ("10-11", N_("hard 10-11"))),
+    ),
+    ("double_after_split", N_("Double after split"), ON_OFF),
+    ("max_hands", N_("Hands after splitting, at most"), tuple((n, None) for n in (1, 2, 3, 4))),
+    ("split_by", N_("Split pairs of"), (("rank", N_("same rank")), ("value", N_("same value")))),
+    ("resplit_aces", N_("Resplit aces"), ON_OFF),
+    ("late_surrender", N_("Late surrender"), ON_OFF),
+    ("insurance", N_("Insurance and even money"), ON_OFF),
+    ("triple_seven", N_("Triple seven pays 3:2"), ON_OFF),
+    ("dealer_busts_bet", N_("\u201cDealer busts\u201d side bet"), ON_OFF),
+    ("betting_behind", N_("Betting behind"), ON_OFF),
+    ("rounds", N_("Rounds per session"), tuple((n, None) for n in (10, 20, 50))),
+    ("starting_chips", N_("Chips at the start"), tuple((n, None) for n in (500, 1000, 5000))),
+)
+
+
+def option_label(value: Any, msgid: str | None) -> str:
+    """Text of a rule choice."""
+    if msgid is not None:
+        return _(msgid)
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
+    return str(value)
+
+
+class BlackjackMenuScreen(BaseScreen):
+    title = StringProperty(N_("Blackjack"))
+    rules_text = StringProperty("")
+
+    def refresh(self) -> None:
+        from app.views.bj_vm import rules_summary
+
+        rules, _warning = saved_rules(self.app.prefs)
+        self.rules_text = rules_summary(rules)
+
+    def start(self) -> None:
+        table = self.app.screen("bj_table")
+        table.start_session()
+        self.app.go("bj_table")
+
+
+class TableRulesScreen(BaseScreen):
+    title = StringProperty(N_("Table rules"))
+    up = StringProperty("bj_menu")
+
+    def refresh(self) -> None:
+        rules, warning = saved_rules(self.app.prefs)
+        if warning:
+            self.app.notify(warning)
+        self.rules = rules
+        page = self.ids.page
+        page.clear_widgets()
+        page.add_widget(Factory.Body(text=_("Presets"), bold=True))
+        grid = self._grid(2)
+        for name, label in PRESET_LABELS.items():
+            b = Factory.ChoiceButton(
+                text=_(label),
+                group="preset",
+                state="down" if self.app.prefs.bj_preset == name else "normal",
+            )
+            b.preset = name
+            b.bind(on_release=self._preset)
+            grid.add_widget(b)
+        page.add_widget(grid)
+        for field, label, choices in RULE_OPTIONS:
+            page.add_widget(Factory.Body(text=_(label), bold=True))
+            grid = self._grid(min(3, len(choices)) if len(choices) != 4 else 4)
+            for value, msgid in choices:
+                b = Factory.ChoiceButton(
+                    text=option_label(value, msgid),
+                    group=f"rule-{field}",
+                    state="down" if getattr(rules, field) == value else "normal",
+                )
+                b.rule = (field, value)
+                b.bind(on_release=self._choose)
+                grid.add_widget(b)
+            page.add_widget(grid)
+        page.add_widget(
+            Factory.Caption(
+                text=_("The rules are saved on this phone and used for the next session.")
+            )
+        )
+
+    @staticmethod
+    def _grid(cols: int) -> GridLayout:
+        grid = GridLayout(cols=cols, size_hint_y=None, spacing=4)
+        grid.bind(minimum_height=grid.setter("height"))
+        return grid
+
+    def _save(self, rules: Any, preset: str) -> None:
+        self.app.update_prefs(table_rules=rules.to_json(), bj_preset=preset)
+        self.refresh()
+
+    def _preset(self, button) -> None:
+        from app.rules.table_rules import PRESETS
+
+        self._save(PRESETS[button.preset], button.preset)
+
+    def _choose(self, button) -> None:
+        from app.rules.table_rules import RulesError
+
+        field, value = button.rule
+        try:
+            rules = self.rules.replace(**{field: value})
+        except RulesError as exc:
+            self.app.notify(message_for(exc.code) if exc.code else error_message(exc))
+            self.refresh()  # back to the rules in force
+            return
+        self._save(rules, "custom")

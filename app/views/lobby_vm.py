@@ -1,0 +1,50 @@
+"""Presenter of the Oczko lobby (pure): who is seated, who is ready, can we start."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.i18n import _, ngettext
+
+
+@dataclass(frozen=True)
+class LobbyVM:
+    """What the lobby screen shows."""
+
+    players: tuple[str, ...]
+    settings: str
+    status: str
+    can_start: bool
+
+
+def present_lobby(lobby: dict[str, Any] | None, hosting: bool) -> LobbyVM:
+    """``lobby``: ``{"players": [(name, ready), ...], "rounds": 5, "turn_time": 30}``.
+
+    The host may start only when 2-7 players sit and every one of them is ready.
+    """
+    if not lobby:
+        return LobbyVM((), "", _("Waiting for the table…"), False)
+    players = list(lobby.get("players", ()))
+    lines = tuple(
+        f"{name}  ·  {_('ready') if ready else _('not ready yet')}" for name, ready in players
+    )
+    settings = _("{rounds} rounds, {seconds} s per decision").format(
+        rounds=lobby.get("rounds", 5), seconds=lobby.get("turn_time", 30)
+    )
+    everyone_ready = all(ready for _name, ready in players)
+    n = len(players)
+    can_start = hosting and 2 <= n <= 7 and everyone_ready
+    if n < 2:
+        status = _("Waiting for more players…")
+    elif n > 7:
+        status = _("At most seven players can sit at a table.")
+    elif not everyone_ready:
+        status = _("Waiting until everybody is ready…")
+    elif hosting:
+        status = ngettext(
+            "{n} player ready. Start when you like.", "{n} players ready. Start when you like.", n
+        ).format(n=n)
+    else:
+        status = _("Waiting for the host to start…")
+    return LobbyVM(lines, settings, status, can_start)

@@ -1,0 +1,111 @@
+"""``blu21 app``: start the Kivy app (also the Android entry point, via /main.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+
+
+def process_age() -> float:
+    """Seconds since this process was started (Linux /proc; else since import)."""
+    try:
+        with open("/proc/self/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter() - _IMPORTED
+
+
+_IMPORTED = time.perf_counter()
+
+
+def rss_mib() -> float:
+    """Resident memory of this process in MiB (Linux), else 0."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the app. ``--lang`` overrides the language, ``--size WxH`` the window.
+
+    ``--measure`` prints start-up to first frame and resident memory as JSON and quits
+    (``--peer`` measures a bare one-label Kivy app the same way, for comparison).
+    """
+    parser = argparse.ArgumentParser(prog="blu21 app", description="Run the blu21 app.")
+    parser.add_argument("--lang", choices=["auto", "en", "de", "pl"], default=None)
+    parser.add_argument("--size", default=None, help="window size, e.g. 360x640")
+    parser.add_argument("--data-dir", default=None, help="where prefs.json is kept")
+    parser.add_argument("--screen", default="home", help="first screen (for development)")
+    parser.add_argument("--measure", action="store_true", help="print start-up numbers, quit")
+    parser.add_argument("--peer", action="store_true", help="with --measure: a bare Kivy app")
+    args = parser.parse_args(list(argv or []))
+    os.environ.setdefault("KIVY_NO_ARGS", "1")  # our argv is ours, not Kivy's
+    if args.measure:
+        from app.views.screenshot import headless_environment
+
+        headless_environment()
+    if args.size:
+        from app.views.screenshot import parse_size
+
+        w, h = parse_size(args.size)
+        from kivy.config import Config
+
+        Config.set("graphics", "width", str(w))
+        Config.set("graphics", "height", str(h))
+    if args.measure:
+        return _measure(args)
+    from app.views.app import Blu21App
+
+    Blu21App(data_dir=args.data_dir, language=args.lang, first_screen=args.screen).run()
+    return 0
+
+
+def _measure(args: argparse.Namespace) -> int:
+    import sys
+
+    from kivy.app import App
+    from kivy.clock import Clock
+
+    if args.peer:
+        from kivy.uix.label import Label
+
+        class Peer(App):
+            def build(self):
+                return Label(text="hello")
+
+        base: type = Peer
+        kwargs: dict = {}
+    else:
+        from app.views.app import Blu21App
+
+        base, kwargs = Blu21App, {"data_dir": args.data_dir, "language": args.lang}
+
+    result: dict = {}
+
+    class Measured(base):  # type: ignore[misc, valid-type]
+        def on_start(self) -> None:
+            super().on_start()
+
+            def first_frame(_dt: float) -> None:  # runs after the first frame is drawn
+                result["first_frame_ms"] = round(process_age() * 1000)
+                result["rss_mib"] = round(rss_mib(), 1)
+                result["modules"] = len(sys.modules)
+                self.stop()
+
+            Clock.schedule_once(first_frame, 0)
+
+    Measured(**kwargs).run()
+    result["app"] = "kivy-label-peer" if args.peer else "blu21"
+    print(json.dumps(result))
+    return 0

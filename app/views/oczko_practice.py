@@ -1,0 +1,154 @@
+"""Practice Oczko against bots on this phone: no network, no SRA, a local shuffled deck.
+
+The rules are the engine's (:mod:`app.rules.oczko`); this module only plays the table's
+part for a local game: it shuffles a fresh 52-card deck each round (``secrets`` by
+default; tests pass a seeded ``random.Random``), deals, runs the turn timer (the
+engine has no clock: when time runs out it sends ``timeout``) and moves the bots.
+Time comes in through ``now`` arguments, so the whole match is replayable.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.cards import DECK, Card
+
+#: A bot draws while its chance to bust on the next card is below this.
+BOT_RISK = 0.4
+
+
+def bot_wants_card(hand: Sequence[Card], risk: float = BOT_RISK) -> bool:
+    """The bots' simple strategy: draw while the chance that the next card busts them
+    (app.strategy.oczko, over the cards a bot has not seen: all but its own) is below
+    ``risk``.
+
+    >>> from app.cards import parse_cards
+    >>> bot_wants_card(parse_cards("Js Qs")), bot_wants_card(parse_cards("Ts 9h"))
+    (True, False)
+    """
+    from app.strategy.oczko import bust_probability
+
+    return bust_probability(hand) < risk
+
+
+@dataclass
+class Timer:
+    """The running turn timer: whose turn, and until when."""
+
+    seat: int | None = None
+    started: float = 0.0
+    deadline: float = 0.0
+
+
+class PracticeMatch:
+    """A local match: seat ``me`` is the player, the other seats are bots."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        rounds: int = 5,
+        turn_time: float = 30.0,
+        me: int = 0,
+        rng: Any = None,
+        bot_delay: float = 0.9,
+        now: float = 0.0,
+    ) -> None:
+        from app.rules.oczko import Match, OczkoOptions
+
+        self.names = tuple(names)
+        self.me = me
+        self.turn_time = float(turn_time)
+        self.bot_delay = bot_delay
+        self.rng = rng or secrets.SystemRandom()
+        self.match, events = Match.new(len(self.names), OczkoOptions(rounds=rounds))
+        self.events: list[Any] = list(events)
+        self.deck: list[Card] = []
+        self.timer = Timer()
+        #: the finished round whose result is on screen until the player goes on
+        self.awaiting_next = False
+        self._deal(now)
+
+    # -- the table's part --------------------------------------------------------------
+    def _deal(self, now: float) -> None:
+        self.deck = list(DECK)
+        self.rng.shuffle(self.deck)
+        while self.match.to_deal is not None:
+            self._apply(self.match.deal(self.deck.pop()))
+        self._after(now)
+
+    def _apply(self, result: tuple[Any, tuple]) -> None:
+        self.match, events = result
+        self.events.extend(events)
+        if any(e.kind == "round_ended" for e in events):
+            self.awaiting_next = True  # show the result until the player goes on
+
+    def _after(self, now: float) -> None:
+        seat = self.match.to_act
+        if seat != self.timer.seat or seat is None:
+            delay = self.turn_time if seat == self.me else self.bot_delay
+            self.timer = Timer(seat, now, now + delay)
+
+    # -- queries -----------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.match.over
+
+    def view(self):
+        """The player's view of the match (the engine's MatchView)."""
+        from app.rules.oczko_views import view
+
+        return view(self.match, self.me)
+
+    def time_left(self, now: float) -> float:
+        """Seconds left for the player to act (0 when it is not his turn)."""
+        if self.timer.seat != self.me or self.awaiting_next:
+            return 0.0
+        return max(0.0, self.timer.deadline - now)
+
+    # -- the player's intents ----------------------------------------------------------
+    def draw(self, now: float) -> None:
+        """The player draws (IllegalAction if it is not his turn)."""
+        self._apply(self.match.draw(self.me, self._card()))
+        self._after(now)
+
+    def hold(self, now: float) -> None:
+        """The player holds."""
+        self._apply(self.match.hold(self.me))
+        self._after(now)
+
+    def next_round(self, now: float) -> None:
+        """Leave the round result and deal the next round."""
+        self.awaiting_next = False
+        if not self.match.over and self.match.to_deal is not None:
+            self._deal(now)
+
+    def leave(self) -> None:
+        """The player leaves: he counts as disconnected (the bots win)."""
+        if not self.match.over:
+            self._apply(self.match.disconnect(self.me))
+
+    def _card(self) -> Card:
+        return self.deck.pop()
+
+    # -- time --------------------------------------------------------------------------
+    def tick(self, now: float) -> bool:
+        """Advance bots and the timer to ``now``; True if anything changed."""
+        if self.match.over or self.awaiting_next:
+            return False
+        seat = self.match.to_act
+        if seat is None or now < self.timer.deadline:
+            return False
+        if seat == self.me:
+            self._apply(self.match.timeout(self.me))
+        else:
+            hand = self.match.round.hand(seat).cards  # a bot sees only its own cards
+            if bot_wants_card(hand):
+                self._apply(self.match.draw(seat, self._card()))
+                self.timer = Timer(seat, now, now + self.bot_delay)  # think again
+            else:
+                self._apply(self.match.hold(seat))
+        self._after(now)
+        return True

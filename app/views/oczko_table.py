@@ -1,0 +1,182 @@
+"""The Oczko table: own cards and total, the others' card counts and status, the turn
+timer, scores, round and match results, tiebreaks, shuffle progress, table messages."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from kivy.clock import Clock
+from kivy.factory import Factory
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+
+import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
+from app.i18n import N_, _
+from app.i18n.codes import error_message
+from app.views.base import BaseScreen
+from app.views.oczko_vm import OczkoTableVM, present
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+BOT_NAMES = (
+    N_("Ada (bot)"),
+    N_("Bruno (bot)"),
+    N_("Cyra (bot)"),
+    N_("Dario (bot)"),
+    N_("Ela (bot)"),
+    N_("Fryc (bot)"),
+)
+
+
+class OczkoTableScreen(BaseScreen):
+    title = StringProperty(N_("Oczko"))
+    up = StringProperty("oczko_menu")
+    vm = ObjectProperty(None, allownone=True)
+    timer_fraction = NumericProperty(0)
+    timer_text = StringProperty("")
+    left_handed = BooleanProperty(False)
+    #: the clock this screen reads (tests replace it to run a match in no time)
+    clock = staticmethod(time.monotonic)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._ticker = None
+        self._was_my_turn = False
+        self.message = ""
+
+    # -- the controller ------------------------------------------------------------------
+    @property
+    def controller(self):
+        return self.app.controllers.get("oczko")
+
+    def start_practice(self, bots: int | None = None, rounds: int | None = None) -> None:
+        """A new practice match against ``bots`` bots on this phone."""
+        from app.views.oczko_practice import PracticeMatch
+
+        prefs = self.app.prefs
+        bots = bots or prefs.bots
+        names = [prefs.player_name or _("You")] + [_(n) for n in BOT_NAMES[:bots]]
+        delay = {"off": 0.3, "fast": 0.5, "normal": 0.9, "slow": 1.5}[prefs.animation_speed]
+        self.app.controllers["oczko"] = PracticeMatch(
+            names,
+            rounds=rounds or prefs.oczko_rounds,
+            turn_time=prefs.turn_time,
+            bot_delay=delay,
+            now=self.clock(),
+        )
+        self.message = ""
+
+    def on_enter(self, *_args) -> None:
+        if self._ticker is None:
+            self._ticker = Clock.schedule_interval(self.tick, 0.1)
+
+    def on_leave(self, *_args) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def game_in_progress(self) -> bool:
+        return self.controller is not None and not self.controller.over
+
+    def leave(self) -> None:
+        """The player leaves the game (confirmed): he counts as gone."""
+        if self.controller is not None:
+            self.controller.leave()
+            self.app.controllers.pop("oczko", None)
+
+    # -- rendering -----------------------------------------------------------------------
+    def refresh(self) -> None:
+        c = self.controller
+        self.left_handed = self.app.prefs.left_handed
+        if c is None:
+            self.vm = None
+            return
+        now = self.clock()
+        vm = present(
+            c.view(),
+            c.names,
+            c.time_left(now),
+            c.turn_time,
+            c.awaiting_next,
+            # a networked table also reports table messages (a player left, cheating
+            # detected: translated from their codes) and the SRA shuffle's progress
+            getattr(c, "message", "") or self.message,
+            getattr(c, "shuffle_progress", None),
+            hints=self.app.prefs.show_hints,
+        )
+        self.vm = vm
+        self._render(vm)
+
+    def _render(self, vm: OczkoTableVM) -> None:
+        ids = self.ids
+        if vm.my_turn and not self._was_my_turn and self.app.prefs.vibrate_on_turn:
+            from app.views.device import vibrate
+
+            vibrate()
+        self._was_my_turn = vm.my_turn
+        # the left-handed layout mirrors the action row
+        actions = ids.actions
+        order = (
+            [ids.next, ids.hold, ids.draw] if self.left_handed else [ids.next, ids.draw, ids.hold]
+        )
+        if list(reversed(actions.children)) != order:
+            actions.clear_widgets()
+            for widget in order:
+                actions.add_widget(widget)
+        ids.my_hand.cards = list(vm.my_cards)
+        ids.my_hand.four_colour = self.app.prefs.four_colour_deck
+        # seat tiles are made once per table size and then only updated: no new widgets
+        # (and no new label textures) for every move
+        grid = ids.seats
+        if len(grid.children) != len(vm.seats):
+            grid.clear_widgets()
+            grid.cols = max(1, min(3, len(vm.seats)))
+            for _seat in vm.seats:
+                grid.add_widget(Factory.SeatTile())
+        for tile, seat in zip(reversed(grid.children), vm.seats, strict=True):
+            if tile.seat != seat:
+                tile.seat = seat
+        self.timer_fraction = vm.timer_fraction
+        self.timer_text = vm.timer_text
+
+    def tick(self, _dt: float = 0) -> None:
+        """Timer and bots; a full re-render only when the game moved."""
+        c = self.controller
+        if c is None:
+            return
+        now = self.clock()
+        if c.tick(now):
+            self.refresh()
+            return
+        if self.vm is not None and self.vm.my_turn:
+            left = c.time_left(now)
+            self.timer_fraction = max(0.0, min(1.0, left / c.turn_time))
+            text = _("{seconds} s").format(seconds=int(left + 0.999))
+            if text != self.timer_text:  # a new label texture at most once a second
+                self.timer_text = text
+
+    # -- intents -------------------------------------------------------------------------
+    def _do(self, action: str) -> None:
+        c = self.controller
+        if c is None:
+            return
+        try:
+            getattr(c, action)(self.clock())
+        except ValueError as exc:  # IllegalAction: show it, change nothing
+            self.app.notify(error_message(exc))
+        self.refresh()
+
+    def on_draw(self) -> None:
+        self._do("draw")
+
+    def on_hold(self) -> None:
+        self._do("hold")
+
+    def on_next(self) -> None:
+        c = self.controller
+        if c is not None and c.over:
+            self.start_practice(bots=len(c.names) - 1, rounds=c.match.options.rounds)
+            self.refresh()
+            return
+        self._do("next_round")

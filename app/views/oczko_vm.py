@@ -1,0 +1,242 @@
+"""Presenter of the Oczko table: the engine's MatchView -> what the table screen shows.
+
+Pure functions returning frozen values with text already translated; no Kivy, so
+every state the screen can show is testable headless. The view copies these fields
+into widgets and does nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.i18n import _, ngettext
+
+BACK = -1  # a face-down card (see app.views.cardtex)
+
+
+@dataclass(frozen=True)
+class SeatVM:
+    """Another player as the table shows him."""
+
+    name: str
+    cards: tuple[int, ...]  # card codes, BACK for face down
+    count_text: str
+    status_text: str
+    points_text: str
+    is_turn: bool
+    gone: bool
+
+
+@dataclass(frozen=True)
+class OczkoTableVM:
+    """Everything on the Oczko table screen."""
+
+    header: str
+    my_cards: tuple[int, ...]
+    my_total: str
+    my_status: str
+    turn_text: str
+    my_turn: bool
+    can_draw: bool
+    can_hold: bool
+    timer_fraction: float  # 1.0 full .. 0.0 out of time; 0 when not my turn
+    timer_text: str
+    seats: tuple[SeatVM, ...]
+    scores: str
+    my_points: str
+    banner: str  # round or match result, '' while playing
+    next_text: str  # label of the continue button, '' when hidden
+    message: str  # a player left, cheating detected, ...
+    shuffle_progress: float | None  # 0..1 while the SRA shuffle runs, else None
+    match_over: bool
+    hint: str = ""
+
+
+def status_text(status: str | None, reason: str = "", total: int | None = None) -> str:
+    """A hand's status in words (reason and total when known)."""
+    if status is None:
+        return _("sits out")
+    if status == "persian":
+        return _("Persian 21!")
+    if status == "bust":
+        if reason == "disconnect":
+            return _("left (bust)")
+        return _("bust ({total})").format(total=total) if total else _("bust")
+    if status == "held":
+        if reason == "timeout":
+            text = _("held (time ran out)")
+        elif reason == "21":
+            text = _("21: holds")
+        else:
+            text = _("held")
+        return f"{text} · {total}" if total is not None else text
+    return _("playing")
+
+
+def round_header(view: Any, finished: bool = False) -> str:
+    """``Round 2 of 5`` or ``Tiebreak round`` (``finished``: of the round just played)."""
+    last = view.last_round
+    if finished and last is not None:
+        if last.tiebreak:
+            return _("Tiebreak round")
+        return _("Round {number} of {rounds}").format(number=view.played, rounds=view.rounds)
+    if view.tiebreak:
+        return _("Tiebreak round")
+    return _("Round {number} of {rounds}").format(
+        number=min(view.played + 1, view.rounds), rounds=view.rounds
+    )
+
+
+def round_result_text(result: Any, names: Sequence[str]) -> str:
+    """The text of a finished round (the engine's RoundResult)."""
+    lines = []
+    if result.winner is None:
+        if result.reason == "persian":
+            lines.append(_("Several Persian 21s: nobody gets the point."))
+        else:
+            lines.append(_("Tie at the top or everybody bust: nobody gets the point."))
+    else:
+        who = names[result.winner]
+        if result.reason == "persian":
+            lines.append(_("{name} has a Persian 21 and wins the round!").format(name=who))
+        elif result.reason == "last_player":
+            lines.append(_("{name} is the last player left and wins the round.").format(name=who))
+        else:
+            hand = next(h for h in result.hands if h.seat == result.winner)
+            lines.append(
+                _("{name} wins the round with {total}.").format(name=who, total=hand.total)
+            )
+    for h in result.hands:
+        total = "?" if h.total is None else str(h.total)
+        lines.append(f"{names[h.seat]}: {total} ({status_text(str(h.status), h.reason)})")
+    return "\n".join(lines)
+
+
+def match_result_text(view: Any, names: Sequence[str]) -> str:
+    """Who won the match, how, and the final score."""
+    who = names[view.winner]
+    if view.end_reason == "decided":
+        head = _("{name} wins the match: nobody can catch up any more.").format(name=who)
+    elif view.end_reason == "last_player":
+        head = _("{name} wins the match as the last player at the table.").format(name=who)
+    elif view.end_reason == "tiebreak":
+        head = _("{name} wins the match in the tiebreak.").format(name=who)
+    else:
+        head = _("{name} wins the match!").format(name=who)
+    return head + "\n" + score_line(view, names)
+
+
+def score_line(view: Any, names: Sequence[str]) -> str:
+    """``Ala 1 · Bartek 3 · Celina 0``."""
+    return " · ".join(f"{names[s.seat]} {s.points}" for s in view.seats)
+
+
+def _codes(cards: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(BACK if c is None else c.code for c in cards)
+
+
+def present(
+    view: Any,
+    names: Sequence[str],
+    time_left: float = 0.0,
+    turn_time: float = 30.0,
+    awaiting_next: bool = False,
+    message: str = "",
+    shuffle_progress: float | None = None,
+    hints: bool = False,
+) -> OczkoTableVM:
+    """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView)."""
+    me = view.viewer
+    mine = view.seats[me]
+    my_turn = view.to_act == me and view.winner is None and not awaiting_next
+    last = view.last_round
+    over = view.winner is not None
+    # between rounds the engine has already opened the next round: show the hands of
+    # the round just finished (all open at the showdown) until the player goes on
+    finished = {h.seat: h for h in last.hands} if awaiting_next and not over and last else {}
+    mine_done = finished.get(me)
+    my_cards = _codes(mine_done.cards) if mine_done else _codes(mine.cards)
+    total = mine_done.total if mine_done else mine.total
+    my_total = "" if total is None else _("Total: {total}").format(total=total)
+    if mine_done:
+        my_status = status_text(str(mine_done.status), mine_done.reason)
+    else:
+        my_status = "" if mine.status in (None, "playing") else status_text(mine.status)
+    seats = []
+    for s in view.seats:
+        if s.seat == me:
+            continue
+        done = finished.get(s.seat)
+        cards = _codes(done.cards) if done else _codes(s.cards)
+        if s.gone:
+            status = _("left the table")
+        elif done:
+            status = status_text(str(done.status), done.reason, done.total)
+        else:
+            status = status_text(s.status, "", s.total)
+        seats.append(
+            SeatVM(
+                name=names[s.seat],
+                cards=cards,
+                count_text=ngettext("{n} card", "{n} cards", len(cards)).format(n=len(cards)),
+                status_text=status,
+                points_text=ngettext("{n} point", "{n} points", s.points).format(n=s.points),
+                is_turn=view.to_act == s.seat and not awaiting_next,
+                gone=s.gone,
+            )
+        )
+    banner = ""
+    next_text = ""
+    if over:
+        parts = [match_result_text(view, names)]  # the most important first: small screens
+        if last is not None:
+            parts.append(round_result_text(last, names))
+        banner = "\n\n".join(parts)
+        next_text = _("New match")
+    elif awaiting_next and last is not None:
+        banner = round_result_text(last, names)
+        if view.tiebreak:
+            tied = [names[s.seat] for s in view.seats if s.in_round]
+            banner += "\n\n" + _("Tie for first place: tiebreak round between {names}.").format(
+                names=", ".join(tied)
+            )
+        next_text = _("Next round")
+    if my_turn:
+        turn_text = _("Your turn: draw or hold?")
+    elif view.to_act is not None and not awaiting_next and not over:
+        turn_text = _("{name} is playing…").format(name=names[view.to_act])
+    else:
+        turn_text = ""
+    fraction = max(0.0, min(1.0, time_left / turn_time)) if my_turn and turn_time > 0 else 0.0
+    return OczkoTableVM(
+        header=round_header(view, finished=bool(finished) or over),
+        my_cards=my_cards,
+        my_total=my_total,
+        my_status=my_status,
+        turn_text=turn_text,
+        my_turn=my_turn,
+        can_draw=my_turn and "draw" in view.legal,
+        can_hold=my_turn and "hold" in view.legal,
+        timer_fraction=fraction,
+        timer_text=_("{seconds} s").format(seconds=int(time_left + 0.999)) if my_turn else "",
+        seats=tuple(seats),
+        scores=score_line(view, names),
+        my_points=ngettext("You: {n} point", "You: {n} points", mine.points).format(n=mine.points),
+        banner=banner,
+        next_text=next_text,
+        message=message,
+        shuffle_progress=shuffle_progress,
+        match_over=over,
+        hint=bust_hint(mine.cards) if hints and my_turn else "",
+    )
+
+
+def bust_hint(cards: Sequence[Any]) -> str:
+    """``Chance to bust with the next card: 32 %`` (over the cards the player has not
+    seen: all but his own; the others' cards are face down)."""
+    from app.strategy.oczko import bust_probability
+
+    p = bust_probability([c for c in cards if c is not None])
+    return _("Chance to bust with the next card: {percent} %").format(percent=round(p * 100))

@@ -1,0 +1,129 @@
+"""``blu21 screenshot SCREEN OUT.png [--lang de] [--size 360x640]``: render a screen to a PNG.
+
+The screen is shown with a representative state (a practice Oczko round in play, a
+blackjack round at the insurance prompt, ...), rendered off-screen (SDL2 with Mesa;
+no display needed) and saved. ``blu21 screenshot list`` prints the screen names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"360x640"`` -> (360, 640); at least 240x320, at most 4096 on a side.
+
+    >>> parse_size("320x480")
+    (320, 480)
+    """
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, not {text!r}") from exc
+    if not (240 <= w <= 4096 and 320 <= h <= 4096):
+        raise argparse.ArgumentTypeError(f"size {text!r} out of range (240x320 .. 4096x4096)")
+    return w, h
+
+
+def headless_environment(kivy_home: str | None = None) -> None:
+    """Environment for rendering without a display (call before importing Kivy)."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_WINDOW", "sdl2")
+    os.environ.setdefault("KIVY_METRICS_DENSITY", "1")
+    os.environ.setdefault("KIVY_HOME", kivy_home or tempfile.mkdtemp(prefix="blu21-kivy-"))
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+
+
+def _demos() -> dict[str, Callable]:
+    from app.views import demos
+
+    return demos.DEMOS
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Render one screen to a PNG; exit code 0 on success, 2 on bad arguments."""
+    parser = argparse.ArgumentParser(prog="blu21 screenshot", description=__doc__.splitlines()[0])
+    parser.add_argument("screen", help="screen name, or 'list'")
+    parser.add_argument("out", nargs="?", help="output PNG file")
+    parser.add_argument("--lang", choices=["en", "de", "pl"], default="en")
+    parser.add_argument("--size", type=parse_size, default=(360, 640))
+    parser.add_argument("--data-dir", default=None, help="prefs/branding dir (default: empty)")
+    parser.add_argument("--state", default=None, help="another representative state (see 'list')")
+    args = parser.parse_args(list(argv or []))
+    from app.views.registry import SCREENS
+
+    if args.screen == "list":
+        states = [k for k in _demos() if ":" in k]
+        print(
+            "\n".join(
+                list(SCREENS) + [f"{k.split(':')[0]} --state {k.split(':')[1]}" for k in states]
+            )
+        )
+        return 0
+    if args.screen not in SCREENS:
+        parser.error(f"unknown screen {args.screen!r}; one of: {', '.join(SCREENS)}")
+    if not args.out:
+        parser.error("the output file is required")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    headless_environment()
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(args.size[0]))
+    Config.set("graphics", "height", str(args.size[1]))
+    Config.set("graphics", "resizable", "0")
+    from kivy.clock import Clock
+
+    from app.views.app import Blu21App
+
+    data_dir = args.data_dir or tempfile.mkdtemp(prefix="blu21-data-")
+    result = {"ok": False}
+
+    class ShotApp(Blu21App):
+        def on_start(self) -> None:
+            super().on_start()
+
+            # no slide transition: the picture shows the screen, not the way to it
+            self.prefs = self.prefs.replace(animation_speed="off")
+
+            def stage(_dt: float) -> None:
+                key = f"{args.screen}:{args.state}" if args.state else args.screen
+                demo = _demos().get(key)
+                if args.state and demo is None:
+                    print(
+                        f"blu21 screenshot: no state {args.state!r} for {args.screen}",
+                        file=sys.stderr,
+                    )
+                self.go(args.screen, remember=False)
+                if demo:
+                    demo(self)
+                Clock.schedule_once(shoot, 0.6)
+
+            def shoot(_dt: float) -> None:
+                import shutil
+
+                from kivy.core.window import Window
+
+                # the window's framebuffer, so dialogs and messages are in the picture
+                tmp = Window.screenshot(name=str(Path(tempfile.mkdtemp()) / "shot.png"))
+                if tmp and Path(tmp).exists():
+                    shutil.move(tmp, out)
+                result["ok"] = out.exists()
+                self.stop()
+
+            Clock.schedule_once(stage, 0)
+
+    ShotApp(data_dir=data_dir, language=args.lang, first_screen="home").run()
+    if not result["ok"]:
+        print(f"blu21 screenshot: could not write {out}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0

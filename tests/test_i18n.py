@@ -1,0 +1,218 @@
+"""Catalogs complete and not stale; the pure-Python msgfmt; language detection; codes."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app import i18n
+from app.i18n.codes import MESSAGES, error_message, message_for
+from app.i18n.msgfmt import PoError, compile_po, parse_po
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _extractor():
+    spec = importlib.util.spec_from_file_location(
+        "extract_messages", ROOT / "tools" / "extract_messages.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def english():
+    yield
+    i18n.set_language("en")
+
+
+def test_catalogs_complete_and_not_stale() -> None:
+    tool = _extractor()
+    messages = tool.extract(ROOT / "app")
+    assert len(messages) > 100  # the scan really found the app's strings
+    assert tool.check(messages) == []
+
+
+def test_kv_strings_are_extracted() -> None:
+    tool = _extractor()
+    found = tool.scan_kv("Label:\n    text: tr._('Hold')\n    other: 3\n", "x.kv")
+    assert [m.msgid for m in found] == ["Hold"]
+    messages = tool.extract(ROOT / "app")
+    assert any(
+        loc.endswith(".kv:" + loc.split(":")[-1])
+        for m in messages.values()
+        for loc in m.locations
+        if ".kv:" in loc
+    )
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_compiled_catalog_translates_every_entry(lang: str) -> None:
+    text = i18n.po_path(lang).read_text("utf-8")
+    entries = [e for e in parse_po(text) if e.msgid]
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(text)))
+    for e in entries:
+        if e.msgid_plural is None:
+            assert catalog.gettext(e.msgid) == e.msgstr[0]
+        else:
+            assert catalog.ngettext(e.msgid, e.msgid_plural, 1) == e.msgstr[0]
+
+
+def test_translations_differ_from_english() -> None:
+    # a real translation, not a copy of the msgid (a few words like "Blackjack" are equal)
+    for lang in ("de", "pl"):
+        entries = [e for e in parse_po(i18n.po_path(lang).read_text("utf-8")) if e.msgid]
+        same = [e.msgid for e in entries if e.msgstr.get(0) == e.msgid]
+        assert len(same) < len(entries) * 0.1, same
+
+
+def test_polish_plurals_have_three_forms() -> None:
+    i18n.set_language("pl")
+    forms = {i18n.ngettext("{n} card", "{n} cards", n).format(n=n) for n in (1, 2, 5, 22, 25)}
+    assert forms == {"1 karta", "2 karty", "5 kart", "22 karty", "25 kart"}
+
+
+def test_switch_language_tells_listeners() -> None:
+    seen: list[str] = []
+    i18n.add_listener(seen.append)
+    try:
+        i18n.set_language("de")
+        assert i18n._("Draw") == "Ziehen"
+        i18n.set_language("pl")
+        assert i18n._("Hold") == "Zostaję"
+    finally:
+        i18n.remove_listener(seen.append)
+    assert seen == ["de", "pl"]
+
+
+def test_unknown_language_falls_back_to_english() -> None:
+    assert i18n.set_language("xx") == "en"
+    assert i18n._("Draw") == "Draw"
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"LANG": "de_DE.UTF-8"}, "de"),
+        ({"LANGUAGE": "fr:pl", "LANG": "en_US.UTF-8"}, "pl"),
+        ({"LC_ALL": "pl_PL.UTF-8", "LANG": "de_DE.UTF-8"}, "pl"),
+        ({"LANG": "C"}, "en"),
+        ({}, "en"),
+        ({"LC_ALL": "fr_FR", "LANG": "de_DE"}, "en"),  # LC_ALL set: it decides
+    ],
+)
+def test_desktop_language(env: dict, expected: str) -> None:
+    assert i18n.detect_language("linux", env) == expected
+
+
+def test_android_language_without_jvm_falls_back() -> None:
+    # no pyjnius here: the desktop rules apply, nothing crashes
+    assert i18n.detect_language("android", {"LANG": "de_AT.UTF-8"}) == "de"
+
+
+def test_po_parse_errors_name_the_line() -> None:
+    with pytest.raises(PoError, match=":2:"):
+        parse_po('msgid "a"\nmsgstr x\n', "bad.po")
+
+
+def test_fuzzy_and_empty_entries_are_left_out() -> None:
+    po = 'msgid "a"\nmsgstr ""\n\n#, fuzzy\nmsgid "b"\nmsgstr "B"\n\nmsgid "c"\nmsgstr "C"\n'
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(po)))
+    assert (catalog.gettext("a"), catalog.gettext("b"), catalog.gettext("c")) == ("a", "b", "C")
+
+
+def test_codes_translate_with_details() -> None:
+    i18n.set_language("de")
+    assert message_for("player_left", name="Ala") == "Ala hat den Tisch verlassen."
+    assert "{" not in message_for("player_left")  # missing detail: no crash, no braces
+    assert "mystery" in message_for("mystery")
+
+
+def test_engine_error_codes_have_messages() -> None:
+    """Every IllegalAction code the engines raise has a translated message."""
+    codes: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        if "views" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            first = node.args[0] if node.args else None
+            if (
+                name in ("IllegalAction", "SessionError")
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+            ):
+                codes.add(first.value)
+            elif name == "RulesError":  # RulesError(message, *fields, code="invalid_rules")
+                code = {k.arg: k.value for k in node.keywords}.get("code")
+                codes.add(code.value if isinstance(code, ast.Constant) else "invalid_rules")
+    # the protocol's stable codes are module constants: BAD_KEY = "bad_key"
+    errors = ROOT / "app" / "protocol" / "errors.py"
+    if errors.exists():
+        for node in ast.parse(errors.read_text("utf-8")).body:
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+                and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
+            ):
+                codes.add(node.value.value)
+    missing = sorted(codes - set(MESSAGES))
+    assert not missing, f"add these codes to app/i18n/codes.py: {missing}"
+
+
+def test_error_message_of_plain_exception() -> None:
+    assert error_message(OSError("disk full")).endswith("disk full")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(
+                st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                min_size=1,
+                max_size=120,
+            ),
+            st.text(
+                st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                min_size=1,
+                max_size=120,
+            ),
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_catalog_writer_and_parser_round_trip(pairs: list[tuple[str, str]]) -> None:
+    """Whatever a msgid holds (quotes, backslashes, newlines, long lines, any script; NUL
+    is gettext's plural separator), the written .po parses back to the same text and
+    compiles to a working catalog."""
+    tool = _extractor()
+    messages = [tool.Message(m, None, ["x.py:1"]) for m, _t in pairs]
+    translations = {(m, None): {0: t} for m, t in pairs}
+    text = tool.render_catalog(messages, "de", translations)
+    parsed = {e.msgid: e.msgstr[0] for e in parse_po(text) if e.msgid}
+    assert parsed == dict(pairs)
+    catalog = gettext.GNUTranslations(io.BytesIO(compile_po(text)))
+    for m, t in pairs:
+        assert catalog.gettext(m) == t
+
+
+def test_device_services_are_harmless_on_the_desktop() -> None:
+    from app.views.device import system_bar_insets, vibrate
+
+    assert vibrate() is False
+    assert system_bar_insets() is None

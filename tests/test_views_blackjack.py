@@ -1,0 +1,250 @@
+"""Blackjack presenter and game controller, on the real casino engine, without Kivy."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app import i18n
+from app.cards import Card
+from app.rules.shoe import Shoe
+from app.rules.table_rules import PRESETS, TableRules
+from app.views.bj_game import BlackjackGame
+from app.views.bj_vm import BACK, chip_choices, chips, present, summary_lines, total_text
+
+
+@pytest.fixture(autouse=True)
+def english():
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+def game(cards: str, rules: TableRules | None = None, bots=()) -> BlackjackGame:
+    return BlackjackGame(rules or TableRules(), "me", bots, shoe=Shoe.scripted(cards))
+
+
+def test_betting_phase() -> None:
+    g = game("As 9d 6h 7c")
+    vm = present(g)
+    assert vm.phase == "betting" and vm.balance == "Chips: 1000"
+    assert [b.bet_range for b in vm.boxes] == [(10, 500)] * 7
+    assert not vm.can_deal  # nobody has bet yet
+    assert not any(vm.actions.values())
+    assert chip_choices(10, 500) == (10, 25, 50, 100, 250, 500)
+
+
+def test_soft_total_hole_card_and_legal_buttons() -> None:
+    g = game("As 9d 6h 7c 5s")  # me A+6 = soft 17 against 9 (hole 7 face down)
+    g.bet(1, 10)
+    g.deal()
+    vm = present(g)
+    assert vm.dealer_cards == (Card.parse("9d").code, BACK) and vm.dealer_total == "9"
+    hand = vm.boxes[0].hands[0]
+    assert (hand.total, hand.current) == ("soft 17", True)
+    assert vm.actions == {
+        "hit": True,
+        "stand": True,
+        "double": True,
+        "split": False,
+        "surrender": False,
+    }
+    assert vm.turn == "Your hand on box 1: what do you do?"
+    assert vm.balance == "Chips: 990"
+    g.decide("stand")
+    vm = present(g)
+    assert (vm.phase, vm.dealer_total) == ("settled", "21")  # 9 + 7 + 5
+    assert vm.dealer_cards == tuple(Card.parse(c).code for c in ("9d", "7c", "5s"))
+
+
+def test_insurance_prompt_then_play() -> None:
+    g = game("Ts Ah 9h 7c 5d")
+    g.bet(1, 10)
+    g.deal()
+    vm = present(g)
+    assert vm.prompt is not None and vm.prompt.box == 1
+    assert vm.prompt.text == "The dealer shows an ace. Insurance for box 1?"
+    assert [c[0] for c in vm.prompt.choices] == ["insure", "decline_insurance"]
+    assert vm.prompt.choices[0][1:] == ("Insure 5", 5)
+    g.insure(1, 5)
+    vm = present(g)
+    assert vm.prompt is None and vm.actions["hit"]  # no dealer blackjack: play on
+
+
+def test_even_money_for_a_blackjack_against_an_ace() -> None:
+    g = game("As Ad Kh 7c")
+    g.bet(1, 10)
+    g.deal()
+    vm = present(g)
+    assert vm.prompt.text.startswith("You have blackjack against an ace")
+    assert vm.prompt.choices[0][0] == "even_money"
+    g.decide("even_money", 1)
+    vm = present(g)
+    assert vm.phase == "settled"
+    assert vm.result == "You won 10 chips this round."
+    assert "even money" in vm.boxes[0].hands[0].result
+
+
+def test_six_to_five_exact_chips_in_each_language() -> None:
+    rules = TableRules(blackjack_pays="6/5", min_bet=1)
+    g = game("As 9d Kh 7c", rules)
+    g.bet(1, 7)
+    g.deal()
+    assert present(g).result == "You won 8.4 chips this round."
+    i18n.set_language("de")
+    vm = present(g)
+    assert vm.result == "Du hast in dieser Runde 8,4 Chips gewonnen."
+    assert vm.boxes[0].hands[0].total == "Blackjack"
+    assert "blackjack zahlt 6:5" in vm.rules.lower()
+
+
+def test_bust_and_loss() -> None:
+    g = game("Ts 9d 6h 7c Kd")
+    g.bet(1, 10)
+    g.deal()
+    g.decide("hit")
+    vm = present(g)
+    assert vm.boxes[0].hands[0].total == "bust (26)"
+    assert vm.result == "You lost 10 chips this round."
+    assert "bust, lost" in vm.boxes[0].hands[0].result
+
+
+def test_betting_behind_a_bot_and_following_a_double() -> None:
+    rules = PRESETS["european"]
+    g = game("5s 6h 5h Td Ts 8c", rules, bots=["Bruno"])  # Bruno: 5+5 = 10 vs 6 (ENHC)
+    vm = present(g)
+    box4 = vm.boxes[3]
+    assert box4.owner == "Bruno" and box4.behind and box4.bet_range == (10, 490)
+    g.bet(4, 10)
+    g.deal()
+    vm = present(g)  # the bot doubled its 10: the player behind decides
+    assert vm.prompt is not None
+    assert [c[0] for c in vm.prompt.choices] == ["follow_double", "decline_double"]
+    g.decide("decline_double", 4)
+    vm = present(g)  # Bruno 20, dealer 6+10+8 = 24
+    assert vm.phase == "settled" and vm.dealer_total == "bust (24)"
+    assert vm.boxes[3].hands[0].stakes == "Bruno 20 · You 10"
+    assert vm.result == "You won 10 chips this round."
+
+
+def test_surrender_offered_when_the_rules_allow() -> None:
+    g = game("Ts 9d 6h 7c", TableRules(late_surrender=True))
+    g.bet(1, 10)
+    g.deal()
+    assert present(g).actions["surrender"]
+    g.decide("surrender")
+    vm = present(g)
+    assert vm.result == "You lost 5 chips this round."
+
+
+def test_illegal_decision_raises_and_changes_nothing() -> None:
+    g = game("Ts 9d 6h 7c")
+    g.bet(1, 10)
+    g.deal()
+    before = g.round
+    with pytest.raises(ValueError) as err:
+        g.decide("split")
+    assert err.value.code == "cannot_split" and g.round is before
+
+
+def test_a_whole_session_and_its_summary() -> None:
+    g = BlackjackGame(TableRules(rounds=3), "me", rng=random.Random(5))
+    for _ in range(3):
+        g.bet(1, 10)
+        g.deal()
+        while not g.round.settled:
+            vm = present(g)
+            if vm.prompt:
+                g.decide(vm.prompt.choices[-1][0], vm.prompt.box)
+            else:
+                g.decide("stand")
+        g.next_round()
+    assert g.over
+    lines = dict(summary_lines(g.session.summary(), "me"))
+    assert lines["Rounds played"] == "3 / 3"
+    assert lines["Chips at the start"] == "1000"
+    net = sum(h["me"] for h in g.session.history)
+    assert lines["Chips now"] == chips(1000 + net)
+
+
+def test_total_text() -> None:
+    assert [
+        total_text(17, True),
+        total_text(17, False),
+        total_text(21, True),
+        total_text(21, False, True),
+        total_text(23, False),
+    ] == ["soft 17", "17", "21", "Blackjack", "bust (23)"]
+
+
+def _expected_hint(g: BlackjackGame) -> str:
+    """The hint as the strategy module computes it, over the engine's legal actions."""
+    from app.strategy.hint import hint
+
+    r = g.round
+    h = r.current
+    legal = {a.kind.value for a in g.legal()}
+    seen = [c for other in r.hands if other is not h for c in other.cards]
+    evs = {
+        k: v
+        for k, v in hint(
+            r.rules, r.dealer[0], h.cards, seen, hands_now=len(r.box_hands(h.box))
+        ).evs.items()
+        if k in legal
+    }
+    best = max(evs, key=evs.__getitem__)
+    return f"Hint: {best.capitalize()} (expected {evs[best]:+.2f} per chip)"
+
+
+def test_strategy_hint_for_the_hand_in_play() -> None:
+    g = game("Th 6c 6d 9s")  # hard 16 against a 6: stand
+    g.bet(1, 10)
+    g.deal()
+    assert present(g).hint == ""  # hints off
+    vm = present(g, hints=True)
+    assert vm.hint.startswith("Hint: Stand") and vm.hint == _expected_hint(g)
+
+
+def test_strategy_hint_only_names_legal_actions() -> None:
+    g = game("5h 9c 4d 9s 2c")  # 5+4 = 9 against a 9, then a 2: 11 on three cards
+    g.bet(1, 10)
+    g.deal()
+    g.decide("hit")
+    vm = present(g, hints=True)
+    assert not vm.actions["double"]  # three cards: no double
+    assert "Double" not in vm.hint and vm.hint == _expected_hint(g)
+
+
+def test_no_hint_outside_the_players_turn() -> None:
+    g = game("Th 6c 9s 7h 5d")
+    assert present(g, hints=True).hint == ""  # betting
+    g.bet(1, 10)
+    g.deal()
+    g.decide("stand")  # the dealer draws to 18, the round is settled
+    vm = present(g, hints=True)
+    assert vm.phase == "settled" and vm.hint == ""
+
+
+def test_hint_in_german_uses_a_decimal_comma() -> None:
+    g = game("Th 6c 6d 9s")
+    g.bet(1, 10)
+    g.deal()
+    i18n.set_language("de")
+    hint = present(g, hints=True).hint
+    assert hint.startswith("Tipp: Keine Karte (Erwartung -0,")  # stand, as a German casino says
+
+
+def test_saved_rules_from_the_preferences() -> None:
+    from app.prefs import Prefs
+    from app.views.bj_game import saved_rules
+
+    assert saved_rules(Prefs()) == (PRESETS["classic"], None)
+    assert saved_rules(Prefs(bj_preset="german")) == (PRESETS["german"], None)
+    custom = PRESETS["european"].replace(decks=2)
+    assert saved_rules(Prefs(table_rules=custom.to_json(), bj_preset="custom")) == (custom, None)
+    # rules saved by another version, or edited by hand: the classic table and a message
+    rules, warning = saved_rules(Prefs(table_rules={"decks": 99}))
+    assert rules == PRESETS["classic"] and warning == "These table rules do not fit together."
+    rules, warning = saved_rules(Prefs(table_rules={"croupier": "robot"}))
+    assert rules == PRESETS["classic"] and warning == "Unknown table rule."

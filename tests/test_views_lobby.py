@@ -1,0 +1,63 @@
+"""Lobby presenter and the rules pages (pure, no Kivy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import i18n
+from app.views.lobby_vm import present_lobby
+from app.views.rules_text import BLACKJACK_RULES, OCZKO_RULES, blackjack_rules, oczko_rules
+
+
+@pytest.fixture(autouse=True)
+def english():
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+def lobby(*ready: bool) -> dict:
+    return {"players": [(f"P{i}", r) for i, r in enumerate(ready)], "rounds": 5, "turn_time": 30}
+
+
+@pytest.mark.parametrize(
+    ("state", "hosting", "can_start", "status"),
+    [
+        (lobby(True), True, False, "Waiting for more players…"),
+        (lobby(True, False), True, False, "Waiting until everybody is ready…"),
+        (lobby(True, True, True), True, True, "3 players ready. Start when you like."),
+        (lobby(True, True), False, False, "Waiting for the host to start…"),
+        (lobby(*[True] * 8), True, False, "At most seven players can sit at a table."),
+        (None, True, False, "Waiting for the table…"),
+    ],
+)
+def test_lobby_start_only_when_everybody_is_ready(state, hosting, can_start, status) -> None:
+    vm = present_lobby(state, hosting)
+    assert (vm.can_start, vm.status) == (can_start, status)
+
+
+def test_lobby_lines_in_polish() -> None:
+    i18n.set_language("pl")
+    vm = present_lobby(lobby(True, False), True)
+    assert vm.players == ("P0  ·  gotowy", "P1  ·  jeszcze niegotowy")
+    assert vm.settings == "Rundy: 5, 30 s na decyzję"
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl"])
+def test_rules_pages_are_complete_in_every_language(lang: str) -> None:
+    i18n.set_language(lang)
+    oczko, blackjack = oczko_rules(), blackjack_rules()
+    assert len(oczko) == len(OCZKO_RULES) and len(blackjack) == len(BLACKJACK_RULES)
+    texts = [t for _k, t in oczko + blackjack]
+    assert all(texts)
+    if lang != "en":
+        assert sum(
+            a != b for a, (_k, b) in zip(texts, OCZKO_RULES + BLACKJACK_RULES, strict=True)
+        ) == len(texts)
+
+
+def test_german_oczko_rules_are_the_seed_text() -> None:
+    i18n.set_language("de")
+    text = " ".join(t for _k, t in oczko_rules())
+    assert "Bube = 2, Dame = 3, König = 4" in text
+    assert "Persische 21" in text

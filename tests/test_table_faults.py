@@ -77,7 +77,7 @@ def test_soak_random_faults(seed: int) -> None:
     demo("--players", str(players), "--rounds", "2", "--silence-limit", "5", *faults)
 
 
-@pytest.mark.parametrize("fault", ["", "kill@4", "corrupt@8", "duplicate@6", "drop@9"])
+@pytest.mark.parametrize("fault", ["", "kill@4", "corrupt@8", "duplicate@6"])
 def test_the_real_sra_shuffle_across_processes(fault: str) -> None:
     # The SRA dealer on ffdhe2048: every phone's deck is shuffled across the processes.
     # (A dropout while a card is on its way can leave a hand unprovable: docs/transport.md,

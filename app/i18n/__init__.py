@@ -23,6 +23,7 @@ import gettext
 import io
 import logging
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -121,6 +122,8 @@ def normalize_language(tag: str | None) -> str | None:
 
 def android_language() -> str | None:
     """The device language from ``java.util.Locale`` (pyjnius, imported only here)."""
+    if not hasattr(sys, "getandroidapilevel") and "ANDROID_ARGUMENT" not in os.environ:
+        return None  # not on a phone (pyjnius may still be installed, e.g. for tests)
     try:
         from jnius import autoclass  # only on Android; slow import, so only when asked
     except ImportError:

@@ -232,7 +232,7 @@ class PhoneMatch:
         ):
             raise Waiting  # the host is ahead: the proofs that end my round are on their way
         if self.match.over or r is None or r.number != number:
-            raise IllegalAction("wrong_round", f"round {number} is not being played")
+            raise IllegalAction("wrong_phase", f"round {number} is not being played")
 
     # -- public events ----------------------------------------------------------------------
 
@@ -253,7 +253,7 @@ class PhoneMatch:
     def _start_deck(self, event: Go | NewDeck) -> None:
         self._check_round(event.round)
         if event.deck in self._decks or (self._deck and event.deck <= self._deck.deck):
-            raise IllegalAction("bad_deck", f"deck {event.deck} is not new")
+            raise IllegalAction("wrong_phase", f"deck {event.deck} is not new")
         r = self.match.round
         assert r is not None
         order = tuple(s for s in r.order if s in self.match.active)
@@ -281,7 +281,7 @@ class PhoneMatch:
         self._check_round(number)
         deck = self._deck
         if deck is None or deck.round != number or (deck_id is not None and deck.deck != deck_id):
-            raise IllegalAction("bad_deck", "no such deck in play")
+            raise IllegalAction("wrong_phase", "no such deck in play")
         return deck
 
     def _deal(self, event: Deal) -> None:

@@ -378,6 +378,11 @@ class Seat:
             raise ProtocolUsageError("no such round")
         return rnd
 
+    def claimed_cards(self, round_id: int, seat: int) -> dict[int, int] | None:
+        """The cards ``seat`` claimed in ``round_id`` (position -> card code), None if no claim."""
+        claim = self._round(round_id).claims.get(seat)
+        return None if claim is None else dict(claim[2])
+
     def verdict_of(self, round_id: int) -> Verdict | None:
         """The audit verdict of ``round_id`` (None while pending)."""
         return self._round(round_id).verdict
@@ -558,6 +563,14 @@ class Seat:
     def held_result(self, owner: int, round_id: int) -> tuple[int, ...] | None:
         """The card codes of a dropped seat's escrowed hand once released and opened."""
         return self._round(round_id).held.get(owner)
+
+    def held_hand(self, owner: int, round_id: int) -> dict[int, int] | None:
+        """A dropped seat's opened escrowed hand as position -> card code (None until opened)."""
+        rnd = self._round(round_id)
+        cards, positions = rnd.held.get(owner), rnd.released.get(owner)
+        if cards is None or positions is None:
+            return None
+        return dict(zip(positions, cards, strict=True))
 
     def _open_record(
         self, rnd: _Round, owner: int, ct: bytes, key: bytes

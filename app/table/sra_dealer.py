@@ -116,14 +116,10 @@ class SraDealer:
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
         if seat == self.seat:  # my own hand counts as proven once my claim went out
             return dict(self._seat.hand_in(deck)) if deck in self._proved else None
-        rnd = self._seat._round(deck)  # the claims are not exposed yet
-        if seat in rnd.claims:
-            return dict(rnd.claims[seat][2])
-        cards = self._seat.held_result(seat, deck)
-        positions = rnd.released.get(seat)
-        if cards is not None and positions is not None:
-            return dict(zip(positions, cards, strict=True))
-        return None
+        claimed = self._seat.claimed_cards(deck, seat)
+        if claimed is not None:
+            return claimed
+        return self._seat.held_hand(seat, deck)
 
     def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
         """I hold: escrow my hand with the seats that have finished (again as more do)."""

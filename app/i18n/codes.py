@@ -93,6 +93,9 @@ MESSAGES: dict[str, str] = {
     "cannot_decline_double": N_("There is no double to follow now."),
     # table and protocol
     "connection_lost": N_("The connection was lost."),
+    "host_left": N_("The host left: the table is closed."),
+    "not_ready": N_("Every player must be connected and ready."),
+    "connect_failed": N_("Could not reach the table at that address."),
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),
     "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),

@@ -1,22 +1,32 @@
 """Oczko menu, hosting a table, joining a nearby table and the lobby.
 
-The networked table (app.table, Bluetooth) is another layer; these screens render its
-lobby state through :mod:`app.views.lobby_vm` and send intents to it. Where the table
-layer or Bluetooth is not available, they say so instead of failing.
+The networked table (app.table over TCP on the desktop, Bluetooth on Android) runs in
+:class:`app.views.oczko_network.NetworkTable` (a worker thread); these screens render its
+lobby state through :mod:`app.views.lobby_vm`, poll it from a Kivy ``Clock`` event and
+send intents to it. Where the table layer or Bluetooth is not available, they say so
+instead of failing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from kivy.clock import Clock, mainthread
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
 
-from app.i18n import N_, _
+from app.i18n import N_, _, get_language
 from app.i18n.codes import message_for
 from app.prefs import ROUND_CHOICES, TURN_TIMES
 from app.views.base import BaseScreen
+from app.views.device import on_android
 from app.views.lobby_vm import present_lobby
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -27,7 +37,7 @@ def table_layer_available() -> bool:
     import importlib.util
 
     try:
-        return importlib.util.find_spec("app.table.host") is not None
+        return importlib.util.find_spec("app.table.table") is not None
     except (ImportError, ValueError):
         return False
 
@@ -84,7 +94,27 @@ class OczkoHostScreen(BaseScreen):
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
             return
-        self.app.go("oczko_lobby", hosting=True)
+        from app.views.oczko_network import NetworkTable, default_transport
+
+        prefs = self.app.prefs
+        net = NetworkTable(
+            hosting=True,
+            name=prefs.player_name or _("You"),
+            lang=get_language(),
+            rounds=prefs.oczko_rounds,
+            turn_time=prefs.turn_time,
+            transport=default_transport(),
+        )
+        _open_lobby(self.app, net, hosting=True)
+
+
+def _open_lobby(app, net, hosting: bool) -> None:
+    """Show the lobby of ``net`` (a NetworkTable that is opening)."""
+    old = app.controllers.get("oczko_net")
+    if old is not None and old is not net:
+        old.leave()
+    app.controllers["oczko_net"] = net
+    app.go("oczko_lobby", hosting=hosting, lobby=None, message="")
 
 
 class OczkoJoinScreen(BaseScreen):
@@ -94,6 +124,8 @@ class OczkoJoinScreen(BaseScreen):
     up = StringProperty("oczko_menu")
     tables = ListProperty([])  # [(name, address)]
     status = StringProperty("")
+    #: Android joins paired/discovered phones; the desktop types the host's address
+    android = BooleanProperty(on_android())
 
     def refresh(self) -> None:
         grid = self.ids.tables
@@ -112,13 +144,52 @@ class OczkoJoinScreen(BaseScreen):
         if not table_layer_available():
             self.status = message_for("bluetooth_unavailable")
             return
+        if not on_android():  # the desktop joins by address (the host:port field)
+            self.join(self.ids.address.text.strip())
+            return
+        from app.views.oczko_network import default_transport
+
+        try:
+            transport = self._bt = default_transport()
+            self._paired, self._found = list(transport.paired_devices()), []
+            self._show_devices()  # paired phones first, then what discovery finds
+            transport.discover(self._on_found)
+        except Exception as exc:  # Bluetooth off, no permission: say so
+            self.status = message_for(getattr(exc, "code", "bluetooth_unavailable"))
+            return
         self.status = _("Searching for tables nearby…")
+
+    @mainthread
+    def _on_found(self, device) -> None:
+        # called from Android's broadcast thread; widgets change on the main thread only
+        self._found.append(device)
+        self._show_devices()
+
+    def _show_devices(self) -> None:
+        from app.bluetooth.android import merge_devices
+
+        devices = merge_devices(self._paired, self._found)
+        self.tables = [(d.name, d.address) for d in devices if d.likely_host]
+        self.refresh()
 
     def join(self, address: str) -> None:
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
             return
-        self.app.go("oczko_lobby", hosting=False)
+        if not address:
+            self.status = _("Enter the host's address, for example 127.0.0.1:5000.")
+            return
+        from app.views.oczko_network import NetworkTable, default_transport
+
+        prefs = self.app.prefs
+        net = NetworkTable(
+            hosting=False,
+            name=prefs.player_name or _("You"),
+            lang=get_language(),
+            address=address,
+            transport=getattr(self, "_bt", None) or default_transport(),
+        )
+        _open_lobby(self.app, net, hosting=False)
 
 
 class OczkoLobbyScreen(BaseScreen):
@@ -131,7 +202,47 @@ class OczkoLobbyScreen(BaseScreen):
     lobby = ObjectProperty(None, allownone=True)
     vm = ObjectProperty(None, allownone=True)
 
+    address = StringProperty("")
+    message = StringProperty("")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._poll = None
+
+    @property
+    def net(self):
+        return self.app.controllers.get("oczko_net")
+
+    def on_enter(self, *_args) -> None:
+        if self._poll is None:
+            self._poll = Clock.schedule_interval(self.poll, 0.1)
+
+    def on_leave(self, *_args) -> None:
+        if self._poll is not None:
+            self._poll.cancel()
+            self._poll = None
+
+    def poll(self, _dt: float = 0) -> None:
+        """Follow the table: new players, errors, and the match starting."""
+        net = self.net
+        if net is None or not net.tick(0.0):
+            return
+        if net.error is not None:
+            self.message = message_for(net.error)
+        else:
+            self.message = net.message
+        if net.started and net.match is not None:
+            self.app.controllers["oczko"] = net
+            self.app.go("oczko_table")
+            return
+        self.lobby = net.lobby
+        self.refresh()
+
     def refresh(self) -> None:
+        net = self.net
+        self.address = ""
+        if net is not None and self.hosting and net.address:
+            self.address = _("Guests join at {address}").format(address=net.address)
         self.vm = present_lobby(self.lobby, bool(self.hosting))
         grid = self.ids.players
         grid.clear_widgets()
@@ -139,5 +250,14 @@ class OczkoLobbyScreen(BaseScreen):
             grid.add_widget(Factory.Body(text=line))
 
     def start(self) -> None:
-        if self.vm and self.vm.can_start:
-            self.app.notify(message_for("bluetooth_unavailable"))
+        net = self.net
+        if self.vm and self.vm.can_start and net is not None:
+            self.message = _("Shuffling the deck together…")
+            net.begin()
+
+    def leave_table(self) -> None:
+        """Leave (a guest) or close (the host) the table before the match."""
+        net = self.app.controllers.pop("oczko_net", None)
+        if net is not None:
+            net.leave()
+        self.lobby = None

@@ -84,6 +84,7 @@ class OczkoTableScreen(BaseScreen):
         if self.controller is not None:
             self.controller.leave()
             self.app.controllers.pop("oczko", None)
+            self.app.controllers.pop("oczko_net", None)
 
     # -- rendering -----------------------------------------------------------------------
     def refresh(self) -> None:
@@ -175,6 +176,11 @@ class OczkoTableScreen(BaseScreen):
 
     def on_next(self) -> None:
         c = self.controller
+        if c is not None and c.over and getattr(c, "hosting", None) is not None:
+            # a networked match is over: back to the menu (a new table is opened there)
+            self.leave()
+            self.app.go("oczko_menu")
+            return
         if c is not None and c.over:
             self.start_practice(bots=len(c.names) - 1, rounds=c.match.options.rounds)
             self.refresh()

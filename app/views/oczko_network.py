@@ -1,0 +1,290 @@
+"""The networked Oczko table for the app: :mod:`app.table` behind the screen's controller.
+
+:class:`NetworkTable` implements :class:`app.views.oczko_controller.OczkoTableController`
+for a table hosted on this phone (:class:`app.table.table.HostTable`) or joined from it
+(:class:`app.table.table.GuestTable`). Everything that blocks (connecting, the links'
+sockets, the SRA shuffle's arithmetic) runs on one worker thread that owns the table
+object; the Kivy side only sends intents through a queue and reads snapshots (immutable
+match states, copied lobby lists, notices), polled from a Kivy ``Clock`` event.
+
+The transport is TCP on the desktop and :mod:`app.bluetooth.android` on Android.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from app.table.lobby import Notice
+
+#: How long the worker waits for the link's events in one step (seconds).
+STEP = 0.05
+
+
+def default_transport() -> Any:
+    """TCP on the desktop (loopback by default), Bluetooth RFCOMM on Android."""
+    from app.views.device import on_android
+
+    if on_android():
+        from app.bluetooth.android import AndroidTransport
+
+        return AndroidTransport()
+    from app.bluetooth.tcp import TcpTransport
+
+    return TcpTransport()
+
+
+class NetworkTable:
+    """A host's or a guest's table, run on a worker thread.
+
+    ``hosting``: listen on ``transport`` (``address`` is then the listening address);
+    else connect to ``address``. ``rounds``/``turn_time`` are the host's options.
+    """
+
+    def __init__(
+        self,
+        *,
+        hosting: bool,
+        name: str,
+        lang: str = "en",
+        address: str = "",
+        rounds: int = 5,
+        turn_time: int = 30,
+        transport: Any = None,
+        dealer: str | None = None,
+        listen: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.hosting = hosting
+        self.turn_time = float(turn_time)
+        self.awaiting_next = False  # the host deals the next round by itself
+        self.address = address
+        self.names: tuple[str, ...] = (name,)
+        self.seat: int | None = 0 if hosting else None
+        #: lobby snapshot: {"players": [(name, ready)], "rounds": r, "turn_time": s}
+        self.lobby: dict[str, Any] | None = None
+        self.started = False
+        self.closed = False
+        self.error: str | None = None  # a code (connection failed, ...)
+        self._notes: list[tuple[str, dict[str, Any]]] = []  # table messages to show
+        self._match: Any = None
+        self._ready = False  # the dealers are set up (the shuffle is done)
+        self._deadline = 0.0
+        self._turn_seat: int | None = None
+        self._version = 0
+        self._seen = -1
+        self._commands: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._name, self._lang = name, lang
+        self._rounds, self._turn = rounds, turn_time
+        self._transport = transport
+        self._dealer = dealer
+        self._listen = listen
+        self._table: Any = None
+        self._opened = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="blu21-table", daemon=True)
+        self._thread.start()
+
+    # -- the worker thread ----------------------------------------------------------------
+    def _make(self) -> Any:
+        from app.bluetooth.ids import new_player_id
+        from app.table.cli import dealer_factory, default_dealer
+        from app.table.clock import SystemClock
+        from app.table.messages import Options
+        from app.table.table import GuestTable, HostTable
+
+        transport = self._transport or default_transport()
+        factory = dealer_factory(self._dealer or default_dealer())
+        common = dict(
+            player_id=new_player_id(),
+            name=self._name,
+            lang=self._lang,
+            clock=SystemClock(),
+            dealer_factory=factory,
+            on_notice=self._on_notice,
+        )
+        if self.hosting:
+            listener = self._listen(transport) if self._listen else transport.listen()
+            table = HostTable(
+                listener, options=Options(rounds=self._rounds, turn_time=self._turn), **common
+            )
+            self.address = table.address
+            return table
+        return GuestTable.join(transport, self.address, **common)
+
+    def _run(self) -> None:
+        try:
+            self._table = self._make()
+        except Exception as exc:  # any failure to open is shown by its code
+            code = getattr(exc, "code", "connection_lost")
+            self.error = "connect_failed" if code == "timeout" else code
+            self.closed = True
+            self._bump()
+            return
+        finally:
+            self._opened.set()
+        table = self._table
+        asked_ready = False
+        try:
+            while not table.closed:
+                self._do_commands(table)
+                table.step(STEP)
+                if not self.hosting and table.seat is not None and not asked_ready:
+                    asked_ready = True
+                    self.seat = table.seat
+                    table.set_ready()
+                self._snapshot(table)
+        except Exception as exc:  # the table is gone; say so, do not crash
+            self._note("connection_lost", {"detail": str(exc)})
+        finally:
+            self.closed = True
+            if self.hosting:
+                table.close()
+            else:
+                table.leave()
+            self._bump()
+
+    def _do_commands(self, table: Any) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                if command == "begin":
+                    table.begin()
+                elif command in ("draw", "hold"):
+                    table.act(command)
+                elif command == "leave":
+                    if self.hosting:
+                        table.close("host_left")
+                    else:
+                        table.leave()
+            except Exception as exc:  # a refused intent is shown, not fatal
+                self._note(getattr(exc, "code", "illegal_action"), {})
+
+    def _snapshot(self, table: Any) -> None:
+        changed = False
+        if self.hosting:
+            sitters = table.seating.sitters
+            players = [(s.name, s.ready) for s in sitters]
+            names = tuple(s.name for s in sitters)
+            options = table.seating.options
+        elif table.lobby is not None:
+            players = [(p.name, p.ready) for p in table.lobby.players]
+            names = tuple(p.name for p in table.lobby.players)
+            options = table.lobby.options
+        else:
+            return
+        lobby = {"players": players, "rounds": options.rounds, "turn_time": options.turn_time}
+        if lobby != self.lobby:
+            self.lobby, self.names, changed = lobby, names, True
+        phone = table.phone
+        if phone is not None:
+            if phone.match is not self._match:
+                self._match, changed = phone.match, True
+            ready = bool(phone.dealer.ready)
+            if ready != self._ready:
+                self._ready, changed = ready, True
+        if changed:
+            self._bump()
+
+    def _on_notice(self, n: Notice) -> None:
+        d = n.details
+        if n.code == "turn":
+            self._turn_seat = d.get("seat")
+            self._deadline = time.monotonic() + d.get("ms", 0) / 1000
+        elif n.code == "match_started":
+            self.started = True
+        elif n.code == "player_left":
+            self._note("player_left", {"seat": d.get("seat"), "name": d.get("name", "")})
+        elif n.code in ("violation", "host_violation"):
+            self._note(d.get("code", "cheating_detected"), {"seat": d.get("seat")})
+        elif n.code == "host_lost" or (n.code == "table_closed" and d.get("reason") == "host_left"):
+            if not self.hosting and not (self._match is not None and self._match.over):
+                self._note("host_left", {})
+        elif n.code in ("refused", "join_refused"):
+            self._note(d.get("code", "table_full"), {})
+        self._bump()
+
+    def _note(self, code: str, details: dict[str, Any]) -> None:
+        with self._lock:
+            self._notes.append((code, details))
+
+    def _bump(self) -> None:
+        with self._lock:
+            self._version += 1
+
+    # -- the screen's side ----------------------------------------------------------------
+    def wait_open(self, timeout: float = 15.0) -> bool:
+        """Wait until the table listens or is connected (False on failure/timeout)."""
+        return self._opened.wait(timeout) and self.error is None
+
+    def begin(self) -> None:
+        """Host: start the match (everyone in the lobby is ready)."""
+        self._commands.put("begin")
+
+    @property
+    def message(self) -> str:
+        """The latest table message, translated (a player left, cheating, host left)."""
+        from app.i18n.codes import message_for
+
+        with self._lock:
+            if not self._notes:
+                return ""
+            code, details = self._notes[-1]
+        seat = details.get("seat")
+        name = details.get("name") or (
+            self.names[seat] if isinstance(seat, int) and 0 <= seat < len(self.names) else "?"
+        )
+        return message_for(code, name=name)
+
+    @property
+    def shuffle_progress(self) -> float | None:
+        """0 while the SRA set-up and shuffle run (the protocol reports no finer steps)."""
+        if self.started and not self._ready and not self.closed:
+            return 0.0
+        return None
+
+    @property
+    def over(self) -> bool:
+        return self._match is not None and self._match.over
+
+    @property
+    def match(self) -> Any:
+        return self._match
+
+    def view(self) -> Any:
+        from app.rules.oczko_views import view
+
+        return view(self._match, self.seat or 0)
+
+    def time_left(self, now: float) -> float:
+        m = self._match
+        if m is None or m.over or self._turn_seat != self.seat:
+            return 0.0
+        return max(0.0, self._deadline - now)
+
+    def tick(self, now: float) -> bool:
+        with self._lock:
+            moved = self._version != self._seen
+            self._seen = self._version
+        return moved
+
+    def draw(self, now: float) -> None:
+        self._commands.put("draw")
+
+    def hold(self, now: float) -> None:
+        self._commands.put("hold")
+
+    def next_round(self, now: float) -> None:
+        """Nothing to do: the host deals the next round by itself."""
+
+    def leave(self) -> None:
+        self._commands.put("leave")
+
+    def join_thread(self, timeout: float = 5.0) -> None:
+        """Wait for the worker to finish (after :meth:`leave`; tests)."""
+        self._thread.join(timeout)

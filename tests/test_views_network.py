@@ -1,0 +1,276 @@
+"""The networked Oczko table through the app's screens, headless, over loopback TCP.
+
+Like tests/test_app_kivy.py, this file is also the driver script (Kivy keeps one
+window per process): ``python tests/test_views_network.py OUT``. The driver
+
+* hosts a table from the "Host a table" screen, lets an ``app.table`` bot guest process
+  join over 127.0.0.1, starts the match from the lobby and plays one round on the
+  Oczko table screen by pressing its buttons (SRA dealer when app.protocol is there);
+* joins a terminal host (``blu21 table --host``) from the "Join a table" screen by
+  typing its address, sees the lobby, and shows the "host left" message when the host
+  quits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve()
+#: a bound for every wait in the driver (seconds)
+WAIT = 60.0
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("kivy-net")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
+    env.pop("DISPLAY", None)
+    command = [sys.executable, str(HERE), str(out)]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+    if not (out / "result.json").exists() and shutil.which("xvfb-run"):
+        proc = subprocess.run(
+            ["xvfb-run", "-a", *command], env=env, capture_output=True, text=True, timeout=240
+        )
+    result_file = out / "result.json"
+    assert result_file.exists(), f"driver failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    data = json.loads(result_file.read_text())
+    assert "error" not in data, data["error"]
+    return data
+
+
+def test_hosted_match_is_played_through_the_screens(run: dict) -> None:
+    host = run["host"]
+    assert host["address"].startswith("127.0.0.1:")
+    assert host["lobby_players"] == 2
+    assert host["start_enabled"] is True
+    assert host["reached_table"] is True
+    assert host["my_turns"] >= 1  # the host player decided by pressing "Hold"
+    assert host["over"] is True
+    # the bot guest on the other end saw the same match
+    assert host["guest_result"] == host["result"]
+
+
+def test_joining_by_address_shows_the_lobby_and_the_host_leaving(run: dict) -> None:
+    join = run["join"]
+    assert join["lobby_players"] == 2
+    assert join["seat"] == 1
+    assert join["host_left_message"] == join["expected_host_left"]
+    assert join["host_left_message"]
+
+
+def test_host_left_message_is_translated() -> None:
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+
+    texts = set()
+    for lang in ("en", "de", "pl"):
+        set_language(lang)
+        texts.add(message_for("host_left"))
+    set_language("en")
+    assert len(texts) == 3
+
+
+def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
+    """A generator step: yield frames until ``cond()`` or the bound runs out."""
+    import time
+
+    end = time.monotonic() + WAIT
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {label}")
+        yield
+
+
+def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
+    import time
+
+    data_dir = Path(tempfile.mkdtemp(prefix="blu21-net-"))
+    (data_dir / "prefs.json").write_text(
+        json.dumps({"animation_speed": "off", "language": "en", "oczko_rounds": 1, "turn_time": 15})
+    )
+    sys.path.insert(0, str(HERE.parents[1]))
+    from app.views.screenshot import headless_environment
+
+    headless_environment()
+    from kivy.config import Config
+
+    Config.set("graphics", "width", "320")
+    Config.set("graphics", "height", "480")
+    from kivy.clock import Clock
+
+    from app.i18n.codes import message_for
+    from app.table.cli import default_dealer
+    from app.views.app import Blu21App
+
+    result: dict = {}
+    procs: list[subprocess.Popen] = []
+    dealer = default_dealer()
+
+    class TestApp(Blu21App):
+        def on_start(self) -> None:
+            super().on_start()
+            Clock.schedule_once(self.run_checks, 0.1)
+
+        def run_checks(self, _dt) -> None:
+            steps = self.checks()
+
+            def step(_dt) -> None:
+                try:
+                    next(steps)
+                except StopIteration:
+                    finish()
+                except BaseException:
+                    import traceback
+
+                    result["error"] = traceback.format_exc()
+                    finish()
+                else:
+                    Clock.schedule_once(step, 0.02)
+
+            def finish() -> None:
+                for p in procs:
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
+                (out / "result.json").write_text(json.dumps(result, default=str))
+                self.stop()
+
+            step(0)
+
+        def checks(self):
+            # -- host a table from the app, a bot guest joins over loopback --------------
+            host = result["host"] = {}
+            screen = self.go("oczko_host")
+            yield
+            screen.ids.open.dispatch("on_release")
+            lobby = self.screen("oczko_lobby")
+            net = self.controllers["oczko_net"]
+            yield from _wait(lambda: net.address and net.lobby, "the host's lobby")
+            host["address"] = net.address
+            guest = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "app", "table", "--join", net.address),
+                    *("--name", "Guest", "--bot", "--quiet", "--result-json"),
+                    *("--dealer", dealer),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            procs.append(guest)
+            yield from _wait(lambda: lobby.vm is not None and lobby.vm.can_start, "a ready guest")
+            yield
+            host["lobby_players"] = len(lobby.vm.players)
+            host["start_enabled"] = not lobby.ids.start.disabled
+            lobby.ids.start.dispatch("on_release")
+            yield from _wait(lambda: self.sm.current == "oczko_table", "the table screen")
+            host["reached_table"] = True
+            table = self.screen("oczko_table")
+            turns = 0
+            end = time.monotonic() + WAIT
+            while not net.over:
+                assert time.monotonic() < end, "the hosted match did not finish"
+                if table.vm is not None and table.vm.my_turn and not table.ids.hold.disabled:
+                    table.ids.hold.dispatch("on_release")
+                    turns += 1
+                    yield from _wait(lambda: not table.vm.my_turn or net.over, "the hold")
+                yield
+            host["my_turns"] = turns
+            host["over"] = True
+            m = net.match
+            host["result"] = {"winner": m.winner, "points": list(m.points), "gone": sorted(m.gone)}
+            table.leave()  # closes the table: the guest hears the end and exits
+            out_text, _err = guest.communicate(timeout=WAIT)
+            line = next((x for x in out_text.splitlines() if x.startswith("RESULT ")), "RESULT {}")
+            host["guest_result"] = json.loads(line[7:])
+            self.go("oczko_menu")
+            yield
+
+            # -- join a terminal host by address; the host quits in the lobby ------------
+            join = result["join"] = {}
+            hostp = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "app", "table", "--host", "--name", "Term"),
+                    *("--dealer", dealer, "--quiet"),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            procs.append(hostp)
+            first = hostp.stdout.readline()  # "listening on ADDR"
+            address = first.strip().rsplit(" ", 1)[-1]
+            screen = self.go("oczko_join")
+            yield
+            screen.ids.address.text = address
+            screen.ids.search.dispatch("on_release")
+            lobby = self.screen("oczko_lobby")
+            net = self.controllers["oczko_net"]
+            yield from _wait(
+                lambda: lobby.vm is not None and len(lobby.vm.players) == 2 and net.seat == 1,
+                "the guest's lobby",
+            )
+            join["lobby_players"] = len(lobby.vm.players)
+            join["seat"] = net.seat
+            hostp.stdin.write("quit\n")
+            hostp.stdin.flush()
+            expected = message_for("host_left")
+            join["expected_host_left"] = expected
+            yield from _wait(lambda: lobby.message == expected, "the host-left message")
+            join["host_left_message"] = lobby.message
+            lobby.leave_table()
+            hostp.wait(timeout=WAIT)
+
+    TestApp(data_dir=data_dir).run()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    drive(Path(sys.argv[1]))
+
+
+def test_table_messages_name_the_player_and_the_violation() -> None:
+    """The table's notices become the screen's translated message (player left,
+    cheating detected with the table's named violation)."""
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+    from app.table.lobby import Notice
+    from app.views.oczko_network import NetworkTable
+
+    set_language("en")
+    net = NetworkTable(hosting=True, name="Host", dealer="open")
+    try:
+        assert net.wait_open(10.0), net.error
+        assert net.message == ""
+        net.names = ("Host", "Eve")
+        net._on_notice(Notice("violation", {"seat": 1, "code": "bad_shuffle"}))
+        assert net.message == message_for("bad_shuffle", name="Eve")
+        assert "Eve" in net.message
+        net._on_notice(Notice("player_left", {"seat": 1, "name": "Eve", "reason": "left"}))
+        assert net.message == message_for("player_left", name="Eve")
+        assert net.tick(0.0) is True and net.tick(0.0) is False  # polled once per change
+    finally:
+        net.leave()
+        net.join_thread()
+    assert net.closed
+
+
+def test_joining_nowhere_reports_the_failure() -> None:
+    from app.bluetooth.tcp import TcpTransport
+    from app.views.oczko_network import NetworkTable
+
+    listener = TcpTransport().listen()
+    address = listener.address
+    listener.close()  # nobody listens there any more
+    net = NetworkTable(hosting=False, name="Guest", address=address, dealer="open")
+    assert net.wait_open(20.0) is False
+    assert net.error == "connect_failed"
+    assert net.closed

@@ -158,6 +158,19 @@ class Disconnected(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Rejoined(Event):
+    """``seat``, who had left, is back before round ``round`` is dealt, his points kept.
+
+    A :class:`RoundStarted` with the round's new order follows (or :class:`MatchEnded`
+    when his return decides the match).
+    """
+
+    kind: ClassVar[str] = "rejoined"
+    round: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class Revealed(Event):
     """``seat``'s hidden cards were opened (showdown or Persian 21 proof)."""
 

@@ -1,6 +1,22 @@
 """An Oczko match as one immutable state advanced by validated actions.
 
 See :mod:`app.rules.oczko` for the overview and the design of hidden cards.
+
+Leaving and coming back: :meth:`Match.disconnect` takes a seat out (bust in the round in
+play unless decided); :meth:`Match.rejoin` brings him back with his points, but only
+*between rounds*, i.e. once the next round has started and before its first card is
+dealt. The waiting round is then called again as if he had never left: he is active
+again (for the lead, the early end and a tie for first) and
+
+- in a regular round he plays it; if his points now settle the match (nobody can catch
+  him up any more) the match ends at once, reason ``decided``;
+- before a tiebreak the tie for first is looked at again among the active players: a
+  rejoiner tied for first plays the tiebreak, one below only watches, and one alone on
+  top wins the match (reason ``rounds``, or ``tiebreak`` after earlier tiebreaks).
+
+A match that has ended stays ended: rejoining after its end (early end included) is
+illegal, code ``match_over``. Other illegal rejoins: ``unknown_seat``, ``illegal_action``
+(the seat never left) and ``wrong_phase`` (a card of the round was dealt already).
 """
 
 from __future__ import annotations
@@ -12,7 +28,14 @@ from typing import Any
 from app.cards import Card
 from app.rules import oczko_round as rnd
 from app.rules.errors import IllegalAction
-from app.rules.oczko_events import Disconnected, Event, MatchEnded, RoundEnded, RoundStarted
+from app.rules.oczko_events import (
+    Disconnected,
+    Event,
+    MatchEnded,
+    Rejoined,
+    RoundEnded,
+    RoundStarted,
+)
 from app.rules.oczko_round import Hand, Phase, Round
 
 Events = tuple[Event, ...]
@@ -184,7 +207,7 @@ class Match:
         return None if self.over or self.round is None else self.round.claim_due(seat)
 
     def legal_actions(self, seat: int) -> frozenset[str]:
-        """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect.
+        """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect, rejoin.
 
         In full information ``bust`` is never needed (it happens by itself). On a phone,
         for another seat ``bust`` is a claim it cannot check yet; for its own seat the
@@ -192,6 +215,8 @@ class Match:
         table's). Table actions that belong to no seat (deal, close_deal, reveal,
         forfeit, new_deck) are told by :attr:`phase`, :attr:`to_deal` and :attr:`to_reveal`.
         """
+        if seat in self.gone and self.between_rounds:
+            return frozenset({"rejoin"})
         if self.over or self.round is None or seat not in self.active:
             return frozenset()
         acts = {"disconnect"}
@@ -262,6 +287,149 @@ class Match:
             return m._after_round_op(*rnd.disconnect(self.round, seat))
         return m._after_round_op(self.round, (Disconnected(self.round.number, seat),))
 
+    @property
+    def between_rounds(self) -> bool:
+        """True while the round in play waits for its first card (a rejoin is possible)."""
+        r = self.round
+        return (
+            not self.over
+            and r is not None
+            and r.phase is Phase.DEAL
+            and r.deal_pos == 0
+            and all(not h.cards for h in r.hands)
+        )
+
+    def rejoin(self, seat: int) -> tuple[Match, Events]:
+        """``seat``, who left, comes back before the next round is dealt, keeping his points.
+
+        The waiting round is called again with him active (see the module docstring).
+
+        >>> m, _ = Match.new(3)
+        >>> m, _ = m.disconnect(2)
+        >>> m, ev = m.rejoin(2)
+        >>> [e.kind for e in ev], m.round.order, m.active
+        (['rejoined', 'round_started'], (0, 1, 2), (0, 1, 2))
+        """
+        self._check_open()
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise IllegalAction("unknown_seat", f"no seat {seat!r} at this table", seat=repr(seat))
+        if seat not in self.gone:
+            raise IllegalAction("illegal_action", f"seat {seat} has not left the table", seat=seat)
+        if not self.between_rounds:
+            raise IllegalAction(
+                "wrong_phase", "a player can rejoin only before a round is dealt", seat=seat
+            )
+        assert self.round is not None
+        back = Rejoined(self.round.number, seat)
+        m = replace(self, gone=self.gone - {seat})
+        return m._call_round((back,), tiebreak=self.round.tiebreak)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public match state between rounds, JSON-ready, for a phone that comes back.
+
+        Only what every phone knows: options, points, who is gone, the finished rounds'
+        results (without cards) and the waiting round. :meth:`resume` rebuilds an engine
+        from it. IllegalAction ``wrong_phase`` once a card of the round is dealt.
+
+        >>> m, _ = Match.new(2)
+        >>> Match.resume(m.snapshot(), me=1) == Match.new(2, me=1)[0]
+        True
+        """
+        if not self.between_rounds:
+            raise IllegalAction("wrong_phase", "a snapshot is taken only between rounds")
+        assert self.round is not None
+        return {
+            "players": self.players,
+            "options": self.options.to_json(),
+            "points": list(self.points),
+            "gone": sorted(self.gone),
+            "played": self.played,
+            "tiebreaks": self.tiebreaks,
+            "history": [
+                {"round": r.number, "tiebreak": r.tiebreak, "winner": r.winner, "reason": r.reason}
+                for r in self.history
+            ],
+            "round": {
+                "number": self.round.number,
+                "tiebreak": self.round.tiebreak,
+                "order": list(self.round.order),
+            },
+        }
+
+    @classmethod
+    def resume(cls, data: Any, *, me: int | None = None) -> Match:
+        """An engine for seat ``me`` from a :meth:`snapshot` (IllegalAction ``bad_message``).
+
+        The snapshot is checked for consistency: it must be exactly the state a match
+        reaches between rounds, so that the rejoined phone's copy agrees with the others.
+        """
+        try:
+            m = cls._from_snapshot(data, me)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, IllegalAction):
+                raise
+            raise IllegalAction("bad_message", f"not a match snapshot: {exc}") from exc
+        if m.snapshot() != data:
+            raise IllegalAction("bad_message", "the snapshot is not a state between rounds")
+        return m
+
+    @classmethod
+    def _from_snapshot(cls, data: Any, me: int | None) -> Match:
+        def ints(v: Any) -> list[int]:
+            if not isinstance(v, list) or any(type(x) is not int for x in v):
+                raise ValueError(f"a list of integers expected, not {v!r}")
+            return v
+
+        if not isinstance(data, dict):
+            raise ValueError("a snapshot is an object")
+        base, _ = cls.new(data["players"], OczkoOptions(**data["options"]), me=me)
+        n = base.players
+        points, gone, order = ints(data["points"]), ints(data["gone"]), ints(data["round"]["order"])
+        if len(points) != n or any(p < 0 for p in points):
+            raise ValueError("one point count per seat")
+        if any(not 0 <= s < n for s in (*gone, *order)):
+            raise ValueError("a seat out of range")
+        hist = []
+        for h in data["history"]:
+            w = h["winner"]
+            if w is not None and (type(w) is not int or not 0 <= w < n):
+                raise ValueError(f"bad winner {w!r}")
+            if type(h["round"]) is not int or not isinstance(h["reason"], str):
+                raise ValueError("bad round result")
+            hist.append(RoundResult(h["round"], bool(h["tiebreak"]), w, h["reason"], ()))
+        played, tiebreaks = data["played"], data["tiebreaks"]
+        if type(played) is not int or type(tiebreaks) is not int:
+            raise ValueError("played and tiebreaks are integers")
+        if [r.number for r in hist] != list(range(1, len(hist) + 1)):
+            raise ValueError("the finished rounds are numbered 1, 2, ...")
+        if (played, tiebreaks) != (
+            len(hist) - sum(r.tiebreak for r in hist),
+            sum(r.tiebreak for r in hist),
+        ):
+            raise ValueError("played and tiebreaks do not match the finished rounds")
+        won = [sum(r.winner == s for r in hist) for s in range(n)]
+        if won != points:
+            raise ValueError("the points do not match the finished rounds")
+        # Players who left since the round was called are still in its order (as bust).
+        late = [s for s in order if s in gone]
+        m = replace(
+            base,
+            points=tuple(points),
+            gone=frozenset(gone) - frozenset(late),
+            played=played,
+            tiebreaks=tiebreaks,
+            history=tuple(hist),
+        )
+        # Call the waiting round the way the engine does; it must give the same round.
+        m, _ = m._call_round((), tiebreak=bool(data["round"]["tiebreak"]))
+        for s in late:
+            if m.over or s not in m.active:
+                raise ValueError("not a state between rounds")
+            m, _ = m.disconnect(s)
+        if m.over:
+            raise ValueError("this match is over")
+        return m
+
     def apply(self, action: Action) -> tuple[Match, Events]:
         """Apply an :class:`Action` value (as sent over the table)."""
         return action.apply(self)
@@ -330,22 +498,26 @@ class Match:
 
     def _next(self, ended: Event) -> tuple[Match, Events]:
         """After a round: end the match or start the next (tiebreak) round."""
+        return self._call_round((ended,), tiebreak=self.options.rounds <= self.played)
+
+    def _call_round(self, events: Events, tiebreak: bool) -> tuple[Match, Events]:
+        """End the match or start the next regular (or tiebreak) round, after ``events``."""
         active = self.active
         if len(active) == 1:
-            return self._end(active[0], "last_player", (ended,))
-        remaining = self.options.rounds - self.played
-        if remaining > 0:
+            return self._end(active[0], "last_player", events)
+        if not tiebreak:
+            remaining = self.options.rounds - self.played
             leader = decided_leader(self.points, active, remaining)
             if leader is not None:
-                return self._end(leader, "decided", (ended,))
+                return self._end(leader, "decided", events)
             m, started = self._start_round(active, tiebreak=False)
-            return m, (ended, *started)
+            return m, (*events, *started)
         best = max(self.points[s] for s in active)
         top = tuple(s for s in active if self.points[s] == best)
         if len(top) == 1:
-            return self._end(top[0], "tiebreak" if self.tiebreaks else "rounds", (ended,))
+            return self._end(top[0], "tiebreak" if self.tiebreaks else "rounds", events)
         m, started = self._start_round(top, tiebreak=True)
-        return m, (ended, *started)
+        return m, (*events, *started)
 
     def _start_round(self, seats: tuple[int, ...], tiebreak: bool) -> tuple[Match, Events]:
         number = len(self.history) + 1
@@ -364,7 +536,7 @@ class Match:
 # --- actions as values (for the table and the scenario runner) --------------------------------
 
 #: Action kinds that name a seat.
-SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "reveal", "forfeit")
+SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "rejoin", "reveal", "forfeit")
 #: Action kinds of the table itself.
 TABLE_ACTIONS = ("deal", "close_deal", "new_deck")
 
@@ -400,7 +572,7 @@ class Action:
             return m.new_deck()
         if k == "draw":
             return m.draw(s, one)  # type: ignore[arg-type]
-        if k in ("hold", "timeout", "bust", "disconnect", "forfeit"):
+        if k in ("hold", "timeout", "bust", "disconnect", "rejoin", "forfeit"):
             return getattr(m, k)(s)
         if k == "reveal":
             if any(c is None for c in cs):

@@ -30,7 +30,7 @@ from app.rules.oczko_events import Event
 from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
 
 #: Per-player actions of a scenario, each written {"<action>": "<player name>"}.
-PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect")
+PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect", "rejoin")
 #: Table actions of a scenario: {"deal": number of cards}, {"deck": [cards]}.
 TABLE_ACTIONS = ("deal", "deck")
 #: Result keys an "expect" block may check.
@@ -128,11 +128,22 @@ class _Runner:
         number = m.round.number
         self.where = f"round {i} (deal)"
         self.deck, self.pos = _deck(spec["deck"], self.where), 0
+        # Rejoins open the round: a player who left comes back before the first card.
+        lead = 0
+        while lead < len(actions) and isinstance(actions[lead], dict) and "rejoin" in actions[lead]:
+            self.where = f"round {i}, action {lead + 1} ({_show(actions[lead])})"
+            self.action(actions[lead])
+            lead += 1
+        if self._decided(number):
+            if lead < len(actions):
+                raise ScenarioError(f"{self.where}: the match ended with this rejoin")
+            return True
+        actions = actions[lead:]
         # Without "deal" actions the whole deal comes first; with them, the file places it.
         if not any(isinstance(a, dict) and "deal" in a for a in actions):
             while not self._decided(number) and self.match.to_deal is not None:
                 self.step(self.match.deal, self.next_card())
-        for j, act in enumerate(actions, 1):
+        for j, act in enumerate(actions, lead + 1):
             self.where = f"round {i}, action {j} ({_show(act)})"
             if self._decided(number):
                 raise ScenarioError(f"{self.where}: round {i} is already decided")
@@ -167,7 +178,7 @@ class _Runner:
             if m.to_act != seat:
                 self.step(m.draw, seat, None)
             self.step(m.draw, seat, self.next_card())
-        elif kind in ("hold", "timeout", "disconnect"):
+        elif kind in ("hold", "timeout", "disconnect", "rejoin"):
             self.step(getattr(m, kind), self.seat(arg))
         else:
             known = [*PLAYER_ACTIONS, *TABLE_ACTIONS]

@@ -66,6 +66,10 @@ def test_joining_by_address_shows_the_lobby_and_the_host_leaving(run: dict) -> N
     assert join["host_left_message"]
 
 
+def test_back_arrow_in_the_lobby_leaves_the_table(run: dict) -> None:
+    assert run["back"] == {"left": True}
+
+
 def test_host_left_message_is_translated() -> None:
     from app.i18n import set_language
     from app.i18n.codes import message_for
@@ -229,6 +233,16 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             join["host_left_message"] = lobby.message
             lobby.leave_table()
             hostp.wait(timeout=WAIT)
+
+            # -- the back arrow in the lobby leaves the table too ------------------------
+            screen = self.go("oczko_host")
+            yield
+            screen.ids.open.dispatch("on_release")
+            net = self.controllers["oczko_net"]
+            yield from _wait(lambda: net.address and net.lobby, "the second host's lobby")
+            self.back()
+            yield from _wait(lambda: "oczko_net" not in self.controllers, "leaving by back")
+            result["back"] = {"left": True}
 
     TestApp(data_dir=data_dir).run()
 

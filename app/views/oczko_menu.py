@@ -221,6 +221,10 @@ class OczkoLobbyScreen(BaseScreen):
         if self._poll is not None:
             self._poll.cancel()
             self._poll = None
+        # Leaving the lobby any other way than into the match (the back arrow, the back
+        # gesture) leaves the table too: it must not keep running unseen.
+        if self.manager is not None and self.manager.current != "oczko_table":
+            self.leave_table()
 
     def poll(self, _dt: float = 0) -> None:
         """Follow the table: new players, errors, and the match starting."""

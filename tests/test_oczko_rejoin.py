@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oczko_net import Net
 
 from app.cards import DECK, Card
 from app.replay import ScenarioError
@@ -200,45 +201,6 @@ def test_rejoin_scenario_and_a_misplaced_rejoin() -> None:
 
 
 # --- random play with dropouts and rejoins: it ends, and every phone agrees --------------------
-
-
-class Net:
-    """A full-information engine and one phone engine per present seat, one common stream."""
-
-    def __init__(self, players: int, rounds: int) -> None:
-        opts = OczkoOptions(rounds=rounds)
-        self.host, _ = Match.new(players, opts)
-        self.phones = {s: Match.new(players, opts, me=s)[0] for s in range(players)}
-
-    def send(self, kind: str, args: Any) -> None:
-        for s in list(self.phones):
-            self.phones[s], _ = getattr(self.phones[s], kind)(*args(s))
-        for s, p in list(self.phones.items()):
-            due = p.claim_due(s)
-            if due in ("bust", "hold"):
-                self.send(due, lambda _, s=s: (s,))
-                return
-
-    def settle(self) -> None:
-        if any(p.phase is Phase.DEAL_CHECK for p in self.phones.values()):
-            for s, p in list(self.phones.items()):
-                if p.claim_due(s) == "persian":
-                    cards = p.round.hand(s).cards
-                    self.send("reveal", lambda _, s=s, cards=cards: (s, cards))
-            self.send("close_deal", lambda _: ())
-        while any(p.phase is Phase.SHOWDOWN for p in self.phones.values()):
-            p = next(iter(self.phones.values()))
-            seat = p.to_reveal[0]
-            hand = next(h for h in self.host.history[p.round.number - 1].hands if h.seat == seat)
-            self.send("reveal", lambda _, seat=seat, cards=hand.cards: (seat, cards))
-
-    def check(self) -> None:
-        h = self.host
-        for p in self.phones.values():
-            assert (p.points, p.over, p.winner, p.gone) == (h.points, h.over, h.winner, h.gone)
-            assert [r.winner for r in p.history] == [r.winner for r in h.history]
-            assert p.round.number == h.round.number and p.to_act == h.to_act
-            assert p.round.order == h.round.order and p.phase == h.phase
 
 
 @settings(max_examples=60, deadline=None)

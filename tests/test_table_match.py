@@ -327,3 +327,41 @@ def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:
     named = next(n.details for n in host.notices if n.code == "violation")
     assert named == {"seat": 1, "code": "audit_failed"}
     assert any(e["event"] == "audit" and not e["ok"] for e in host.phone.log)
+
+
+def test_a_guest_dropped_mid_round_rejoins_a_later_round_keeping_his_points() -> None:
+    host, players, _ = make_table(2, seed=5, rounds=4)
+    victim = players[1]
+    # He plays the first round, then his phone dies in the middle of the second.
+    pump(host, *players, until=lambda: host.phone.match.rounds_played >= 1)
+    pump(host, *players, until=lambda: host.phone.match.round.phase.name == "PLAY")
+    victim.link.close(linger=0)
+    pump(host, players[0], until=lambda: 2 in host.phone.match.gone)
+    kept = host.phone.match.points[2]
+    assert host.phone.match.rounds_played >= 1
+    # A new phone (a new process: nothing kept) with the same player id comes back.
+    back = GuestTable.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="de",
+        clock=victim.clock,
+        dealer_factory=lambda seat, n: OpenDealer(seat),
+        bot=simple_bot,
+    )
+    guests = [players[0], back]
+    pump(host, *guests, until=lambda: back.phone is not None)
+    assert back.seat == 2 and "match_resumed" in codes(back)
+    assert back.phone.match.points[2] == kept  # his points kept
+    resumed_at = back.phone.match.round.number
+    pump(host, *guests, until=lambda: finished(host, guests))
+    results = {(p.phone.match.winner, p.phone.match.points) for p in [host, *guests]}
+    assert len(results) == 1, results
+    assert host.phone.match.points[2] >= kept
+    # He was dealt in (never mid-round): he played the round he came back to.
+    played = [e for e in host.phone.log if e.get("event") == "rejoined"]
+    assert played and played[0]["seat"] == 2 and played[0]["round"] == resumed_at
+    assert 2 not in host.phone.match.gone
+    assert all(p.phone.violation is None for p in [host, *guests])
+    host.close()

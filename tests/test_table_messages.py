@@ -33,6 +33,9 @@ from app.table.messages import (
     ProtocolFrame,
     Ready,
     Refused,
+    Rejoin,
+    Rekey,
+    Resume,
     SetUp,
     Turn,
     Welcome,
@@ -99,6 +102,14 @@ messages = st.one_of(
     st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
     st.builds(Drew, round=rounds, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
+    st.builds(Rejoin, round=rounds, seat=seats),
+    st.builds(Rekey, deck=decks),
+    st.builds(
+        Resume,
+        options=options,
+        snapshot=st.dictionaries(st.text(max_size=5), st.integers(0, 9), max_size=3),
+        deck=decks,
+    ),
 )
 
 
@@ -113,6 +124,7 @@ def test_every_message_type_is_covered() -> None:
     # The round-trip strategy above builds each of these; a new type must be added there.
     covered = {Join, Ready, Act, Ping, Pong, Bye, Refused, Options, PlayerInfo, Lobby, Welcome}
     covered |= {Turn, Applied, Left, Begin, SetUp, Go, Deal, Dealt, CloseDeal, Drew, NewDeck}
+    covered |= {Rejoin, Rekey, Resume}
     assert set(MESSAGES.values()) == covered
 
 

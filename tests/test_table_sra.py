@@ -149,3 +149,46 @@ def test_a_guest_sending_a_forged_frame_is_named_and_dropped() -> None:
     left = next(n.details for n in host.notices if n.code == "player_left")
     assert left["seat"] == cheat.seat and left["reason"] == "cheat"
     assert cheat.seat in host.phone.match.gone
+
+
+def test_a_guest_whose_phone_died_rejoins_a_later_round_with_fresh_keys() -> None:
+    host, players, clock = make_table(2, seed=4, rounds=4)
+    victim, stays = players[1], players[0]
+    run(host, players, clock, until=lambda: host.phone.match.rounds_played >= 1)
+    # His phone dies mid-round as his turn comes (no card of his on its way): his keys
+    # are gone with it.
+    run(host, players, clock, until=lambda: host.phone.match.to_act == 2)
+    victim.link.close(linger=0)
+    run(host, [stays], clock, until=lambda: 2 in host.phone.match.gone)
+    kept = host.phone.match.points[2]
+    group = unsafe_test_group()
+    fresh = iter(range(1000, 2000))
+    back = GuestTable.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="de",
+        clock=clock,
+        dealer_factory=lambda seat, n: SraDealer(
+            seat, n, group=group, rng=DeterministicRng(next(fresh))
+        ),
+        bot=simple_bot,
+    )
+    guests = [stays, back]
+    run(host, guests, clock, until=lambda: back.phone is not None)
+    assert back.phone.match.points[2] == kept
+    run(host, guests, clock, until=lambda: finished(host, guests))
+    phones = [host.phone, *(p.phone for p in guests)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    assert 2 not in host.phone.match.gone and host.phone.match.points[2] >= kept
+    back_in = [e["round"] for e in host.phone.log if e["event"] == "rejoined"]
+    assert back_in  # he was dealt in from the start of that round, on every phone
+    assert any(
+        e["event"] == "round_started" and e["round"] == back_in[0] and 2 in e["order"]
+        for e in back.phone.log
+    )
+    # Every phone set the dealer up anew and shows the same new code.
+    fingerprints = {p.phone.dealer.fingerprint for p in (host, *guests)}
+    assert len(fingerprints) == 1 and fingerprints != {"pending"}

@@ -235,3 +235,108 @@ class OpenDealer:
 
     def verdict(self, deck: int) -> DeckVerdict | None:
         return DeckVerdict(True)
+
+    def deck_of(self, frame: bytes) -> int:
+        """The deck a frame belongs to (0: the table set-up)."""
+        try:
+            deck = json.loads(frame).get("d", 0)
+        except (ValueError, AttributeError):
+            return 0
+        return deck if isinstance(deck, int) else 0
+
+
+class Rekeyed:
+    """A phone's dealers over the match: a player's return sets the table up anew (his
+    old keys died with his phone), with fresh dealers from ``first_deck`` on; the
+    earlier decks stay with the dealers that shuffled them (their audits still come in).
+
+    Frames are routed by the deck they belong to (``deck_of``; set-up frames go to the
+    newest dealer).
+    """
+
+    def __init__(self, dealer: Dealer, first_deck: int = 0) -> None:
+        self.seat = dealer.seat
+        # A returning phone starts at ``first_deck``: frames of earlier decks (relayed
+        # audits of rounds played without it) are not for it.
+        self._gens: list[tuple[int, Dealer]] = [(first_deck, dealer)]
+
+    def rekey(self, first_deck: int, dealer: Dealer) -> list[bytes]:
+        """From ``first_deck`` on, deal with ``dealer`` (set up anew): its hello frames."""
+        self._gens.append((first_deck, dealer))
+        return dealer.hello()
+
+    @property
+    def current(self) -> Dealer:
+        return self._gens[-1][1]
+
+    def _for(self, deck: int) -> Dealer:
+        found = self._gens[0][1]
+        for first, dealer in self._gens:
+            if first <= deck:
+                found = dealer
+        return found
+
+    def _route(self, frame: bytes) -> Dealer | None:
+        deck = getattr(self.current, "deck_of", lambda f: 0)(frame)
+        if deck == 0:
+            return self.current
+        return None if deck < self._gens[0][0] else self._for(deck)
+
+    def hello(self) -> list[bytes]:
+        return self.current.hello()
+
+    @property
+    def ready(self) -> bool:
+        return self.current.ready
+
+    @property
+    def fingerprint(self) -> str:
+        return self.current.fingerprint
+
+    def authenticate(self, frame: bytes) -> None:
+        dealer = self._route(frame)
+        if dealer is not None:
+            dealer.authenticate(frame)
+
+    def handle(self, frame: bytes) -> list[bytes]:
+        dealer = self._route(frame)
+        return [] if dealer is None else dealer.handle(frame)
+
+    def has_work(self) -> bool:
+        return any(d.has_work() for _, d in self._gens)
+
+    def work(self) -> list[bytes]:
+        for _, d in self._gens:
+            if d.has_work():
+                return d.work()
+        return []
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        return self._for(deck).start_deck(deck, order)
+
+    def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
+        return self._for(deck).deal(deck, assignments)
+
+    def card(self, deck: int, position: int) -> int | None:
+        return self._for(deck).card(deck, position)
+
+    def claim(self, deck: int, kind: str) -> list[bytes]:
+        return self._for(deck).claim(deck, kind)
+
+    def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
+        return self._for(deck).claimed(deck, seat)
+
+    def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
+        return self._for(deck).held(deck, finished)
+
+    def suspend_deck(self, deck: int) -> None:
+        self._for(deck).suspend_deck(deck)
+
+    def release(self, deck: int, seat: int) -> list[bytes]:
+        return self._for(deck).release(deck, seat)
+
+    def finish_deck(self, deck: int) -> list[bytes]:
+        return self._for(deck).finish_deck(deck)
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        return self._for(deck).verdict(deck)

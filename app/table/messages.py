@@ -410,6 +410,47 @@ class NewDeck(Message):
 
 
 @dataclass(frozen=True)
+class Rejoin(Message):
+    """Host -> guests: ``seat``, who left, plays again from ``round`` (his points kept)."""
+
+    TYPE = "rejoin"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "seat": _seat}
+    round: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class Rekey(Message):
+    """Host -> guests: a player is back; set the dealer up anew for decks from ``deck`` on."""
+
+    TYPE = "rekey"
+    CHECKS: ClassVar[dict[str, Check]] = {"deck": _deck}
+    deck: int
+
+
+def _snapshot(v: Any) -> Any:
+    # The engine checks the content (Match.resume); here only its shape.
+    if not isinstance(v, dict):
+        raise ValueError("a match snapshot (an object)")
+    return v
+
+
+@dataclass(frozen=True)
+class Resume(Message):
+    """Host -> a returning guest: the match between rounds (``Match.snapshot``), set up anew."""
+
+    TYPE = "resume"
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "options": _options,
+        "snapshot": _snapshot,
+        "deck": _deck,
+    }
+    options: Options
+    snapshot: dict[str, Any]
+    deck: int  # the first deck he is dealt from
+
+
+@dataclass(frozen=True)
 class ProtocolFrame:
     """An SRA protocol message, opaque to the table layer."""
 
@@ -441,6 +482,9 @@ MESSAGES: dict[str, type[Message]] = {
         CloseDeal,
         Drew,
         NewDeck,
+        Rejoin,
+        Rekey,
+        Resume,
     )
 }
 

@@ -35,7 +35,7 @@ from app.cards import Card
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
 from app.rules.oczko_events import Event, MatchEnded, RoundEnded
-from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation
+from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
 from app.table.messages import (
     Applied,
     CloseDeal,
@@ -48,9 +48,10 @@ from app.table.messages import (
     NewDeck,
     Options,
     ProtocolFrame,
+    Rejoin,
 )
 
-PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck
+PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,16 @@ class PhoneMatch:
         options: Options,
         dealer: Dealer,
         on_log: Callable[[dict[str, Any]], None] | None = None,
+        snapshot: dict[str, Any] | None = None,
+        first_deck: int = 0,
     ) -> None:
         self.seat = seat
-        self.dealer = dealer
+        self.dealer = Rekeyed(dealer, first_deck)
         self.options = options
-        self.match, events = Match.new(players, OczkoOptions(rounds=options.rounds), me=seat)
+        if snapshot is None:
+            self.match, events = Match.new(players, OczkoOptions(rounds=options.rounds), me=seat)
+        else:  # a returning phone: the match as every other phone has it between rounds
+            self.match, events = Match.resume(snapshot, me=seat), ()
         self.outbox: list[Message | ProtocolFrame] = []
         self.log: list[dict[str, Any]] = []
         self.violation: Violation | None = None
@@ -109,6 +115,10 @@ class PhoneMatch:
         self._events(events)
 
     # -- feeding ----------------------------------------------------------------------------
+
+    def rekey(self, first_deck: int, dealer: Dealer) -> None:
+        """Set the dealer up anew (a player is back) for the decks from ``first_deck`` on."""
+        self._send_frames(self.dealer.rekey(first_deck, dealer))
 
     def announce(self, event: PublicEvent) -> None:
         """A public event from the host (applied now or as soon as possible)."""
@@ -249,6 +259,9 @@ class PhoneMatch:
             if self._pending_draw is not None and self._pending_draw[1] == event.seat:
                 self._pending_draw = None  # his card will never open: he is bust anyway
             self._step(self.match.disconnect(event.seat))
+        elif isinstance(event, Rejoin):
+            self._check_round(event.round)  # (Waiting while my previous round still ends)
+            self._step(self.match.rejoin(event.seat))
 
     def _start_deck(self, event: Go | NewDeck) -> None:
         self._check_round(event.round)

@@ -145,6 +145,13 @@ class SraDealer:
             return []
         return self._encode(self._seat.finish_round(deck))
 
+    def deck_of(self, frame: bytes) -> int:
+        """The deck (protocol round) a frame belongs to (0: the table set-up)."""
+        try:
+            return Message.decode(frame, self._group).round_id
+        except ProtocolViolation:
+            return 0
+
     def verdict(self, deck: int) -> DeckVerdict | None:
         v = self._seat.verdict_of(deck)
         if v is None:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.bluetooth.link import Listener
+from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
 from app.table.clock import Clock
 from app.table.dealer import Dealer, DealerViolation
@@ -46,6 +47,9 @@ from app.table.messages import (
     NewDeck,
     Options,
     ProtocolFrame,
+    Rejoin,
+    Rekey,
+    Resume,
     SetUp,
     Turn,
 )
@@ -109,6 +113,7 @@ class HostTable(HostLobby):
         self._auto21: dict[int, set[int]] = {}  # round -> seats dealt 21 (held by themselves)
         self._pending_left: list[tuple[int, str]] = []
         self._stall_key: object = None
+        self._returning: set[int] = set()  # seats back on a new link, to rejoin next round
 
     # -- the match ------------------------------------------------------------------------
 
@@ -282,6 +287,9 @@ class HostTable(HostLobby):
             return
         r = m.round
         assert r is not None
+        if r.number not in self._went and self._returning:
+            self._admit(r.number)
+            return
         if r.number not in self._went:
             self._went.add(r.number)
             self._deck += 1
@@ -348,6 +356,47 @@ class HostTable(HostLobby):
         else:
             super()._timer(name)
 
+    def _join(self, peer: Any, join: Any) -> None:
+        super()._join(peer, join)
+        seat, phone = peer.seat, self.phone
+        if seat is None or seat == 0 or phone is None or self.stage != "play":
+            return
+        m = phone.match
+        if seat in m.active and not m.over:
+            # Back before his old link was seen to drop: that link is gone all the same.
+            self._left(seat, "lost")
+        self._returning.add(seat)
+        self._drive()
+
+    def _admit(self, number: int) -> None:
+        """Returning players join the waiting round (before its deck, never mid-round):
+        each gets the match as it stands, then every phone applies the same rejoin."""
+        phone = self.phone
+        assert phone is not None
+        m = phone.match
+        back = [
+            (seat, link)
+            for seat in sorted(self._returning)
+            if (link := self.link_of(seat)) is not None and seat in m.gone
+        ]
+        self._returning.clear()
+        if not back or not m.between_rounds:
+            return
+        # His keys died with his old phone: everybody sets the dealer up anew for the
+        # decks to come (the earlier decks keep their dealers until audited).
+        first = self._deck + 1
+        self.broadcast(Rekey(first))
+        snapshot = m.snapshot()
+        for _, link in back:
+            self.send(link, Resume(self.seating.options, snapshot, first))
+        phone.rekey(first, self._dealer_factory(0, m.players))
+        self._flush()
+        for seat, _ in back:
+            self._announce(Rejoin(number, seat))
+            self.notice("player_back", seat=seat)
+        self._set_up = set()
+        self.stage = "setup"
+
     def _drop_seat(self, seat: int, reason: str) -> None:
         for peer in list(self._peers.values()):
             if peer.seat == seat:
@@ -358,13 +407,17 @@ class HostTable(HostLobby):
         super()._gone(peer, reason, detail)
         if seat is None or self.phone is None or self.stage not in ("setup", "play"):
             return
+        self._left(seat, reason)
+        self._drive()
+
+    def _left(self, seat: int, reason: str) -> None:
+        self._returning.discard(seat)
         if self._drawing == seat:
             self._drawing = None
             self.timers.cancel("drew")
         self._pending_left.append((seat, reason))
         self._announce_left()
         self._turn_key = None
-        self._drive()
 
     def _announce_left(self) -> None:
         """Announce the seats that left (every phone is in the same public state)."""
@@ -450,6 +503,9 @@ class GuestTable(GuestLobby):
             self.send(self.link, Act(self.phone.match.round.number, action))
 
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, Resume):
+            self._resume(message)
+            return
         if isinstance(message, Begin):
             if self.phone is not None or self.seat is None:
                 raise TableError("bad_message", "the match has already begun")
@@ -465,17 +521,49 @@ class GuestTable(GuestLobby):
             self.notice("match_started", players=message.players)
             return
         phone = self.phone
+        if phone is None and self._rejoining():
+            return  # the match goes on without me until the next round (Resume)
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
             phone.frame(message.data)
+        elif isinstance(message, Rekey):
+            phone.rekey(message.deck, self._dealer_factory(self.seat, phone.match.players))
+            self._told_setup = False
         elif isinstance(message, Turn):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
-        elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck):
+        elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin):
             phone.announce(message)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
+        self._after()
+
+    def _rejoining(self) -> bool:
+        return any(n.code == "seated" and n.details.get("rejoin") for n in self.notices)
+
+    def _resume(self, message: Resume) -> None:
+        """Back at a running match: my engine from the host's snapshot, a fresh dealer."""
+        players = message.snapshot.get("players")
+        if self.phone is not None or self.seat is None or type(players) is not int:
+            raise TableError("bad_message", "not a match to resume")
+        if not 2 <= players <= 16 or not 0 < self.seat < players:
+            raise TableError("bad_message", "not a match to resume")
+        try:
+            self.phone = PhoneMatch(
+                self.seat,
+                players,
+                message.options,
+                self._dealer_factory(self.seat, players),
+                on_log=self._on_log,
+                snapshot=message.snapshot,
+                first_deck=message.deck,
+            )
+        except IllegalAction as exc:
+            raise TableError("bad_message", f"bad snapshot: {exc}") from exc
+        for frame in self.phone.dealer.hello():
+            self.send(self.link, ProtocolFrame(frame))
+        self.notice("match_resumed", players=players)
         self._after()
 
     def _after(self) -> None:

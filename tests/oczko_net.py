@@ -59,3 +59,22 @@ class Net:
                     assert all(c is None for c in mine.cards)
             public.add(tuple((x.seat, x.status, len(x.cards)) for x in p.round.hands))
         assert len(public) <= 1  # every phone shows the same table
+
+    def play(self, deck: list[Any], rng: Any, stops: tuple[str, ...] = ("hold",)) -> None:
+        """One move of a sensible random player: deal, draw below 15 (sometimes to 18), or stop."""
+        h = self.host
+        if h.phase is Phase.DEAL:
+            card, to = deck.pop(), h.to_deal
+            self.host, _ = h.deal(card)
+            self.send("deal", lambda s, card=card, to=to: (card if s == to else None,))
+            return
+        seat = h.to_act
+        total = h.round.hand(seat).total
+        if total < 15 or (total < 19 and rng.random() < 0.3):
+            card = deck.pop()
+            self.host, _ = h.draw(seat, card)
+            self.send("draw", lambda s, seat=seat, card=card: (seat, card if s == seat else None))
+        else:
+            kind = rng.choice(stops)
+            self.host, _ = getattr(h, kind)(seat)
+            self.send(kind, lambda _, seat=seat: (seat,))

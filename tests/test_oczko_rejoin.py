@@ -21,7 +21,6 @@ from app.rules.oczko import (
     Match,
     MatchEnded,
     OczkoOptions,
-    Phase,
     Rejoined,
     RoundStarted,
 )
@@ -234,22 +233,8 @@ def test_random_play_with_dropouts_and_rejoins_ends_and_every_phone_agrees(
             net.host, _ = h.disconnect(seat)
             del net.phones[seat]
             net.send("disconnect", lambda _, seat=seat: (seat,))
-        elif h.phase is Phase.DEAL:
-            card, to = deck.pop(), h.to_deal
-            net.host, _ = h.deal(card)
-            net.send("deal", lambda s, card=card, to=to: (card if s == to else None,))
         else:
-            seat = h.to_act
-            total = h.round.hand(seat).total
-            if total < 15 or (total < 19 and rng.random() < 0.3):
-                card = deck.pop()
-                net.host, _ = h.draw(seat, card)
-                net.send(
-                    "draw", lambda s, seat=seat, card=card: (seat, card if s == seat else None)
-                )
-            else:
-                net.host, _ = h.hold(seat)
-                net.send("hold", lambda _, seat=seat: (seat,))
+            net.play(deck, rng)
         net.settle()
         net.check()
     assert net.host.over

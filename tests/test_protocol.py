@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from app.native.sra import jacobi
 from app.protocol import errors as E
 from app.protocol.encoding import DECK_SIZE, CardEncoding
-from app.protocol.errors import ProtocolViolation
+from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import (
     FFDHE2048,
     FFDHE3072,
@@ -384,6 +384,46 @@ def test_dropout_fresh_shuffle_and_escrowed_held_result():
         assert t.seats[s].verdict_of(2).ok
         t.seats[s].close_round(1)
         assert not t.seats[s].verdict_of(1).ok and not t.errors[s]
+
+
+def test_a_card_a_dropout_cut_off_is_voided_and_the_drawer_still_proves_his_hand():
+    t = LocalTable(3, TOY, seed=23)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2)))
+    t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+    # Seat 0 draws position 6; seat 2 drops before its key for it goes out.
+    for s in (0, 1):
+        t.post(s, t.seats[s].reveal([(6, 0)]))
+    t.drop(2)
+    t.run()
+    assert 6 not in t.seats[0].hand_in(1)  # it can never open
+    assert not t.seats[0].gave_key(1, 6, 2) and t.seats[0].gave_key(1, 6, 1)
+    with pytest.raises(ProtocolUsageError):
+        t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1)  # unprovable as it stands
+    for s in (0, 1):
+        with pytest.raises(ProtocolUsageError):  # only a dealt position can be voided
+            t.seats[s].suspend_round(1, [7])
+        t.seats[s].suspend_round(1, [6])
+    assert t.seats[1].owner_of(6) is None
+    # The drawer proves the two cards he kept; the other seat accepts the proof.
+    t.post(0, t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1))
+    t.run()
+    assert t.seats[1].claimed_cards(1, 0) == t.seats[0].hand_in(1)
+    assert sorted(t.seats[1].claimed_cards(1, 0)) == [0, 3]
+    assert not t.errors[0] and not t.errors[1]
+
+
+def test_a_claim_of_a_voided_card_is_a_false_claim():
+    t = LocalTable(3, TOY, seed=24)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2)))
+    t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+    t.reveal([(6, 0)], (0, 1, 2))  # this card opens for seat 0...
+    assert 6 in t.seats[0].hand_in(1)
+    t.seats[1].suspend_round(1, [6])  # ...but seat 1 was told it is voided
+    t.post(0, t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1))
+    t.run()
+    assert (0, E.FALSE_CLAIM) in t.codes_by(1)
 
 
 def test_escrow_only_reaches_the_named_holders():

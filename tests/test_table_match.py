@@ -264,7 +264,10 @@ def test_a_dropout_during_the_deal_voids_it_and_the_rest_are_dealt_again() -> No
     assert len(results) == 1
 
 
-def test_a_dropout_while_a_card_is_on_its_way_deals_it_again() -> None:
+def test_a_card_on_its_way_the_leaver_could_not_stop_stands() -> None:
+    """The open test dealer showed the card when it was dealt (``shared`` is true): a
+    dropout does not void it; the fresh deck comes once it is in. (A card the leaver
+    still had to open is voided and dealt again: tests/test_table_sra.py.)"""
     host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
     pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
     host.act("hold")
@@ -282,11 +285,36 @@ def test_a_dropout_while_a_card_is_on_its_way_deals_it_again() -> None:
         return [e for e in phone.log if e["event"] == "card_drawn" and e["seat"] == 1]
 
     pump(host, drawer, until=lambda: drawn(host.phone) and drawn(drawer.phone))
-    # One card, dealt again from the fresh deck, reached both engines.
+    pump(host, drawer, until=lambda: host._deck == 2)
+    # One card, the one on its way, reached both engines; then the fresh deck.
     assert len(drawn(host.phone)) == len(drawn(drawer.phone)) == 1
-    assert any(e["event"] == "deck_replaced" for e in host.phone.log)
+    events = [e["event"] for e in host.phone.log]
+    assert "card_voided" not in events
+    assert events.index("card_drawn", events.index("disconnected")) < events.index(
+        "deck_replaced"
+    )
     assert drawn(host.phone)[0]["card"] is None  # hidden from the host
     assert drawn(drawer.phone)[0]["card"] is not None  # open on the drawer's phone
+
+
+def test_a_guest_names_a_host_that_voids_a_card_that_can_still_open() -> None:
+    from app.table.messages import NewDeck
+
+    host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
+    host.act("hold")
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
+    drawer, others = players[0], players[1:]
+    drawer.step = lambda wait=0.0: None  # his card is on its way
+    drawer.act("draw")
+    pump(host, *others, until=lambda: host._drawing == 1)
+    # A host that would give the drawer another card without any dropout.
+    host.broadcast(NewDeck(host.phone.match.round.number, host._deck + 1))
+    pump(host, *others, until=lambda: all(p.closed for p in others))
+    for p in others:
+        violation = next(n for n in p.notices if n.code == "violation")
+        assert violation.details["seat"] is None  # the host, who announced it
+        assert violation.details["code"] == "wrong_phase"
 
 
 def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:

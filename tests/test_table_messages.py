@@ -100,7 +100,7 @@ messages = st.one_of(
     st.builds(Deal, round=rounds, deck=decks),
     st.builds(Dealt, round=rounds, deck=decks, persian=st.booleans()),
     st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
-    st.builds(Drew, round=rounds, status=st.sampled_from(["open", "bust", "21"])),
+    st.builds(Drew, round=rounds, deck=decks, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
     st.builds(Rejoin, round=rounds, seat=seats),
     st.builds(Rekey, deck=decks),

@@ -397,6 +397,11 @@ class Seat:
         """My opened cards in the current round: ``{position: card code}``."""
         return dict(self._round().hand)
 
+    def gave_key(self, round_id: int, position: int, seat: int) -> bool:
+        """True once ``seat``'s key for a dealt ``position`` is in (the drawer needs every
+        other seat's to open his card)."""
+        return seat in self._round(round_id).keys.get(position, {})
+
     def owner_of(self, position: int) -> int | None:
         """The seat a position was dealt to (None if not dealt yet)."""
         return self._round().owner.get(position)
@@ -405,14 +410,27 @@ class Seat:
         """How many positions are fully locked (ready to deal)."""
         return len(self._round().final)
 
-    def suspend_round(self, round_id: int) -> None:
+    def suspend_round(self, round_id: int, voided: Sequence[int] = ()) -> None:
         """Freeze a round a dropout interrupted: no more shuffling, locking or dealing in it.
 
         Claims, escrow releases and opening of cards already dealt still work; the table
         then starts a fresh round among the remaining seats (:meth:`start_round`).
+        ``voided``: dealt positions the table takes back (a card on its way when the
+        dropout came, which can never open now): they are nobody's any more, so the
+        drawer's claim and escrow cover only the cards he kept. A public event: every
+        seat must void the same positions.
         """
         rnd = self._round(round_id)
         rnd.frozen = rnd.suspended = True
+        gone = set(voided)
+        if any(p not in rnd.owner for p in gone):
+            raise ProtocolUsageError("only a dealt position can be voided")
+        for pos in gone:
+            del rnd.owner[pos]
+            rnd.hand.pop(pos, None)
+        rnd.pending_keys = [
+            kept for batch in rnd.pending_keys if (kept := tuple(p for p in batch if p not in gone))
+        ]
         for owner, holder, key in rnd.early_releases:
             try:
                 self._apply_release(rnd, owner, holder, key)

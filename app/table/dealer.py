@@ -91,6 +91,11 @@ class Dealer(Protocol):
         """The card code (0-51) at a position dealt to this seat, once it is open."""
         ...
 
+    def shared(self, deck: int, position: int, seat: int) -> bool:
+        """True once ``seat`` has given its part for opening a dealt position (SRA: its
+        key). A card whose part from a leaver never came cannot open: it is voided."""
+        ...
+
     def claim(self, deck: int, kind: str) -> list[bytes]:
         """Prove this seat's cards of ``deck`` to everybody."""
         ...
@@ -104,8 +109,10 @@ class Dealer(Protocol):
         out (SRA: an escrow only they can read); called again as more seats finish."""
         ...
 
-    def suspend_deck(self, deck: int) -> None:
-        """A dropout: nothing more is dealt from ``deck`` (its dealt cards stay valid)."""
+    def suspend_deck(self, deck: int, voided: Sequence[int] = ()) -> None:
+        """A dropout: nothing more is dealt from ``deck``; its dealt cards stay valid but
+        for the positions in ``voided`` (cards on their way, dealt again from the fresh
+        deck), which are nobody's any more."""
         ...
 
     def release(self, deck: int, seat: int) -> list[bytes]:
@@ -205,6 +212,9 @@ class OpenDealer:
     def card(self, deck: int, position: int) -> int | None:
         return self._mine.get((deck, position))
 
+    def shared(self, deck: int, position: int, seat: int) -> bool:
+        return True  # the host announced the card in the open when it was dealt
+
     def claim(self, deck: int, kind: str) -> list[bytes]:
         cards = sorted((p, c) for (d, p), c in self._mine.items() if d == deck)
         self._claims[(deck, self.seat)] = dict(cards)
@@ -216,8 +226,10 @@ class OpenDealer:
     def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
         return []  # the host knows every card: nothing to escrow
 
-    def suspend_deck(self, deck: int) -> None:
-        pass
+    def suspend_deck(self, deck: int, voided: Sequence[int] = ()) -> None:
+        for position in voided:
+            self._dealt.pop((deck, position), None)
+            self._mine.pop((deck, position), None)
 
     def release(self, deck: int, seat: int) -> list[bytes]:
         if self.seat != self.host:
@@ -320,6 +332,9 @@ class Rekeyed:
     def card(self, deck: int, position: int) -> int | None:
         return self._for(deck).card(deck, position)
 
+    def shared(self, deck: int, position: int, seat: int) -> bool:
+        return self._for(deck).shared(deck, position, seat)
+
     def claim(self, deck: int, kind: str) -> list[bytes]:
         return self._for(deck).claim(deck, kind)
 
@@ -329,8 +344,8 @@ class Rekeyed:
     def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
         return self._for(deck).held(deck, finished)
 
-    def suspend_deck(self, deck: int) -> None:
-        self._for(deck).suspend_deck(deck)
+    def suspend_deck(self, deck: int, voided: Sequence[int] = ()) -> None:
+        self._for(deck).suspend_deck(deck, voided)
 
     def release(self, deck: int, seat: int) -> list[bytes]:
         return self._for(deck).release(deck, seat)

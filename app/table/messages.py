@@ -391,11 +391,18 @@ class CloseDeal(Message):
 
 @dataclass(frozen=True)
 class Drew(Message):
-    """Guest -> host: the card I drew is open; my hand is now ``open``, ``bust`` or ``21``."""
+    """Guest -> host: the card I drew from ``deck`` is open; my hand is now ``open``,
+    ``bust`` or ``21`` (also sent for a dealt 21 when my turn starts). The deck tells a
+    report on a card a dropout voided from one on the card dealt again."""
 
     TYPE = "drew"
-    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "status": _one_of("open", "bust", "21")}
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "round": _round,
+        "deck": _deck,
+        "status": _one_of("open", "bust", "21"),
+    }
     round: int
+    deck: int
     status: str
 
 

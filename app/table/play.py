@@ -111,6 +111,8 @@ class PhoneMatch:
         self._audits: list[int] = []  # decks whose audit verdict is still to come
         self._dealing: _Deck | None = None  # a deal announced, not yet in the engine
         self._pending_draw: tuple[_Deck, int, int] | None = None  # (deck, seat, position)
+        self.cut_off = False  # the card on its way lacks a leaver's part: it never opens
+        self.redraw: int | None = None  # a seat whose voided draw the host deals again
         self._announced: set[tuple[int, int]] = set()  # (round, cards) of my Drew reports
         self._events(events)
 
@@ -256,8 +258,20 @@ class PhoneMatch:
         elif isinstance(event, Applied):
             self._applied(event)
         elif isinstance(event, Left) and event.seat in self.match.active and not self.match.over:
-            if self._pending_draw is not None and self._pending_draw[1] == event.seat:
+            pending = self._pending_draw
+            if pending is not None and pending[1] == event.seat:
                 self._pending_draw = None  # his card will never open: he is bust anyway
+            elif pending is not None and not self.dealer.shared(
+                pending[0].deck, pending[2], event.seat
+            ):
+                # Another player's card on its way still needed the leaver's key: it can
+                # never open. Had the key come, the card stands (the host then waits for
+                # it before the fresh deck): a drawer who saw a bad card must not get a
+                # new one by a friend's leaving. The leaver's frames all came through
+                # the host before his Left, so every phone agrees.
+                self.cut_off = True
+            if self.redraw == event.seat:
+                self.redraw = None
             self._step(self.match.disconnect(event.seat))
         elif isinstance(event, Rejoin):
             self._check_round(event.round)  # (Waiting while my previous round still ends)
@@ -272,16 +286,27 @@ class PhoneMatch:
         order = tuple(s for s in r.order if s in self.match.active)
         if isinstance(event, NewDeck):
             if self._deck is not None:
-                self.dealer.suspend_deck(self._deck.deck)
+                voided: list[int] = []
                 if self._dealing is self._deck:
-                    # A dropout voided the deal before any engine saw it: forget it.
+                    # A dropout voided the deal before any engine saw it: forget it (the
+                    # dealer keeps the positions: a Persian claim may still be on its
+                    # way, and nobody proves anything else from this deck).
                     self._deck.holdings.clear()
                     self._dealing = None
+                if self._pending_draw is not None and not self.cut_off:
+                    raise IllegalAction("wrong_phase", "the card on its way can still open")
                 if self._pending_draw is not None:
-                    # Likewise a card on its way: the host deals it again from the new deck.
+                    # Likewise a card on its way that can never open: the host deals it
+                    # again from the new deck. Every phone voids it in the dealer too, so
+                    # the drawer's proof of the cards he kept checks out everywhere.
                     old, drawer, position = self._pending_draw
                     old.holdings[drawer].remove(position)
+                    voided.append(position)
                     self._pending_draw = None
+                    self.redraw = drawer
+                    self._note({"event": "card_voided", "round": event.round, "seat": drawer})
+                self.cut_off = False
+                self.dealer.suspend_deck(self._deck.deck, voided)
             self._step(self.match.new_deck())
         deck = _Deck(event.deck, event.round, order)
         self._decks[event.deck] = deck
@@ -328,7 +353,7 @@ class PhoneMatch:
         hand = self.match.round.hand(self.seat)
         total = total_of((*hand.cards, Card.from_code(code)))
         status = "open" if total is None or total < 21 else "21" if total == 21 else "bust"
-        self.outbox.append(Drew(self.match.round.number, status))
+        self.outbox.append(Drew(self.match.round.number, deck.deck, status))
 
     def _report_deal(self) -> None:
         """Once my dealt cards are open: tell the host (and prove a Persian 21)."""
@@ -393,6 +418,7 @@ class PhoneMatch:
             # once the drawer's card is open. A dropout before that voids the draw.
             if self.match.to_act != seat or self._pending_draw is not None:
                 raise IllegalAction("not_your_turn", f"seat {seat} is not to draw")
+            self.redraw = None
             position = deck.next_position
             deck.next_position += 1
             deck.holdings.setdefault(seat, []).append(position)
@@ -402,6 +428,8 @@ class PhoneMatch:
             pending = self._pending_draw
             if pending is None or pending[1] != seat:
                 raise IllegalAction("not_your_turn", f"seat {seat} has no card coming")
+            if self.cut_off:
+                raise IllegalAction("wrong_phase", f"seat {seat}'s card can never open")
             card = self._card(pending[0].deck, pending[2]) if seat == self.seat else None
             self._pending_draw = None
             self._step(self.match.draw(seat, card))
@@ -471,4 +499,5 @@ class PhoneMatch:
         due = m.claim_due(self.seat)
         if due in ("hold", "bust") and key not in self._announced:
             self._announced.add(key)
-            self.outbox.append(Drew(r.number, "21" if due == "hold" else "bust"))
+            deck = self._deck.deck if self._deck is not None else 0
+            self.outbox.append(Drew(r.number, deck, "21" if due == "hold" else "bust"))

@@ -102,6 +102,9 @@ class SraDealer:
     def card(self, deck: int, position: int) -> int | None:
         return self._seat.hand_in(deck).get(position)
 
+    def shared(self, deck: int, position: int, seat: int) -> bool:
+        return bool(self._seat.gave_key(deck, position, seat))
+
     def claim(self, deck: int, kind: str) -> list[bytes]:
         claim_kind = _KINDS.get(kind, ClaimKind.SHOWDOWN)
         try:
@@ -109,8 +112,8 @@ class SraDealer:
             self._proved.add(deck)
             return frames
         except ProtocolUsageError:
-            # A card of mine in this deck never opened (a dropout voided it): this hand
-            # cannot be proven; the table forfeits it at the showdown (residual).
+            # A card of mine in this deck never opened: a host who did not void a card a
+            # dropout cut off. The hand cannot be proven; the table forfeits it.
             return []
 
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
@@ -130,11 +133,14 @@ class SraDealer:
         try:
             return self._encode(self._seat.escrow(sorted(holders), round_id=deck))
         except ProtocolUsageError:
-            return []  # a card of mine in this deck never opened (a dropout voided it)
+            return []  # a card of mine not open yet: escrowed once it is (called again)
 
-    def suspend_deck(self, deck: int) -> None:
+    def suspend_deck(self, deck: int, voided: Sequence[int] = ()) -> None:
         self._suspended.add(deck)
-        self._seat.suspend_round(deck)
+        try:
+            self._seat.suspend_round(deck, voided)
+        except ProtocolUsageError as exc:  # the host announced a void of nothing dealt
+            raise DealerViolation(self._host, "bad_void", str(exc)) from exc
 
     def release(self, deck: int, seat: int) -> list[bytes]:
         return self._encode(self._seat.release(seat, deck))

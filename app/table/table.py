@@ -110,6 +110,8 @@ class HostTable(HostLobby):
         self._closed_deal: set[int] = set()
         self._turn_key: tuple[int, int, int] | None = None
         self._drawing: int | None = None  # seat whose drawn card we wait to hear about
+        self._drawing_deck = 0  # the deck that card comes from
+        self._deck_due = False  # a fresh deck, once the card on its way is in
         self._auto21: dict[int, set[int]] = {}  # round -> seats dealt 21 (held by themselves)
         self._pending_left: list[tuple[int, str]] = []
         self._stall_key: object = None
@@ -190,7 +192,11 @@ class HostTable(HostLobby):
         elif isinstance(message, Drew):
             if self._drawing != seat and message.status == "21":
                 self._auto21.setdefault(message.round, set()).add(seat)  # dealt 21
-            elif self._drawing == seat and message.round == self._round():
+            elif (
+                self._drawing == seat
+                and message.round == self._round()
+                and message.deck == self._drawing_deck  # not on a card a dropout voided
+            ):
                 self._drawing = None
                 self.timers.cancel("drew")
                 self._announce(Applied(message.round, seat, "drawn"))
@@ -212,7 +218,7 @@ class HostTable(HostLobby):
         self.timers.cancel("turn")
         number = m.round.number
         if action == "draw":
-            self._drawing = seat
+            self._drawing, self._drawing_deck = seat, self._deck
             self.timers.set("drew", float(self.seating.options.turn_time))
         self._announce(Applied(number, seat, action))
         self._drive()
@@ -281,6 +287,18 @@ class HostTable(HostLobby):
             return
         if self._pending_left:
             self._announce_left()
+        if self._deck_due and self._drawing is None:
+            self._deck_due = False
+            if not m.over and m.round is not None and m.round.phase is Phase.PLAY:
+                self._new_deck(m.round.number)
+                return
+        redraw = phone.redraw
+        if redraw is not None and redraw == self._drawing and m.round is not None:
+            # A dropout voided the card on its way: deal it again from the fresh deck.
+            self._drawing_deck = self._deck
+            self.timers.set("drew", float(self.seating.options.turn_time))
+            self._announce(Applied(m.round.number, redraw, "draw"))
+            return
         if m.over:
             self.stage = "over"
             self.notice("match_over", winner=m.winner, points=list(m.points), reason=m.end_reason)
@@ -436,17 +454,23 @@ class HostTable(HostLobby):
             r = m.round
             if in_round and not m.over and r is not None and r.number in self._went:
                 if r.phase is Phase.PLAY:
-                    self._deck += 1
-                    self._announce(NewDeck(r.number, self._deck))
-                    if self._drawing is not None and self._drawing != seat:
-                        # His card cannot open any more: deal it again from the new deck.
-                        self._announce(Applied(r.number, self._drawing, "draw"))
+                    if self._drawing is not None and not phone.cut_off:
+                        # The card on its way had the leaver's key: it stands, and the
+                        # fresh deck comes once it is in (see _drive_once).
+                        self._deck_due = True
+                    else:
+                        # Else every phone voids it; it is dealt again from the new deck.
+                        self._new_deck(r.number)
                 elif r.phase is Phase.DEAL:
-                    self._deck += 1
                     self._dealt.pop(r.number, None)
                     self._persian.pop(r.number, None)
-                    self._announce(NewDeck(r.number, self._deck))
+                    self._new_deck(r.number)
                     self._announce(Deal(r.number, self._deck))
+
+    def _new_deck(self, number: int) -> None:
+        self._deck += 1
+        self._deck_due = False
+        self._announce(NewDeck(number, self._deck))
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)

@@ -673,3 +673,61 @@ def test_signed_garbage_mid_round_never_crashes_a_seat(kind, start, values, data
         receiver._round(1).recv_seq[1] -= 1
     while receiver.has_work():
         receiver.work()
+
+
+@pytest.mark.parametrize("sent", ["nothing", "hello", "hello+seed"])
+def test_a_seat_gone_in_the_set_up_is_left_out_alike_everywhere(sent: str) -> None:
+    t = LocalTable(4, TOY, seed=31)
+    gone = 3
+    for s in t.seats:
+        if s.seat != gone or sent != "nothing":
+            t.post(s.seat, s.hello())
+    if sent == "hello":  # his keys are in, his seed is not: he left before revealing it
+        for _ in range(4):
+            t._send(*t.queue.pop(0))
+        t.drop(gone)
+        t.run()
+    elif sent == "hello+seed":  # the set-up finished before he left
+        t.run()
+        t.drop(gone)
+    else:
+        t.drop(gone)
+        t.run()
+    assert all(not s.ready for s in t.seats[:3]) or sent == "hello+seed"
+    assert all(s.waiting_for(0) <= {gone} for s in t.seats[:3])
+    for s in t.seats[:3]:
+        t.post(s.seat, s.leave_out(gone))
+    t.run()
+    assert all(s.ready for s in t.seats[:3]) and all(not t.errors[s] for s in range(3))
+    assert len({s.fingerprint for s in t.seats[:3]}) == 1
+    assert all(s.waiting_for(0) == set() for s in t.seats[:3])
+    if sent != "hello+seed":  # (after the set-up, rounds simply leave him out)
+        with pytest.raises(ProtocolUsageError):
+            t.seats[0].start_round(RoundSpec(1, (0, 1, gone)))
+    t.start(RoundSpec(1, (0, 1, 2)))
+    t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+    assert all(len(s.hand_in(1)) == 2 for s in t.seats[:3])
+
+
+def test_waiting_for_names_who_holds_the_deck_up() -> None:
+    t = LocalTable(3, TOY, seed=32)
+    t.setup()
+    for s in t.seats:  # seat 1 never does its shuffle pass
+        if s.seat != 1:
+            t.post(s.seat, s.start_round(RoundSpec(1, (0, 1, 2))))
+    t.drop(1)
+    t.run()
+    t.seats[0].reveal([(0, 0), (1, 2)])
+    t.seats[2].reveal([(0, 0), (1, 2)])
+    assert t.seats[0].waiting_for(1) == {1} == t.seats[2].waiting_for(1)
+    # All there but one key: its owner is named.
+    u = LocalTable(3, TOY, seed=33)
+    u.setup()
+    u.start(RoundSpec(1, (0, 1, 2)))
+    u.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
+    assert all(s.waiting_for(1) == set() for s in u.seats)
+    for s in (0, 1):
+        u.post(s, u.seats[s].reveal([(6, 0)]))
+    u.drop(2)
+    u.run()
+    assert u.seats[0].waiting_for(1) == {2} and not u.seats[0].gave_key(1, 6, 2)

@@ -80,8 +80,21 @@ def test_soak_random_faults(seed: int) -> None:
 @pytest.mark.parametrize("fault", ["", "kill@4", "corrupt@8", "duplicate@6"])
 def test_the_real_sra_shuffle_across_processes(fault: str) -> None:
     # The SRA dealer on ffdhe2048: every phone's deck is shuffled across the processes.
-    # (A dropout while a card is on its way can leave a hand unprovable: docs/transport.md,
-    # residuals; the faults here strike elsewhere.)
     faults = ["--fault", f"2={fault}"] if fault else []
     out = demo("--players", "3", "--rounds", "2", "--silence-limit", "5", *faults, dealer="sra")
+    assert "dealer: sra" in out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_soak_random_dropouts_with_the_real_shuffle(seed: int) -> None:
+    # Dropouts at random moments, also while another player's card is on its way
+    # (voided and dealt again, or standing: docs/transport.md).
+    rng = random.Random(100 + seed)
+    players = rng.randint(3, 4)
+    seat = rng.randint(1, players - 1)
+    fault = f"{rng.choice(['kill', 'silence', 'corrupt'])}@{rng.randint(4, 30)}"
+    out = demo(
+        "--players", str(players), "--rounds", "2", "--silence-limit", "5",
+        "--fault", f"{seat}={fault}", dealer="sra",
+    )  # fmt: skip
     assert "dealer: sra" in out

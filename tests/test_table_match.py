@@ -290,9 +290,7 @@ def test_a_card_on_its_way_the_leaver_could_not_stop_stands() -> None:
     assert len(drawn(host.phone)) == len(drawn(drawer.phone)) == 1
     events = [e["event"] for e in host.phone.log]
     assert "card_voided" not in events
-    assert events.index("card_drawn", events.index("disconnected")) < events.index(
-        "deck_replaced"
-    )
+    assert events.index("card_drawn", events.index("disconnected")) < events.index("deck_replaced")
     assert drawn(host.phone)[0]["card"] is None  # hidden from the host
     assert drawn(drawer.phone)[0]["card"] is not None  # open on the drawer's phone
 

@@ -103,12 +103,13 @@ messages = st.one_of(
     st.builds(Drew, round=rounds, deck=decks, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
     st.builds(Rejoin, round=rounds, seat=seats),
-    st.builds(Rekey, deck=decks),
+    st.builds(Rekey, deck=decks, seats=st.lists(seats, unique=True).map(tuple)),
     st.builds(
         Resume,
         options=options,
         snapshot=st.dictionaries(st.text(max_size=5), st.integers(0, 9), max_size=3),
         deck=decks,
+        seats=st.lists(seats, unique=True).map(tuple),
     ),
 )
 

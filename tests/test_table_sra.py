@@ -22,7 +22,7 @@ WAIT = 60.0
 IDS = [c * 32 for c in "abcdef0123"]
 
 
-def make_table(guests: int, seed: int, rounds: int, group=None):
+def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30):
     group = group or unsafe_test_group()
     clock = FakeClock()
 
@@ -36,7 +36,7 @@ def make_table(guests: int, seed: int, rounds: int, group=None):
         lang="pl",
         clock=clock,
         dealer_factory=factory,
-        options=Options(rounds=rounds, turn_time=30),
+        options=Options(rounds=rounds, turn_time=turn_time),
         bot=simple_bot,
     )
     players = [
@@ -271,3 +271,93 @@ def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     run(host, [witness], clock, until=lambda: witness.closed)
     violation = next(n for n in witness.notices if n.code == "violation")
     assert violation.details["seat"] is None and violation.details["code"] == "wrong_phase"
+
+
+def departures(host) -> list[tuple[int, str]]:
+    notices = [n.details for n in host.notices if n.code == "player_left"]
+    return [(d["seat"], d["reason"]) for d in notices]
+
+
+def stop(side) -> None:
+    """The phone goes quiet: still connected, it sends and computes nothing."""
+    side.step = lambda wait=0.0: None
+
+
+def test_a_guest_silent_in_the_set_up_is_dropped_and_the_rest_set_up_without_him() -> None:
+    host, players, clock = make_table(3, seed=5, rounds=1, turn_time=5)
+    host.silence_limit = 600  # the turn timer's watchdog, not the heartbeat, catches him
+    # (make_table began the match: his keys may or may not have gone out already)
+    quiet, alive = players[1], [players[0], players[2]]
+    stop(quiet)
+    run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
+    left = departures(host)
+    assert left == [(quiet.seat, "stalled")]
+    fingerprints = {p.phone.dealer.fingerprint for p in (host, *alive)}
+    assert len(fingerprints) == 1 and fingerprints != {"pending"}
+    phones = [host.phone, *(p.phone for p in alive)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+
+
+def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
+    host, players, clock = make_table(3, seed=6, rounds=1, turn_time=5)
+    host.silence_limit = 600
+    run(host, players, clock, until=lambda: host._deck == 1)
+    quiet, alive = players[1], [players[0], players[2]]
+    stop(quiet)  # his shuffle pass never comes: the others cannot open their cards
+    run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
+    left = departures(host)
+    assert left == [(quiet.seat, "stalled")]
+    phones = [host.phone, *(p.phone for p in alive)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+
+
+def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer() -> None:
+    host, players, clock = make_table(3, seed=11, rounds=3, turn_time=5)
+    host.silence_limit = 600
+    run(host, players, clock, until=lambda: host._drawing == 0 or host.phone.match.over)
+    assert host._drawing == 0, "the bot never drew: pick another seed"
+    quiet, alive = players[2], players[:2]
+    # He has sent his key for this card; from now on he keeps the link but sends no
+    # key for anybody's next card.
+    stop(quiet)
+    run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
+    assert not host.closed
+    left = departures(host)
+    assert left == [(quiet.seat, "stalled")]
+    voided = [e for e in host.phone.log if e["event"] == "card_voided"]
+    assert voided and all(e["seat"] != quiet.seat for e in voided)  # the drawer stays in
+    phones = [host.phone, *(p.phone for p in alive)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+
+
+def test_a_player_rejoins_while_another_is_gone_for_good() -> None:
+    host, players, clock = make_table(3, seed=8, rounds=4)
+    run(host, players, clock, until=lambda: host.phone.match.rounds_played >= 1)
+    players[2].link.close(linger=0)  # seat 3: gone for good
+    run(host, players[:2], clock, until=lambda: 3 in host.phone.match.gone)
+    run(host, players[:2], clock, until=lambda: host.phone.match.to_act == 2)
+    players[1].link.close(linger=0)  # seat 2: his phone dies; he comes back below
+    run(host, players[:1], clock, until=lambda: 2 in host.phone.match.gone)
+    group = unsafe_test_group()
+    back = GuestTable.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="de",
+        clock=clock,
+        dealer_factory=lambda seat, n: SraDealer(seat, n, group=group, rng=DeterministicRng(77)),
+        bot=simple_bot,
+    )
+    guests = [players[0], back]
+    run(host, guests, clock, until=lambda: finished(host, guests) or host.closed)
+    assert not host.closed
+    phones = [host.phone, *(p.phone for p in guests)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    assert host.phone.match.gone == (3,) or set(host.phone.match.gone) == {3}
+    fingerprints = {p.phone.dealer.fingerprint for p in (host, *guests)}
+    assert len(fingerprints) == 1 and fingerprints != {"pending"}

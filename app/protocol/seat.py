@@ -202,6 +202,7 @@ class Seat:
         self._pubs: dict[int, tuple[int, int]] = {}
         self._commits: dict[int, bytes] = {}
         self._seeds: dict[int, bytes] = {}
+        self._absent: set[int] = set()  # seats gone before the set-up finished
         self._table_seed = self.rng.token_bytes(32)
         self.table_id = b""
         self.joint_seed = b""
@@ -278,39 +279,66 @@ class Seat:
             )
         ]
 
+    def leave_out(self, seat: int) -> list[Message]:
+        """``seat`` is gone before the set-up finished (a public event, on every seat):
+        set the table up without him; messages to send (my SEED once the others'
+        keys are in). A no-op once set up (rounds simply leave him out of their order).
+
+        Whatever of his arrived before (every seat saw the same relayed frames) is
+        used the same way everywhere: keys already in the table id stay there, a seed
+        already revealed goes into the joint seed; nothing more from him is accepted.
+        """
+        if not 0 <= seat < self.config.n_seats or seat == self.seat:
+            raise ProtocolUsageError("not another seat of this table")
+        if self.ready or seat in self._absent:
+            return []
+        self._absent.add(seat)
+        if not self.table_id:
+            self._pubs.pop(seat, None)
+            self._commits.pop(seat, None)
+        return self._setup_progress()
+
+    def _setup_progress(self) -> list[Message]:
+        """Compute the table id once every present seat's keys are in, then the joint
+        seed once every present seat's seed is in."""
+        present = [s for s in range(self.config.n_seats) if s not in self._absent]
+        if not self.table_id:
+            if self.seat not in self._pubs or any(s not in self._pubs for s in present):
+                return []
+            members = sorted(self._pubs)
+            # The fresh seed commitments make the id unique to this table even for
+            # seats that reuse their identities: no frame replays across tables.
+            self.table_id = digest(
+                b"blu21/table",
+                *(v.to_bytes(self.group.byte_len, "big") for s in members for v in self._pubs[s]),
+                *(self._commits[s] for s in members),
+            )
+            self._seeds[self.seat] = self._table_seed
+            return [self._send(Kind.SEED, 0, data=self._table_seed)]
+        if not self.joint_seed and all(s in self._seeds for s in present):
+            self.joint_seed = digest(b"blu21/joint", *(self._seeds[s] for s in sorted(self._seeds)))
+        return []
+
     def _handle_setup(self, msg: Message) -> list[Message]:
-        n = self.config.n_seats
+        if msg.sender in self._absent:
+            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "left before the set-up")
         if msg.kind == Kind.HELLO:
             if msg.seq != 0 or len(msg.values) != 2 or len(msg.data) != 32:
                 raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
             if not self.group.is_element(msg.values[1]):
                 raise ProtocolViolation(msg.sender, E.NOT_ELEMENT, "hello key")
+            if self.table_id:
+                raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "hello after the set-up")
             self._pubs[msg.sender] = (msg.values[0], msg.values[1])
             self._commits[msg.sender] = msg.data
-            if len(self._pubs) == n and self.seat in self._pubs:
-                # The fresh seed commitments make the id unique to this table even for
-                # seats that reuse their identities: no frame replays across tables.
-                self.table_id = digest(
-                    b"blu21/table",
-                    *(
-                        v.to_bytes(self.group.byte_len, "big")
-                        for s in range(n)
-                        for v in self._pubs[s]
-                    ),
-                    *(self._commits[s] for s in range(n)),
-                )
-                self._seeds[self.seat] = self._table_seed
-                return [self._send(Kind.SEED, 0, data=self._table_seed)]
-            return []
+            return self._setup_progress()
         if msg.kind == Kind.SEED:
             if msg.seq != 1 or msg.sender not in self._commits:
                 raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "seed")
             if digest(msg.data) != self._commits[msg.sender]:
                 raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "table seed")
             self._seeds[msg.sender] = msg.data
-            if len(self._seeds) == n:
-                self.joint_seed = digest(b"blu21/joint", *(self._seeds[s] for s in range(n)))
-            return []
+            return self._setup_progress()
         raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, f"{msg.kind.name} during set-up")
 
     def _authenticate_sig(self, msg: Message) -> None:
@@ -337,7 +365,7 @@ class Seat:
         order = spec.order
         if len(order) < 2 or len(set(order)) != len(order):
             raise ProtocolUsageError("a round needs >= 2 distinct seats")
-        if not all(0 <= s < self.config.n_seats for s in order):
+        if not all(0 <= s < self.config.n_seats and s not in self._absent for s in order):
             raise ProtocolUsageError("unknown seat in order")
         if spec.lock_chunk < 0 or spec.lock_ahead < 0 or spec.shuffle_parts < 1:
             raise ProtocolUsageError("bad lock_chunk, lock_ahead or shuffle_parts")
@@ -396,6 +424,33 @@ class Seat:
     def hand(self) -> dict[int, int]:
         """My opened cards in the current round: ``{position: card code}``."""
         return dict(self._round().hand)
+
+    def waiting_for(self, round_id: int) -> set[int]:
+        """The seats whose part this seat still lacks to open the dealt cards of
+        ``round_id`` (first in the shuffle and locking chain, then keys): whom to blame
+        when the table waits too long. Empty when nothing is missing. ``round_id`` 0:
+        the set-up (keys, then seeds)."""
+        if round_id == 0:
+            present = [s for s in range(self.config.n_seats) if s not in self._absent]
+            have = self._seeds if self.table_id else self._pubs
+            return set() if self.ready else {s for s in present if s not in have}
+        rnd = self._round(round_id)
+        if not rnd.owner:
+            return set()
+        need = 1 + max(rnd.owner)
+        order = rnd.order
+        for i, s in enumerate(order):
+            if len(rnd.stages[i]) < (DECK_SIZE if i < rnd.n - 1 else need):
+                return {s}
+        for u, s in enumerate(order[:-1]):
+            if len(rnd.locks[u]) < need:
+                return {s}
+        return {
+            s
+            for pos, owner in rnd.owner.items()
+            for s in order
+            if s != owner and s not in rnd.keys.get(pos, {})
+        }
 
     def gave_key(self, round_id: int, position: int, seat: int) -> bool:
         """True once ``seat``'s key for a dealt ``position`` is in (the drawer needs every

@@ -64,6 +64,11 @@ class Dealer(Protocol):
         """A short code every screen shows once set up (equal on every honest phone)."""
         ...
 
+    def leave_out(self, seat: int) -> list[bytes]:
+        """``seat`` left before the set-up finished: set up without him (a public event;
+        a no-op once :attr:`ready`)."""
+        ...
+
     def authenticate(self, frame: bytes) -> None:
         """Host: check a guest's frame before relaying it (:class:`DealerViolation`)."""
         ...
@@ -89,6 +94,12 @@ class Dealer(Protocol):
 
     def card(self, deck: int, position: int) -> int | None:
         """The card code (0-51) at a position dealt to this seat, once it is open."""
+        ...
+
+    def waiting_for(self, deck: int) -> set[int]:
+        """Seats whose part this phone still lacks to open the dealt cards of ``deck``
+        (0: to finish the set-up): whom to blame when the table waits too long (empty:
+        nothing missing)."""
         ...
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
@@ -152,6 +163,9 @@ class OpenDealer:
     def fingerprint(self) -> str:
         return "open"
 
+    def leave_out(self, seat: int) -> list[bytes]:
+        return []
+
     @staticmethod
     def _frame(**fields: object) -> bytes:
         return json.dumps(fields, separators=(",", ":")).encode()
@@ -214,6 +228,9 @@ class OpenDealer:
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return True  # the host announced the card in the open when it was dealt
+
+    def waiting_for(self, deck: int) -> set[int]:
+        return set()  # every card comes from the host at once
 
     def claim(self, deck: int, kind: str) -> list[bytes]:
         cards = sorted((p, c) for (d, p), c in self._mine.items() if d == deck)
@@ -305,6 +322,9 @@ class Rekeyed:
     def fingerprint(self) -> str:
         return self.current.fingerprint
 
+    def leave_out(self, seat: int) -> list[bytes]:
+        return self.current.leave_out(seat)
+
     def authenticate(self, frame: bytes) -> None:
         dealer = self._route(frame)
         if dealer is not None:
@@ -334,6 +354,9 @@ class Rekeyed:
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return self._for(deck).shared(deck, position, seat)
+
+    def waiting_for(self, deck: int) -> set[int]:
+        return (self.current if deck == 0 else self._for(deck)).waiting_for(deck)
 
     def claim(self, deck: int, kind: str) -> list[bytes]:
         return self._for(deck).claim(deck, kind)

@@ -428,11 +428,13 @@ class Rejoin(Message):
 
 @dataclass(frozen=True)
 class Rekey(Message):
-    """Host -> guests: a player is back; set the dealer up anew for decks from ``deck`` on."""
+    """Host -> guests: set the dealer up anew among ``seats`` for decks from ``deck`` on
+    (a player is back: his keys died with his old phone)."""
 
     TYPE = "rekey"
-    CHECKS: ClassVar[dict[str, Check]] = {"deck": _deck}
+    CHECKS: ClassVar[dict[str, Check]] = {"deck": _deck, "seats": _seat_list}
     deck: int
+    seats: tuple[int, ...]
 
 
 def _snapshot(v: Any) -> Any:
@@ -451,10 +453,12 @@ class Resume(Message):
         "options": _options,
         "snapshot": _snapshot,
         "deck": _deck,
+        "seats": _seat_list,
     }
     options: Options
     snapshot: dict[str, Any]
     deck: int  # the first deck he is dealt from
+    seats: tuple[int, ...]  # who sets the dealer up anew (see Rekey)
 
 
 @dataclass(frozen=True)

@@ -118,9 +118,17 @@ class PhoneMatch:
 
     # -- feeding ----------------------------------------------------------------------------
 
-    def rekey(self, first_deck: int, dealer: Dealer) -> None:
-        """Set the dealer up anew (a player is back) for the decks from ``first_deck`` on."""
+    def rekey(self, first_deck: int, dealer: Dealer, seats: tuple[int, ...]) -> None:
+        """Set the dealer up anew among ``seats`` (a player is back) for the decks from
+        ``first_deck`` on."""
         self._send_frames(self.dealer.rekey(first_deck, dealer))
+        self.set_up_among(seats)
+
+    def set_up_among(self, seats: tuple[int, ...]) -> None:
+        """The dealer's set-up leaves out the seats not in ``seats`` (gone for good)."""
+        for seat in range(self.match.players):
+            if seat not in seats and seat != self.seat:
+                self._send_frames(self.dealer.leave_out(seat))
 
     def announce(self, event: PublicEvent) -> None:
         """A public event from the host (applied now or as soon as possible)."""
@@ -272,6 +280,10 @@ class PhoneMatch:
                 self.cut_off = True
             if self.redraw == event.seat:
                 self.redraw = None
+            if not self.dealer.ready:
+                # Gone before the dealer was set up: set up without him (every phone
+                # saw the same frames of his, all relayed before his Left).
+                self._send_frames(self.dealer.leave_out(event.seat))
             self._step(self.match.disconnect(event.seat))
         elif isinstance(event, Rejoin):
             self._check_round(event.round)  # (Waiting while my previous round still ends)

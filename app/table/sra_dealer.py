@@ -61,6 +61,9 @@ class SraDealer:
     def ready(self) -> bool:
         return bool(self._seat.ready)
 
+    def leave_out(self, seat: int) -> list[bytes]:
+        return self._encode(self._seat.leave_out(seat))
+
     @property
     def fingerprint(self) -> str:
         return f"{self._seat.fingerprint:06d}" if self.ready else "pending"
@@ -101,6 +104,9 @@ class SraDealer:
 
     def card(self, deck: int, position: int) -> int | None:
         return self._seat.hand_in(deck).get(position)
+
+    def waiting_for(self, deck: int) -> set[int]:
+        return set(self._seat.waiting_for(deck))
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return bool(self._seat.gave_key(deck, position, seat))

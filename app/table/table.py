@@ -237,19 +237,29 @@ class HostTable(HostLobby):
         if not self.closed:
             self._watch_stalls()
 
+    def _guests(self) -> set[int]:
+        """The guests' seats still connected."""
+        return {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
+
     def _blockers(self) -> set[int]:
         """Guests the match is waiting for (a report or a proof), besides a drawer; at the
         showdown also players gone with a hand that is still to be opened."""
         phone = self.phone
         assert phone is not None
-        guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
+        guests = self._guests()
         if self.stage == "setup":
-            return guests - self._set_up
+            culprits = phone.dealer.waiting_for(0)
+            return culprits & guests if culprits else guests - self._set_up
         m = phone.match
         r = m.round
         if self.stage != "play" or m.over or r is None:
             return set()
         if r.phase is Phase.DEAL and r.number in self._went:
+            # Whom the shuffle waits for, if anybody: a player who cannot open his
+            # cards because another one holds the deck up is not to blame.
+            culprits = phone.dealer.waiting_for(self._deck)
+            if culprits:
+                return culprits & guests  # (the host's own work is never a stall)
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
             return (playing - self._dealt.get(r.number, set())) & guests
         if r.phase is Phase.SHOWDOWN:
@@ -277,7 +287,7 @@ class HostTable(HostLobby):
             self.close("violation")
             return
         if self.stage == "setup":
-            guests = {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
+            guests = self._guests()
             if phone.dealer.ready and guests <= self._set_up:
                 self.stage = "play"
                 self.notice("fingerprint", code=phone.dealer.fingerprint)
@@ -367,6 +377,16 @@ class HostTable(HostLobby):
                     self._drop_seat(seat, "stalled")
             self._drive()
         elif name == "drew" and self._drawing is not None:
+            culprits = phone.dealer.waiting_for(self._drawing_deck) if phone else set()
+            culprits &= self._guests()
+            if culprits:
+                # His card waits for another player's key: that player is dropped (the
+                # card, cut off, is dealt again), not the drawer.
+                self.timers.set("drew", float(self.seating.options.turn_time))
+                for seat in sorted(culprits):
+                    self._drop_seat(seat, "stalled")
+                self._drive()
+                return
             seat, self._drawing = self._drawing, None
             link = self.link_of(seat)
             if link is not None:
@@ -403,11 +423,12 @@ class HostTable(HostLobby):
         # His keys died with his old phone: everybody sets the dealer up anew for the
         # decks to come (the earlier decks keep their dealers until audited).
         first = self._deck + 1
-        self.broadcast(Rekey(first))
+        seats = tuple(sorted(set(m.active) | {seat for seat, _ in back}))
+        self.broadcast(Rekey(first, seats))
         snapshot = m.snapshot()
         for _, link in back:
-            self.send(link, Resume(self.seating.options, snapshot, first))
-        phone.rekey(first, self._dealer_factory(0, m.players))
+            self.send(link, Resume(self.seating.options, snapshot, first, seats))
+        phone.rekey(first, self._dealer_factory(0, m.players), seats)
         self._flush()
         for seat, _ in back:
             self._announce(Rejoin(number, seat))
@@ -552,7 +573,10 @@ class GuestTable(GuestLobby):
         if isinstance(message, ProtocolFrame):
             phone.frame(message.data)
         elif isinstance(message, Rekey):
-            phone.rekey(message.deck, self._dealer_factory(self.seat, phone.match.players))
+            if self.seat not in message.seats:
+                raise TableError("bad_message", "a set-up without me")
+            factory = self._dealer_factory
+            phone.rekey(message.deck, factory(self.seat, phone.match.players), message.seats)
             self._told_setup = False
         elif isinstance(message, Turn):
             self.turn = message
@@ -571,6 +595,8 @@ class GuestTable(GuestLobby):
         players = message.snapshot.get("players")
         if self.phone is not None or self.seat is None or type(players) is not int:
             raise TableError("bad_message", "not a match to resume")
+        if self.seat not in message.seats:
+            raise TableError("bad_message", "a set-up without me")
         if not 2 <= players <= 16 or not 0 < self.seat < players:
             raise TableError("bad_message", "not a match to resume")
         try:
@@ -587,6 +613,7 @@ class GuestTable(GuestLobby):
             raise TableError("bad_message", f"bad snapshot: {exc}") from exc
         for frame in self.phone.dealer.hello():
             self.send(self.link, ProtocolFrame(frame))
+        self.phone.set_up_among(message.seats)
         self.notice("match_resumed", players=players)
         self._after()
 

@@ -66,3 +66,11 @@ def test_bad_arguments_are_clear_errors(capsys) -> None:
         demo_main(["--players", "9"])
     with pytest.raises(SystemExit):
         demo_main(["--players", "3", "--fault", "7=kill@1"])
+    capsys.readouterr()
+    for main, extra in ((demo_main, []), (table_main, ["--host"])):
+        with pytest.raises(SystemExit):  # the table would refuse it: said at once
+            main([*extra, "--turn-time", "3"])
+        assert "options.turn_time: an integer 5..600" in capsys.readouterr().err
+        with pytest.raises(SystemExit):
+            main([*extra, "--rounds", "0"])
+        assert "options.rounds: an integer 1..99" in capsys.readouterr().err

@@ -109,6 +109,7 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
     p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
     args = p.parse_args(list(argv))
+    args.options = _options(p, args)
     kind = args.dealer or default_dealer()
     try:
         factory = dealer_factory(kind)
@@ -121,9 +122,17 @@ def table_main(argv: Sequence[str]) -> int:
         return 1
 
 
+def _options(p: argparse.ArgumentParser, args: argparse.Namespace) -> Options:
+    try:
+        return Options.checked(args.rounds, args.turn_time)
+    except ValueError as exc:
+        p.error(f"--rounds/--turn-time: {exc}")
+        raise  # (p.error exits)
+
+
 def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
     quiet = args.quiet
-    options = Options(rounds=args.rounds, turn_time=args.turn_time)
+    options = args.options
     listener = TcpTransport(host=args.bind, port=args.port).listen()
 
     def on_notice(n: Notice) -> None:
@@ -264,6 +273,7 @@ def demo_main(argv: Sequence[str]) -> int:
     )
     p.add_argument("--silence-limit", type=float, default=5.0, help="heartbeat limit, seconds")
     args = p.parse_args(list(argv))
+    options = _options(p, args)
     if not 2 <= args.players <= 7:
         p.error("--players must be 2-7")
     faults: dict[int, str] = {}
@@ -285,7 +295,7 @@ def demo_main(argv: Sequence[str]) -> int:
         lang="en",
         clock=SystemClock(),
         dealer_factory=dealer_factory(kind, args.seed),
-        options=Options(rounds=args.rounds, turn_time=args.turn_time),
+        options=options,
         bot=simple_bot,
         on_log=None if args.quiet else (lambda e: print(_describe(e), flush=True)),
     )

@@ -217,6 +217,16 @@ class Options(Message):
     rounds: int = 5
     turn_time: int = 30
 
+    @classmethod
+    def checked(cls, rounds: int, turn_time: int) -> Options:
+        """Options from user input; ValueError naming the field out of range.
+
+        >>> Options.checked(3, 2)
+        Traceback (most recent call last):
+        ValueError: options.turn_time: an integer 5..600
+        """
+        return _build(cls, {"rounds": rounds, "turn_time": turn_time})
+
 
 @dataclass(frozen=True)
 class PlayerInfo(Message):

@@ -731,3 +731,22 @@ def test_waiting_for_names_who_holds_the_deck_up() -> None:
     u.drop(2)
     u.run()
     assert u.seats[0].waiting_for(1) == {2} and not u.seats[0].gave_key(1, 6, 2)
+
+
+def test_progress_runs_from_zero_to_one_through_the_set_up_and_the_shuffle() -> None:
+    t = LocalTable(3, TOY, seed=34)
+    assert t.seats[0].progress(0) == 0.0
+    t.setup()
+    assert all(s.progress(0) == 1.0 for s in t.seats)
+    seen: list[float] = []
+    for s in t.seats:
+        t.post(s.seat, s.start_round(RoundSpec(1, (0, 1, 2))))
+    while t.queue or any(s.has_work() for s in t.seats):
+        if t.queue:
+            t._send(*t.queue.pop(0))
+        else:
+            s = next(s for s in t.seats if s.has_work())
+            t.post(s.seat, s.work())
+        seen.append(t.seats[2].progress(1))
+    assert seen == sorted(seen) and seen[-1] == 1.0  # never backwards, ends full
+    assert len({round(p, 2) for p in seen if 0 < p < 1}) >= 3  # real steps between

@@ -361,3 +361,17 @@ def test_a_player_rejoins_while_another_is_gone_for_good() -> None:
     assert host.phone.match.gone == (3,) or set(host.phone.match.gone) == {3}
     fingerprints = {p.phone.dealer.fingerprint for p in (host, *guests)}
     assert len(fingerprints) == 1 and fingerprints != {"pending"}
+
+
+def test_every_phone_shows_the_shuffle_progress_in_steps() -> None:
+    host, players, clock = make_table(2, seed=13, rounds=1, group=DEFAULT_GROUP)
+    seen: list[float | None] = []
+
+    def watch(_ticks: int) -> None:
+        seen.append(players[0].phone.shuffle_progress if players[0].phone else None)
+
+    run(host, players, clock, until=lambda: host.phone.match.to_act is not None, drop=watch)
+    values = [p for p in seen if p is not None]
+    assert values == sorted(values) and all(0 <= p < 1 for p in values)
+    assert len({round(p, 1) for p in values}) >= 3  # it moves, not just 0 then gone
+    assert players[0].phone.shuffle_progress is None  # my cards are open: no bar

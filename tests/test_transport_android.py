@@ -96,11 +96,32 @@ class Fakes:
         permissions.request_permissions = self.request_permissions
         broadcast = types.ModuleType("android.broadcast")
         broadcast.BroadcastReceiver = self._broadcast_receiver_class()
+        runnable = types.ModuleType("android.runnable")
+        runnable.run_on_ui_thread = self.run_on_ui_thread
         android.permissions = permissions
         android.broadcast = broadcast
+        android.runnable = runnable
         sys.modules.update(
-            {"android": android, "android.permissions": permissions, "android.broadcast": broadcast}
+            {
+                "android": android,
+                "android.permissions": permissions,
+                "android.broadcast": broadcast,
+                "android.runnable": runnable,
+            }
         )
+
+    def run_on_ui_thread(self, f: Any) -> Any:
+        """Like python-for-android's decorator: the call is posted to the UI thread and
+        returns at once."""
+
+        def posted(*args: Any, **kwargs: Any) -> None:
+            def ui() -> None:
+                f(*args, **kwargs)
+                self.jnius.detach()
+
+            threading.Thread(target=ui, daemon=True).start()
+
+        return posted
 
     def check_permission(self, permission: str) -> bool:
         return self.checks_lie or bool(self.Standin.hasPermission(permission))
@@ -607,6 +628,24 @@ def _child_main(name: str) -> int:
     globals()[name if name.startswith("process_") else f"scenario_{name}"](fakes)
     print(f"scenario {name} ok")
     return 0
+
+
+def scenario_the_screen_stays_on_while_a_table_runs(fakes: Fakes) -> None:
+    from app.views.device import keep_screen_on
+
+    window = fakes.jnius.autoclass("org.kivy.android.PythonActivity").mActivity.getWindow()
+    keep = fakes.jnius.autoclass("android.view.WindowManager$LayoutParams").FLAG_KEEP_SCREEN_ON
+    os.environ["ANDROID_ARGUMENT"] = "standin"  # what python-for-android sets
+    try:
+        assert keep_screen_on(True)
+        _until(lambda: window.standinFlags() & keep, "the keep-screen-on flag")
+        assert keep_screen_on(False)
+        _until(lambda: not window.standinFlags() & keep, "the flag cleared")
+        del sys.modules["android.runnable"]  # an old python-for-android: no harm done
+        assert not keep_screen_on(True)
+    finally:
+        del os.environ["ANDROID_ARGUMENT"]
+    assert not keep_screen_on(True)  # on the desktop: nothing to do
 
 
 def scenario_a_whole_oczko_match_over_android_links(fakes: Fakes) -> None:

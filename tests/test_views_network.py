@@ -288,3 +288,25 @@ def test_joining_nowhere_reports_the_failure() -> None:
     assert net.wait_open(20.0) is False
     assert net.error == "connect_failed"
     assert net.closed
+
+
+def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
+    from app.bluetooth.tcp import TcpTransport
+    from app.views.oczko_network import NetworkTable
+
+    calls: list[bool] = []
+    net = NetworkTable(hosting=True, name="Host", dealer="open", awake=calls.append)
+    assert net.wait_open(10.0), net.error
+    net.leave()
+    net.join_thread()
+    assert calls == [True, False]
+    # A table that never opened never asked for it.
+    listener = TcpTransport().listen()
+    address = listener.address
+    listener.close()
+    calls.clear()
+    net = NetworkTable(
+        hosting=False, name="Guest", address=address, dealer="open", awake=calls.append
+    )
+    assert net.wait_open(20.0) is False
+    assert calls == []

@@ -356,6 +356,8 @@ def demo_main(argv: Sequence[str]) -> int:
             ok = False
         agree = ok and all(r == mine for r in results)
         if not agree:
+            notes = [f"{n.code} {n.details}" for n in host.notices if n.code not in ("turn",)]
+            print("--- host:\n" + "\n".join(notes[-12:]), flush=True)
             for i, out in enumerate(outputs, 1):
                 tail = "\n".join(out.splitlines()[-15:])
                 print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)

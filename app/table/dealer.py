@@ -96,6 +96,10 @@ class Dealer(Protocol):
         """The card code (0-51) at a position dealt to this seat, once it is open."""
         ...
 
+    def progress(self, deck: int) -> float:
+        """0..1: how far the shuffle of ``deck`` (0: the set-up) has come, for the UI."""
+        ...
+
     def waiting_for(self, deck: int) -> set[int]:
         """Seats whose part this phone still lacks to open the dealt cards of ``deck``
         (0: to finish the set-up): whom to blame when the table waits too long (empty:
@@ -232,6 +236,9 @@ class OpenDealer:
     def waiting_for(self, deck: int) -> set[int]:
         return set()  # every card comes from the host at once
 
+    def progress(self, deck: int) -> float:
+        return 1.0
+
     def claim(self, deck: int, kind: str) -> list[bytes]:
         cards = sorted((p, c) for (d, p), c in self._mine.items() if d == deck)
         self._claims[(deck, self.seat)] = dict(cards)
@@ -357,6 +364,9 @@ class Rekeyed:
 
     def waiting_for(self, deck: int) -> set[int]:
         return (self.current if deck == 0 else self._for(deck)).waiting_for(deck)
+
+    def progress(self, deck: int) -> float:
+        return (self.current if deck == 0 else self._for(deck)).progress(deck)
 
     def claim(self, deck: int, kind: str) -> list[bytes]:
         return self._for(deck).claim(deck, kind)

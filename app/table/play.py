@@ -204,6 +204,19 @@ class PhoneMatch:
                 return
 
     @property
+    def shuffle_progress(self) -> float | None:
+        """0..1 while the dealer is set up or the deal's deck is shuffled and my cards
+        are not open yet (for a progress bar); None otherwise."""
+        if self.violation is not None or self.match.over:
+            return None
+        if not self.dealer.ready:
+            return 0.5 * self.dealer.progress(0)  # the set-up: the first half of the bar
+        deck = self._dealing
+        if deck is None or (deck.round, deck.deck) in self._told_dealt:
+            return None
+        return min(0.99, 0.5 + 0.5 * self.dealer.progress(deck.deck))
+
+    @property
     def waiting(self) -> bool:
         """True while a public event waits for cards."""
         return bool(self._queue)

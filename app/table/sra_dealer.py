@@ -105,6 +105,9 @@ class SraDealer:
     def card(self, deck: int, position: int) -> int | None:
         return self._seat.hand_in(deck).get(position)
 
+    def progress(self, deck: int) -> float:
+        return float(self._seat.progress(deck))
+
     def waiting_for(self, deck: int) -> set[int]:
         return set(self._seat.waiting_for(deck))
 

@@ -49,3 +49,36 @@ def system_bar_insets() -> tuple[int, int] | None:
     except Exception:  # fall back to typical sizes rather than fail at start
         log.exception("could not read the system bar sizes")
         return None
+
+
+def keep_screen_on(on: bool) -> bool:
+    """Keep the screen on (``on``) while a table runs, or let it sleep again.
+
+    The table's links live in the app's process: a phone whose screen goes off in the
+    middle of a match would stop its heartbeats and be dropped (the host's table would
+    end). python-for-android's services run in a process of their own, so one cannot
+    hold these links; keeping the window awake can. False where there is no such flag
+    (the desktop) or it failed. Never raises.
+    """
+    if not on_android():
+        return False
+    try:
+        from android.runnable import run_on_ui_thread  # python-for-android
+        from jnius import autoclass
+
+        activity = autoclass("org.kivy.android.PythonActivity").mActivity
+        flag = autoclass("android.view.WindowManager$LayoutParams").FLAG_KEEP_SCREEN_ON
+
+        @run_on_ui_thread  # window flags may only change on the UI thread
+        def apply() -> None:
+            window = activity.getWindow()
+            if on:
+                window.addFlags(flag)
+            else:
+                window.clearFlags(flag)
+
+        apply()
+        return True
+    except Exception:  # an old API or a missing module must not stop the game
+        log.exception("keep_screen_on(%s) failed", on)
+        return False

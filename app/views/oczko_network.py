@@ -56,8 +56,13 @@ class NetworkTable:
         transport: Any = None,
         dealer: str | None = None,
         listen: Callable[[Any], Any] | None = None,
+        awake: Callable[[bool], Any] | None = None,
     ) -> None:
         self.hosting = hosting
+        if awake is None:
+            from app.views.device import keep_screen_on as awake
+        #: keeps the screen on while the table is open (its links live in this process)
+        self._awake = awake
         self.turn_time = float(turn_time)
         self.awaiting_next = False  # the host deals the next round by itself
         self.address = address
@@ -71,6 +76,7 @@ class NetworkTable:
         self._notes: list[tuple[str, dict[str, Any]]] = []  # table messages to show
         self._match: Any = None
         self._ready = False  # the dealers are set up (the shuffle is done)
+        self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._deadline = 0.0
         self._turn_seat: int | None = None
         self._version = 0
@@ -127,6 +133,7 @@ class NetworkTable:
             self._opened.set()
         table = self._table
         asked_ready = False
+        self._awake(True)
         try:
             while not table.closed:
                 self._do_commands(table)
@@ -144,6 +151,7 @@ class NetworkTable:
                 table.close()
             else:
                 table.leave()
+            self._awake(False)
             self._bump()
 
     def _do_commands(self, table: Any) -> None:
@@ -188,6 +196,11 @@ class NetworkTable:
             ready = bool(phone.dealer.ready)
             if ready != self._ready:
                 self._ready, changed = ready, True
+            progress = phone.shuffle_progress
+            if (progress is None) != (self._progress is None) or (
+                progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
+            ):
+                self._progress, changed = progress, True  # (steps of 2%: few redraws)
         if changed:
             self._bump()
 
@@ -243,10 +256,8 @@ class NetworkTable:
 
     @property
     def shuffle_progress(self) -> float | None:
-        """0 while the SRA set-up and shuffle run (the protocol reports no finer steps)."""
-        if self.started and not self._ready and not self.closed:
-            return 0.0
-        return None
+        """0..1 while the SRA set-up and the deal's shuffle run, else None."""
+        return None if self.closed else self._progress
 
     @property
     def over(self) -> bool:

@@ -310,3 +310,55 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
     )
     assert net.wait_open(20.0) is False
     assert calls == []
+
+
+def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
+    """A real cheating peer (a forged dealer frame), not an injected notice: the host
+    drops him and the screen says why, by name, in the player's language."""
+    import time
+
+    from app.bluetooth.ids import new_player_id
+    from app.bluetooth.tcp import TcpTransport
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+    from app.protocol.group import DEFAULT_GROUP
+    from app.protocol.messages import Kind, Message
+    from app.table.clock import SystemClock
+    from app.table.messages import ProtocolFrame
+    from app.table.sra_dealer import sra_dealer_factory
+    from app.table.table import GuestTable
+    from app.views.oczko_network import NetworkTable
+
+    set_language("de")
+    net = NetworkTable(hosting=True, name="Host", dealer="sra", transport=TcpTransport())
+    try:
+        assert net.wait_open(10.0), net.error
+        eve = GuestTable.join(
+            TcpTransport(),
+            net.address,
+            player_id=new_player_id(),
+            name="Eve",
+            lang="pl",
+            clock=SystemClock(),
+            dealer_factory=sra_dealer_factory(),
+        )
+
+        def until(what, predicate, timeout: float = 30.0) -> None:
+            deadline = time.monotonic() + timeout
+            while not predicate():
+                assert time.monotonic() < deadline, what
+                eve.step(0.01)
+
+        until("seated", lambda: eve.seat is not None)
+        eve.set_ready()
+        until("ready", lambda: net.lobby is not None and all(r for _, r in net.lobby["players"]))
+        net.begin()
+        until("the match", lambda: eve.phone is not None and eve.phone.dealer.ready)
+        forged = Message(Kind.KEYS, round_id=1, sender=eve.seat, seq=99, sig=bytes(32))
+        eve.send(eve.link, ProtocolFrame(forged.encode(DEFAULT_GROUP)))
+        until("the verdict", lambda: net.message == message_for("player_cheated", name="Eve"))
+        assert "Eve" in net.message and "ungültige Daten" in net.message
+    finally:
+        net.leave()
+        net.join_thread()
+        set_language("en")

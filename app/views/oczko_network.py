@@ -37,6 +37,15 @@ def default_transport() -> Any:
     return TcpTransport()
 
 
+#: why a player left (the table's reason) -> the message every screen shows
+_LEFT_MESSAGES = {
+    "left": "player_left",
+    "cheat": "player_cheated",
+    "stalled": "player_stalled",
+    "silent_draw": "player_stalled",
+}
+
+
 class NetworkTable:
     """A host's or a guest's table, run on a worker thread.
 
@@ -212,7 +221,8 @@ class NetworkTable:
         elif n.code == "match_started":
             self.started = True
         elif n.code == "player_left":
-            self._note("player_left", {"seat": d.get("seat"), "name": d.get("name", "")})
+            code = _LEFT_MESSAGES.get(d.get("reason", ""), "player_lost")
+            self._note(code, {"seat": d.get("seat"), "name": d.get("name", "")})
         elif n.code in ("violation", "host_violation"):
             self._note(d.get("code", "cheating_detected"), {"seat": d.get("seat")})
         elif n.code == "host_lost" or (n.code == "table_closed" and d.get("reason") == "host_left"):

@@ -361,6 +361,23 @@ def test_an_early_release_does_not_open_a_held_hand_before_the_dropout():
     assert t.seats[0].held_result(2, 1) == hand2
 
 
+def test_a_release_at_the_showdown_opens_once_the_owner_dropped_here():
+    """At the showdown no round is suspended: the release is opened once this seat
+    learns that the owner dropped (``dropped``), and not before."""
+    t = dealt(seed=13)
+    t.post(2, t.seats[2].escrow([1]))
+    t.run()
+    hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
+    t.post(1, t.seats[1].release(2, 1))
+    t.run()
+    assert t.seats[0].held_result(2, 1) is None  # kept back: seat 2 has not dropped here
+    t.drop(2)
+    t.seats[0].dropped(2)
+    t.run()
+    assert t.seats[0].held_result(2, 1) == hand2
+    assert not t.seats[0]._round(1).suspended
+
+
 # ------------------------------------------------------------- links and tables
 
 

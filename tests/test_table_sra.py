@@ -375,3 +375,49 @@ def test_every_phone_shows_the_shuffle_progress_in_steps() -> None:
     assert values == sorted(values) and all(0 <= p < 1 for p in values)
     assert len({round(p, 1) for p in values}) >= 3  # it moves, not just 0 then gone
     assert players[0].phone.shuffle_progress is None  # my cards are open: no bar
+
+
+def test_a_hand_released_at_the_showdown_opens_on_every_phone_even_a_slow_one() -> None:
+    """A player who held dies at the showdown: the holders of his escrow release it and
+    every phone opens it - also one that holds no record of his (it used to keep the
+    release back for good: no fresh deck suspended the round), and also a slow phone
+    still opening it when the host already began the next round (it used to wait for
+    the next deck forever, never finishing its showdown)."""
+    from app.rules.oczko import Phase
+
+    host, players, clock = make_table(3, seed=22, rounds=2)
+    leaver, slow = players[0], players[2]  # seats 1 and 3
+    run(host, players, clock, until=lambda: leaver.phone is not None)
+    dealer = leaver.phone.dealer.current
+    escrowed = []
+
+    def held_once(deck, finished):  # his phone escrows once (to the host), then dies
+        frames = [] if escrowed else dealer.__class__.held(dealer, deck, finished)
+        escrowed.extend(frames)
+        return frames
+
+    dealer.held = held_once
+    dealer.claim = lambda deck, kind: []  # his proof never goes out
+    run(host, players, clock, until=lambda: host.phone.match.round.phase is Phase.SHOWDOWN)
+    assert escrowed
+    deadline = time.monotonic() + WAIT
+    while 2 not in host._went:
+        assert time.monotonic() < deadline, "the host never began round 2"
+        for side in (host, *players):
+            if side is slow:  # messages in, no dealer work: still opening his hand
+                type(side).__mro__[1].step(side, 0.001)
+            else:
+                side.step(0.001)
+        if ((1, "stalled") in departures(host)) and leaver in players:
+            players.remove(leaver)
+        clock.advance(0.05)
+    assert slow.phone.match.round.number == 1  # the slow phone is still at the showdown
+    run(host, players, clock, until=lambda: finished(host, players) or host.closed)
+    assert departures(host) == [(1, "stalled")]
+    phones = [host.phone, *(p.phone for p in players)]
+    assert all(p.violation is None for p in phones) and not host.closed
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    for phone in phones:
+        assert any(
+            e["event"] == "revealed" and e["round"] == 1 and e["seat"] == 1 for e in phone.log
+        )

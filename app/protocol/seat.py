@@ -203,6 +203,7 @@ class Seat:
         self._commits: dict[int, bytes] = {}
         self._seeds: dict[int, bytes] = {}
         self._absent: set[int] = set()  # seats gone before the set-up finished
+        self._dropped: set[int] = set()  # seats that left the table (see dropped)
         self._table_seed = self.rng.token_bytes(32)
         self.table_id = b""
         self.joint_seed = b""
@@ -496,6 +497,7 @@ class Seat:
         """
         rnd = self._round(round_id)
         rnd.frozen = rnd.suspended = True
+        self._open_early_releases(rnd, None)
         gone = set(voided)
         if any(p not in rnd.owner for p in gone):
             raise ProtocolUsageError("only a dealt position can be voided")
@@ -505,12 +507,31 @@ class Seat:
         rnd.pending_keys = [
             kept for batch in rnd.pending_keys if (kept := tuple(p for p in batch if p not in gone))
         ]
-        for owner, holder, key in rnd.early_releases:
+
+    def round_order(self, round_id: int) -> tuple[int, ...]:
+        """The seats that shuffle ``round_id``."""
+        return self._round(round_id).order
+
+    def dropped(self, seat: int) -> None:
+        """``seat`` left the table (a public event, on every seat): escrow releases of
+        his held hands are opened from now on, also those that came before (at the
+        showdown nobody is left to act, and no round is suspended then)."""
+        self._dropped.add(seat)
+        for rnd in self._rounds.values():
+            self._open_early_releases(rnd, seat)
+
+    def _open_early_releases(self, rnd: _Round, owner: int | None) -> None:
+        """Apply the releases kept back for ``owner`` (None: every owner)."""
+        keep = []
+        for entry in rnd.early_releases:
+            if owner is not None and entry[0] != owner:
+                keep.append(entry)
+                continue
             try:
-                self._apply_release(rnd, owner, holder, key)
+                self._apply_release(rnd, *entry)
             except ProtocolViolation as exc:
                 self.accusations.append(exc)
-        rnd.early_releases.clear()
+        rnd.early_releases = keep
 
     def hand_in(self, round_id: int) -> dict[int, int]:
         """My opened cards in ``round_id``: ``{position: card code}``."""
@@ -1067,9 +1088,10 @@ class Seat:
         old = self._rounds.get(int.from_bytes(msg.data[1:9], "big"))
         if old is None or (owner, msg.sender) not in old.escrows:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "no such escrow")
-        if not old.suspended:
+        if not old.suspended and owner not in self._dropped:
             # The owner has not dropped here (yet): opening its held hand now would show
-            # it to a seat still to act. Kept until this seat suspends the round.
+            # it to a seat still to act. Kept until he drops here or the round is
+            # suspended.
             old.early_releases.append((owner, msg.sender, msg.data[9:]))
             return
         self._apply_release(old, owner, msg.sender, msg.data[9:])

@@ -130,6 +130,10 @@ class Dealer(Protocol):
         deck), which are nobody's any more."""
         ...
 
+    def left(self, seat: int) -> None:
+        """``seat`` left the table (a public event): his held hands may be opened now."""
+        ...
+
     def release(self, deck: int, seat: int) -> list[bytes]:
         """``seat`` left holding a result: open his cards of ``deck`` for everybody, if
         this seat can (SRA: the escrow he left with the players who had finished)."""
@@ -255,6 +259,9 @@ class OpenDealer:
             self._dealt.pop((deck, position), None)
             self._mine.pop((deck, position), None)
 
+    def left(self, seat: int) -> None:
+        pass  # the host holds every card: nothing to unlock
+
     def release(self, deck: int, seat: int) -> list[bytes]:
         if self.seat != self.host:
             return []
@@ -379,6 +386,10 @@ class Rekeyed:
 
     def suspend_deck(self, deck: int, voided: Sequence[int] = ()) -> None:
         self._for(deck).suspend_deck(deck, voided)
+
+    def left(self, seat: int) -> None:
+        for _, dealer in self._gens:
+            dealer.left(seat)
 
     def release(self, deck: int, seat: int) -> list[bytes]:
         return self._for(deck).release(deck, seat)

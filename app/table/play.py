@@ -180,28 +180,42 @@ class PhoneMatch:
                 self._violate(verdict.cheaters[0], "audit_failed", f"deck {deck}")
 
     def pump(self) -> None:
-        """Apply queued public events in order, as far as the cards allow."""
+        """Apply queued public events in order, as far as the cards allow, and do what is
+        due meanwhile (reports, proofs, the showdown: the event at the head may be
+        waiting for exactly that, e.g. the next round's deck for this round's end)."""
         while self.violation is None:
-            try:
-                if self._queue:
-                    event = self._queue[0]
-                    self._apply(event)
-                    if self._queue and self._queue[0] is event:  # (a match end clears it)
-                        self._queue.popleft()
-                self._report_deal()
-                self._report_draw()
-                self._showdown()
-                self._due()
-            except Waiting:
+            applied = self._guarded(self._apply_head)
+            before = (len(self.log), len(self.outbox))
+            self._guarded(self._run_due)
+            if not applied and (len(self.log), len(self.outbox)) == before:
                 return
-            except IllegalAction as exc:
-                self._violate(None, exc.code, f"the host announced an illegal step: {exc}")
-                return
-            except DealerViolation as exc:
-                self._violate(exc.seat, exc.code, exc.detail)
-                return
-            if not self._queue:
-                return
+
+    def _guarded(self, step: Callable[[], bool | None]) -> bool:
+        """Run a step; False if it has to wait or it named a violation."""
+        try:
+            return bool(step())
+        except Waiting:
+            return False
+        except IllegalAction as exc:
+            self._violate(None, exc.code, f"the host announced an illegal step: {exc}")
+        except DealerViolation as exc:
+            self._violate(exc.seat, exc.code, exc.detail)
+        return False
+
+    def _apply_head(self) -> bool:
+        if not self._queue:
+            return False
+        event = self._queue[0]
+        self._apply(event)
+        if self._queue and self._queue[0] is event:  # (a match end clears it)
+            self._queue.popleft()
+        return True
+
+    def _run_due(self) -> None:
+        self._report_deal()
+        self._report_draw()
+        self._showdown()
+        self._due()
 
     @property
     def shuffle_progress(self) -> float | None:
@@ -293,6 +307,7 @@ class PhoneMatch:
                 self.cut_off = True
             if self.redraw == event.seat:
                 self.redraw = None
+            self.dealer.left(event.seat)
             if not self.dealer.ready:
                 # Gone before the dealer was set up: set up without him (every phone
                 # saw the same frames of his, all relayed before his Left).

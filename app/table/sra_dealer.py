@@ -44,6 +44,7 @@ class SraDealer:
         self._suspended: set[int] = set()
         self._escrowed: dict[int, frozenset[int]] = {}
         self._proved: set[int] = set()  # decks whose cards I have claimed
+        self._left: set[int] = set()  # seats that left the table
 
     def _encode(self, messages: list[Message]) -> list[bytes]:
         return [m.encode(self._group) for m in messages]
@@ -151,12 +152,17 @@ class SraDealer:
         except ProtocolUsageError as exc:  # the host announced a void of nothing dealt
             raise DealerViolation(self._host, "bad_void", str(exc)) from exc
 
+    def left(self, seat: int) -> None:
+        self._left.add(seat)
+        self._seat.dropped(seat)
+
     def release(self, deck: int, seat: int) -> list[bytes]:
         return self._encode(self._seat.release(seat, deck))
 
     def finish_deck(self, deck: int) -> list[bytes]:
-        if deck in self._suspended:
-            self._seat.close_round(deck)  # a dropout: it cannot be audited in full
+        if deck in self._suspended or self._left & set(self._seat.round_order(deck)):
+            # A dropout: the leaver's seed never comes, the deck cannot be audited in full.
+            self._seat.close_round(deck)
             return []
         return self._encode(self._seat.finish_round(deck))
 

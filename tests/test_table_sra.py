@@ -117,9 +117,7 @@ def test_matches_with_a_random_dropout_agree(seed: int) -> None:
     assert not host.closed and all(n.code != "violation" for n in host.notices)
     # Only the victim left: a card a dropout cut off is dealt again, nobody stalls.
     assert {n.details["seat"] for n in host.notices if n.code == "player_left"} <= {victim.seat}
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, alive)
     if victim not in alive and victim.seat in host.phone.match.gone:
         assert host.phone.match.winner != victim.seat
 
@@ -157,27 +155,12 @@ def test_a_guest_whose_phone_died_rejoins_a_later_round_with_fresh_keys() -> Non
     victim.link.close(linger=0)
     run(host, [stays], clock, until=lambda: 2 in host.phone.match.gone)
     kept = host.phone.match.points[2]
-    group = unsafe_test_group()
-    fresh = iter(range(1000, 2000))
-    back = GuestTable.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="de",
-        clock=clock,
-        dealer_factory=lambda seat, n: SraDealer(
-            seat, n, group=group, rng=DeterministicRng(next(fresh))
-        ),
-        bot=simple_bot,
-    )
+    back = come_back(host, clock, seat=2)
     guests = [stays, back]
     run(host, guests, clock, until=lambda: back.phone is not None)
     assert back.phone.match.points[2] == kept
     run(host, guests, clock, until=lambda: finished(host, guests))
-    phones = [host.phone, *(p.phone for p in guests)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, guests)
     assert 2 not in host.phone.match.gone and host.phone.match.points[2] >= kept
     back_in = [e["round"] for e in host.phone.log if e["event"] == "rejoined"]
     assert back_in  # he was dealt in from the start of that round, on every phone
@@ -207,9 +190,7 @@ def test_a_dropout_while_another_players_card_is_on_its_way(drawer: int) -> None
     assert all(n.code != "violation" for p in (host, *alive) for n in p.notices)
     left = [n.details["seat"] for n in host.notices if n.code == "player_left"]
     assert left == [3]  # nobody else was dropped (no "stalled")
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    phones = agreed(host, alive)
     assert set(host.phone.match.gone) == {3}
     for phone in phones:
         events = [e for e in phone.log if e.get("round") == number]
@@ -248,9 +229,7 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
     victim.link.close(linger=0)
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     assert not host.closed
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    phones = agreed(host, alive)
     assert [n.details["seat"] for n in host.notices if n.code == "player_left"] == [3]
     for phone in phones:
         events = [e for e in phone.log if e.get("round") == number]
@@ -271,6 +250,30 @@ def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     run(host, [witness], clock, until=lambda: witness.closed)
     violation = next(n for n in witness.notices if n.code == "violation")
     assert violation.details["seat"] is None and violation.details["code"] == "wrong_phase"
+
+
+def come_back(host, clock, seat: int) -> GuestTable:
+    """The player of ``seat`` joins again from a fresh phone (new keys, same player id)."""
+    group = unsafe_test_group()
+    fresh = iter(range(1000, 2000))
+    return GuestTable.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[seat],
+        name=f"P{seat}",
+        lang="de",
+        clock=clock,
+        dealer_factory=lambda s, n: SraDealer(s, n, group=group, rng=DeterministicRng(next(fresh))),
+        bot=simple_bot,
+    )
+
+
+def agreed(host, guests) -> list:
+    """Every phone still at the table: no violation, the same result. Their matches."""
+    phones = [host.phone, *(p.phone for p in guests)]
+    assert all(p.violation is None for p in phones)
+    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    return phones
 
 
 def departures(host) -> list[tuple[int, str]]:
@@ -294,9 +297,7 @@ def test_a_guest_silent_in_the_set_up_is_dropped_and_the_rest_set_up_without_him
     assert left == [(quiet.seat, "stalled")]
     fingerprints = {p.phone.dealer.fingerprint for p in (host, *alive)}
     assert len(fingerprints) == 1 and fingerprints != {"pending"}
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, alive)
 
 
 def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
@@ -308,9 +309,7 @@ def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     left = departures(host)
     assert left == [(quiet.seat, "stalled")]
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, alive)
 
 
 def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer() -> None:
@@ -328,9 +327,7 @@ def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer(
     assert left == [(quiet.seat, "stalled")]
     voided = [e for e in host.phone.log if e["event"] == "card_voided"]
     assert voided and all(e["seat"] != quiet.seat for e in voided)  # the drawer stays in
-    phones = [host.phone, *(p.phone for p in alive)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, alive)
 
 
 def test_a_player_rejoins_while_another_is_gone_for_good() -> None:
@@ -341,23 +338,11 @@ def test_a_player_rejoins_while_another_is_gone_for_good() -> None:
     run(host, players[:2], clock, until=lambda: host.phone.match.to_act == 2)
     players[1].link.close(linger=0)  # seat 2: his phone dies; he comes back below
     run(host, players[:1], clock, until=lambda: 2 in host.phone.match.gone)
-    group = unsafe_test_group()
-    back = GuestTable.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="de",
-        clock=clock,
-        dealer_factory=lambda seat, n: SraDealer(seat, n, group=group, rng=DeterministicRng(77)),
-        bot=simple_bot,
-    )
+    back = come_back(host, clock, seat=2)
     guests = [players[0], back]
     run(host, guests, clock, until=lambda: finished(host, guests) or host.closed)
     assert not host.closed
-    phones = [host.phone, *(p.phone for p in guests)]
-    assert all(p.violation is None for p in phones)
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    agreed(host, guests)
     assert host.phone.match.gone == (3,) or set(host.phone.match.gone) == {3}
     fingerprints = {p.phone.dealer.fingerprint for p in (host, *guests)}
     assert len(fingerprints) == 1 and fingerprints != {"pending"}
@@ -414,9 +399,8 @@ def test_a_hand_released_at_the_showdown_opens_on_every_phone_even_a_slow_one() 
     assert slow.phone.match.round.number == 1  # the slow phone is still at the showdown
     run(host, players, clock, until=lambda: finished(host, players) or host.closed)
     assert departures(host) == [(1, "stalled")]
-    phones = [host.phone, *(p.phone for p in players)]
-    assert all(p.violation is None for p in phones) and not host.closed
-    assert len({(p.match.winner, p.match.points, p.match.gone) for p in phones}) == 1
+    assert not host.closed
+    phones = agreed(host, players)
     for phone in phones:
         assert any(
             e["event"] == "revealed" and e["round"] == 1 and e["seat"] == 1 for e in phone.log

@@ -508,10 +508,6 @@ class Seat:
             kept for batch in rnd.pending_keys if (kept := tuple(p for p in batch if p not in gone))
         ]
 
-    def round_order(self, round_id: int) -> tuple[int, ...]:
-        """The seats that shuffle ``round_id``."""
-        return self._round(round_id).order
-
     def dropped(self, seat: int) -> None:
         """``seat`` left the table (a public event, on every seat): escrow releases of
         his held hands are opened from now on, also those that came before (at the

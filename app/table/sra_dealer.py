@@ -44,7 +44,6 @@ class SraDealer:
         self._suspended: set[int] = set()
         self._escrowed: dict[int, frozenset[int]] = {}
         self._proved: set[int] = set()  # decks whose cards I have claimed
-        self._left: set[int] = set()  # seats that left the table
 
     def _encode(self, messages: list[Message]) -> list[bytes]:
         return [m.encode(self._group) for m in messages]
@@ -153,17 +152,19 @@ class SraDealer:
             raise DealerViolation(self._host, "bad_void", str(exc)) from exc
 
     def left(self, seat: int) -> None:
-        self._left.add(seat)
         self._seat.dropped(seat)
 
     def release(self, deck: int, seat: int) -> list[bytes]:
         return self._encode(self._seat.release(seat, deck))
 
     def finish_deck(self, deck: int) -> list[bytes]:
-        if deck in self._suspended or self._left & set(self._seat.round_order(deck)):
-            # A dropout: the leaver's seed never comes, the deck cannot be audited in full.
-            self._seat.close_round(deck)
+        if deck in self._suspended:
+            self._seat.close_round(deck)  # a dropout: it cannot be audited in full
             return []
+        # (A deck whose round someone left at the showdown is not closed here: a phone
+        # that ended the round before seeing him leave has sent its seed already, and
+        # closing would make that seed a frame for a closed round. Its audit then waits
+        # for the leaver's seed for good, which costs nothing.)
         return self._encode(self._seat.finish_round(deck))
 
     def deck_of(self, frame: bytes) -> int:

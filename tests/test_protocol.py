@@ -540,6 +540,7 @@ def test_a_rejected_message_is_not_applied_and_the_seat_goes_on():
     bad = _signed(t.seats[1], Kind.KEYS, 1, values=(0,), data=bytes([0]))
     with pytest.raises(ProtocolViolation):
         t.seats[0].handle(bad)
+    # Fails if the refused KEYS were stored anyway: seat 1 would have a key for position 0.
     assert 1 not in t.seats[0]._round().keys.get(0, {})
     good = _signed(t.seats[1], Kind.KEYS, 1, values=(5,), data=bytes([0]))
     assert t.seats[0].handle(good) == []

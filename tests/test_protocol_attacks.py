@@ -325,6 +325,7 @@ def test_host_forging_bad_content_for_a_background_checked_frame_is_named():
     t.setup()
     t.start(RoundSpec(1, (0, 1, 2, 3)))
     assert (0, E.BAD_SIGNATURE) in t.codes_by(3)
+    # Fails if seat 3 blames seat 1, the honest sender, for the host's forgery.
     assert 1 not in t.named_by(3)
 
 

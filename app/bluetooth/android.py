@@ -42,7 +42,7 @@ from typing import Any
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.framing import DEFAULT_MAX_FRAME
-from app.bluetooth.link import DEFAULT_MAX_PENDING, Inbox, Link, StreamLink
+from app.bluetooth.link import DEFAULT_MAX_PENDING, Inbox, Link, ListenerBase, StreamLink
 
 log = logging.getLogger(__name__)
 
@@ -345,25 +345,14 @@ class JavaSocketStream:
         self._api.detach_quietly()
 
 
-class AndroidListener:
+class AndroidListener(ListenerBase):
     """The host's RFCOMM server socket. ``address`` is informational (the phone's name):
     guests pick the host from their device list."""
 
     def __init__(self, transport: AndroidTransport, server: Any, address: str) -> None:
-        self.address = address
+        super().__init__(address)
         self._transport = transport
         self._server = server
-        self._closed = threading.Event()
-
-    def __enter__(self) -> AndroidListener:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed.is_set()
 
     def accept(self, timeout: float | None = None, inbox: Inbox | None = None) -> Link:
         """Wait for the next guest (blocking; ``close()`` from another thread aborts it)."""
@@ -388,9 +377,8 @@ class AndroidListener:
 
     def close(self) -> None:
         """Stop listening; a blocked :meth:`accept` raises ``closed``."""
-        if self._closed.is_set():
+        if not self._mark_closed():
             return
-        self._closed.set()
         with suppress(self._transport.api.JavaException):
             self._server.close()
 

@@ -107,6 +107,34 @@ LinkEvent = Opened | Received | Closed
 # -- the interface --------------------------------------------------------------------
 
 
+class ListenerBase:
+    """What every listener shares: a ``closed`` flag set once, and use in ``with``."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self._closed = threading.Event()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def _mark_closed(self) -> bool:
+        """Set the flag; True only the first time (the caller then closes the socket)."""
+        if self._closed.is_set():
+            return False
+        self._closed.set()
+        return True
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
 @runtime_checkable
 class Link(Protocol):
     """A bidirectional, frame-oriented connection to one peer."""

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from app.bluetooth.errors import TransportError
-from app.bluetooth.link import Inbox, Link
+from app.bluetooth.link import Inbox, Link, ListenerBase
 
 #: How often a blocked ``accept`` looks whether its listener was closed.
 ACCEPT_SLICE = 0.2
@@ -45,7 +45,7 @@ class SocketStream:
         pass
 
 
-class SocketListener:
+class SocketListener(ListenerBase):
     """A listening stream socket; subclasses say how to name the peer."""
 
     def __init__(
@@ -54,21 +54,10 @@ class SocketListener:
         address: str,
         make_link: Callable[[socket.socket, object, Inbox | None], Link],
     ) -> None:
-        self.address = address
+        super().__init__(address)
         self._sock = sock
         self._make_link = make_link
-        self._closed = threading.Event()
         sock.settimeout(ACCEPT_SLICE)
-
-    def __enter__(self) -> SocketListener:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed.is_set()
 
     def accept(self, timeout: float | None = None, inbox: Inbox | None = None) -> Link:
         """Wait for the next guest (in short slices, so that ``close`` stops it promptly)."""
@@ -91,7 +80,7 @@ class SocketListener:
             return self._make_link(sock, addr, inbox)
 
     def close(self) -> None:
-        self._closed.set()
+        self._mark_closed()
         self._sock.close()
 
     def thread_done(self) -> None:

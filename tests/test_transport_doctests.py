@@ -1,4 +1,5 @@
-"""The usage examples in the transport modules' docstrings run and hold."""
+"""The usage examples in the transport modules' docstrings (and in the shared errors and
+the table messages) run and hold."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ MODULES = [
     "app.bluetooth.rfcomm",
     "app.bluetooth.ids",
     "app.bluetooth.android",
+    "app.errors",
+    "app.table.messages",
 ]
 
 

@@ -23,23 +23,11 @@ Frames: ``frame_magic`` (garbage where a frame must start), ``frame_too_large``,
 
 from __future__ import annotations
 
-from typing import Any
+from app.errors import CodedError
 
 
-class TransportError(Exception):
+class TransportError(CodedError):
     """A transport operation failed; ``code`` says why, in a stable, translatable way."""
-
-    def __init__(self, code: str, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.details = details
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.code!r}, {str(self)!r})"
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form: ``{"error": code, "message": ..., **details}``."""
-        return {"error": self.code, "message": str(self), **self.details}
 
 
 class FrameError(TransportError, ValueError):

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from kivy_driver import run_driver
 
 HERE = Path(__file__).resolve()
 
@@ -24,20 +24,8 @@ HERE = Path(__file__).resolve()
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("kivy")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
-    env.pop("DISPLAY", None)
-    command = [sys.executable, str(HERE), str(out)]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
-    if not (out / "result.json").exists() and shutil.which("xvfb-run"):
-        # fallback where SDL cannot render off-screen: a virtual X display
-        proc = subprocess.run(
-            ["xvfb-run", "-a", *command], env=env, capture_output=True, text=True, timeout=240
-        )
-    result_file = out / "result.json"
-    assert result_file.exists(), f"driver failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
-    data = json.loads(result_file.read_text())
+    data = run_driver(HERE, out)
     data["_dir"] = str(out)
-    assert "error" not in data, data["error"]
     return data
 
 

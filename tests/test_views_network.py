@@ -14,14 +14,13 @@ window per process): ``python tests/test_views_network.py OUT``. The driver
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from kivy_driver import run_driver
 
 HERE = Path(__file__).resolve()
 #: a bound for every wait in the driver (seconds)
@@ -30,20 +29,7 @@ WAIT = 60.0
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    out = tmp_path_factory.mktemp("kivy-net")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
-    env.pop("DISPLAY", None)
-    command = [sys.executable, str(HERE), str(out)]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
-    if not (out / "result.json").exists() and shutil.which("xvfb-run"):
-        proc = subprocess.run(
-            ["xvfb-run", "-a", *command], env=env, capture_output=True, text=True, timeout=240
-        )
-    result_file = out / "result.json"
-    assert result_file.exists(), f"driver failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
-    data = json.loads(result_file.read_text())
-    assert "error" not in data, data["error"]
-    return data
+    return run_driver(HERE, tmp_path_factory.mktemp("kivy-net"))
 
 
 def test_hosted_match_is_played_through_the_screens(run: dict) -> None:

@@ -4,9 +4,10 @@ refusals, rejoining, heartbeats, malformed guests, the host leaving."""
 from __future__ import annotations
 
 import socket
-import time
 
 import pytest
+import table_net
+from table_net import IDS
 
 from app.bluetooth.framing import encode_frame
 from app.bluetooth.tcp import TcpTransport, parse_address
@@ -16,16 +17,10 @@ from app.table.lobby import JOIN_WITHIN, PING_EVERY, SILENCE_LIMIT, GuestLobby, 
 from app.table.messages import CONTROL, Options
 
 WAIT = 5.0
-IDS = [c * 32 for c in "abcdef0123"]
 
 
 def pump(*sides, until, timeout: float = WAIT) -> None:
-    """Step every side until ``until()`` holds (bounded in real time)."""
-    deadline = time.monotonic() + timeout
-    while not until():
-        assert time.monotonic() < deadline, "timed out"
-        for side in sides:
-            side.step(0.005)
+    table_net.pump(*sides, until=until, timeout=timeout, wait=0.005)
 
 
 def settle(*sides, rounds: int = 5) -> None:

@@ -7,56 +7,32 @@ import random
 import time
 
 import pytest
+import table_net
+from table_net import open_table
 
-from app.bluetooth.tcp import TcpTransport
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.messages import Options
-from app.table.table import GuestTable, HostTable, simple_bot
+from app.table.table import simple_bot
 
 WAIT = 20.0
-IDS = [c * 32 for c in "abcdef0123"]
 
 
 def pump(*sides, until, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not until():
-        assert time.monotonic() < deadline, "timed out"
-        for side in sides:
-            side.step(0.002)
+    table_net.pump(*sides, until=until, timeout=timeout)
 
 
 def make_table(guests: int, *, seed: int = 0, rounds: int = 3, clock=None, bots=True):
     clock = clock or FakeClock()
-    rng = random.Random(seed)
-    host = HostTable(
-        TcpTransport().listen(),
-        player_id=IDS[0],
-        name="Host",
-        lang="pl",
-        clock=clock,
-        dealer_factory=lambda seat, n: OpenDealer(seat, rng=rng),
+    rng = random.Random(seed)  # (only the host's open dealer shuffles)
+    host, players = open_table(
+        guests,
+        factory=lambda seat, n: OpenDealer(seat, rng=rng),
         options=Options(rounds=rounds, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: pump(*sides, until=until),
         bot=simple_bot if bots else None,
     )
-    players = [
-        GuestTable.join(
-            TcpTransport(),
-            host.address,
-            player_id=IDS[i],
-            name=f"P{i}",
-            lang="de",
-            clock=clock,
-            dealer_factory=lambda seat, n: OpenDealer(seat),
-            bot=simple_bot if bots else None,
-        )
-        for i in range(1, guests + 1)
-    ]
-    pump(host, *players, until=lambda: all(p.seat is not None for p in players))
-    for p in players:
-        p.set_ready()
-    pump(host, *players, until=lambda: host.seating.can_start())
-    host.begin()
     return host, players, clock
 
 
@@ -324,31 +300,14 @@ def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:
         def verdict(self, deck: int) -> DeckVerdict | None:
             return DeckVerdict(False, (1,)) if deck == 1 else DeckVerdict(True)
 
-    clock = FakeClock()
-    host = HostTable(
-        TcpTransport().listen(),
-        player_id=IDS[0],
-        name="Host",
-        lang="pl",
-        clock=clock,
-        dealer_factory=lambda seat, n: CaughtDealer(seat, rng=random.Random(2)),
+    rng = random.Random(2)
+    host, (guest,) = open_table(
+        1,
+        factory=lambda seat, n: CaughtDealer(seat, rng=rng),
         options=Options(rounds=5),
-        bot=simple_bot,
+        clock=FakeClock(),
+        settle=lambda sides, until: pump(*sides, until=until),
     )
-    guest = GuestTable.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[1],
-        name="P1",
-        lang="pl",
-        clock=clock,
-        dealer_factory=lambda seat, n: CaughtDealer(seat),
-        bot=simple_bot,
-    )
-    pump(host, guest, until=lambda: guest.seat is not None)
-    guest.set_ready()
-    pump(host, guest, until=lambda: host.seating.can_start())
-    host.begin()
     pump(host, guest, until=lambda: host.closed)
     named = next(n.details for n in host.notices if n.code == "violation")
     assert named == {"seat": 1, "code": "audit_failed"}
@@ -366,16 +325,7 @@ def test_a_guest_dropped_mid_round_rejoins_a_later_round_keeping_his_points() ->
     kept = host.phone.match.points[2]
     assert host.phone.match.rounds_played >= 1
     # A new phone (a new process: nothing kept) with the same player id comes back.
-    back = GuestTable.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="de",
-        clock=victim.clock,
-        dealer_factory=lambda seat, n: OpenDealer(seat),
-        bot=simple_bot,
-    )
+    back = table_net.guest(host, 2, victim.clock, lambda seat, n: OpenDealer(seat))
     guests = [players[0], back]
     pump(host, *guests, until=lambda: back.phone is not None)
     assert back.seat == 2 and "match_resumed" in codes(back)

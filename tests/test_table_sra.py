@@ -8,18 +8,18 @@ import random
 import time
 
 import pytest
+import table_net
+from table_net import open_table
 
-from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import DEFAULT_GROUP, unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.table.clock import FakeClock
 from app.table.messages import Applied, Options, ProtocolFrame
 from app.table.sra_dealer import SraDealer
-from app.table.table import GuestTable, HostTable, simple_bot
+from app.table.table import GuestTable
 
 WAIT = 60.0
-IDS = [c * 32 for c in "abcdef0123"]
 
 
 def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30):
@@ -29,34 +29,13 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
     def factory(seat: int, players: int) -> SraDealer:
         return SraDealer(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
 
-    host = HostTable(
-        TcpTransport().listen(),
-        player_id=IDS[0],
-        name="Host",
-        lang="pl",
-        clock=clock,
-        dealer_factory=factory,
+    host, players = open_table(
+        guests,
+        factory=factory,
         options=Options(rounds=rounds, turn_time=turn_time),
-        bot=simple_bot,
+        clock=clock,
+        settle=lambda sides, until: run(sides[0], sides[1:], clock, until),
     )
-    players = [
-        GuestTable.join(
-            TcpTransport(),
-            host.address,
-            player_id=IDS[i],
-            name=f"P{i}",
-            lang="de",
-            clock=clock,
-            dealer_factory=factory,
-            bot=simple_bot,
-        )
-        for i in range(1, guests + 1)
-    ]
-    run(host, players, clock, until=lambda: all(p.seat is not None for p in players))
-    for p in players:
-        p.set_ready()
-    run(host, players, clock, until=lambda: host.seating.can_start())
-    host.begin()
     return host, players, clock
 
 
@@ -256,15 +235,11 @@ def come_back(host, clock, seat: int) -> GuestTable:
     """The player of ``seat`` joins again from a fresh phone (new keys, same player id)."""
     group = unsafe_test_group()
     fresh = iter(range(1000, 2000))
-    return GuestTable.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[seat],
-        name=f"P{seat}",
-        lang="de",
-        clock=clock,
-        dealer_factory=lambda s, n: SraDealer(s, n, group=group, rng=DeterministicRng(next(fresh))),
-        bot=simple_bot,
+    return table_net.guest(
+        host,
+        seat,
+        clock,
+        lambda s, n: SraDealer(s, n, group=group, rng=DeterministicRng(next(fresh))),
     )
 
 

@@ -533,11 +533,16 @@ class PhoneMatch:
                 s for s in r.order if s != self.seat and r.hand(s).status is not Status.PLAYING
             ]
             self._send_frames(self.dealer.held(self._deck.deck, finished))
-        if m.over or r is None or m.to_act != self.seat or self._pending_draw is not None:
+        if (
+            m.over
+            or r is None
+            or m.to_act != self.seat
+            or self._pending_draw is not None
+            or self._deck is None
+        ):
             return
         key = (r.number, len(r.hand(self.seat).cards))
         due = m.claim_due(self.seat)
         if due in ("hold", "bust") and key not in self._announced:
             self._announced.add(key)
-            deck = self._deck.deck if self._deck is not None else 0
-            self.outbox.append(Drew(r.number, deck, "21" if due == "hold" else "bust"))
+            self.outbox.append(Drew(r.number, self._deck.deck, "21" if due == "hold" else "bust"))

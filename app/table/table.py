@@ -241,6 +241,14 @@ class HostTable(HostLobby):
         """The guests' seats still connected."""
         return {i for i, s in enumerate(self.seating.sitters) if i and s.connected}
 
+    def _culprits(self, deck: int) -> set[int] | None:
+        """The guests the dealer waits for in ``deck`` (0: the set-up): whom to drop when
+        the table waits too long, rather than the players waiting with them; None when
+        the dealer misses nothing. The host's own work is never a stall."""
+        assert self.phone is not None
+        waiting = self.phone.dealer.waiting_for(deck)
+        return waiting & self._guests() if waiting else None
+
     def _blockers(self) -> set[int]:
         """Guests the match is waiting for (a report or a proof), besides a drawer; at the
         showdown also players gone with a hand that is still to be opened."""
@@ -248,18 +256,18 @@ class HostTable(HostLobby):
         assert phone is not None
         guests = self._guests()
         if self.stage == "setup":
-            culprits = phone.dealer.waiting_for(0)
-            return culprits & guests if culprits else guests - self._set_up
+            culprits = self._culprits(0)
+            return guests - self._set_up if culprits is None else culprits
         m = phone.match
         r = m.round
         if self.stage != "play" or m.over or r is None:
             return set()
         if r.phase is Phase.DEAL and r.number in self._went:
-            # Whom the shuffle waits for, if anybody: a player who cannot open his
-            # cards because another one holds the deck up is not to blame.
-            culprits = phone.dealer.waiting_for(self._deck)
-            if culprits:
-                return culprits & guests  # (the host's own work is never a stall)
+            # A player who cannot open his cards because another one holds the deck up
+            # is not to blame; with nothing missing, a report is.
+            culprits = self._culprits(self._deck)
+            if culprits is not None:
+                return culprits
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
             return (playing - self._dealt.get(r.number, set())) & guests
         if r.phase is Phase.SHOWDOWN:
@@ -377,8 +385,7 @@ class HostTable(HostLobby):
                     self._drop_seat(seat, "stalled")
             self._drive()
         elif name == "drew" and self._drawing is not None:
-            culprits = phone.dealer.waiting_for(self._drawing_deck) if phone else set()
-            culprits &= self._guests()
+            culprits = self._culprits(self._drawing_deck)
             if culprits:
                 # His card waits for another player's key: that player is dropped (the
                 # card, cut off, is dealt again), not the drawer.

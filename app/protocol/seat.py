@@ -299,10 +299,14 @@ class Seat:
             self._commits.pop(seat, None)
         return self._setup_progress()
 
+    def _present(self) -> list[int]:
+        """The seats taking part in the set-up (all but those left out)."""
+        return [s for s in range(self.config.n_seats) if s not in self._absent]
+
     def _setup_progress(self) -> list[Message]:
         """Compute the table id once every present seat's keys are in, then the joint
         seed once every present seat's seed is in."""
-        present = [s for s in range(self.config.n_seats) if s not in self._absent]
+        present = self._present()
         if not self.table_id:
             if self.seat not in self._pubs or any(s not in self._pubs for s in present):
                 return []
@@ -432,7 +436,7 @@ class Seat:
         when the table waits too long. Empty when nothing is missing. ``round_id`` 0:
         the set-up (keys, then seeds)."""
         if round_id == 0:
-            present = [s for s in range(self.config.n_seats) if s not in self._absent]
+            present = self._present()
             have = self._seeds if self.table_id else self._pubs
             return set() if self.ready else {s for s in present if s not in have}
         rnd = self._round(round_id)
@@ -458,8 +462,7 @@ class Seat:
         locking of the positions due now has come, 0..1, as this seat sees it (for a
         progress bar on a slow phone)."""
         if round_id == 0:
-            present = self.config.n_seats - len(self._absent)
-            return min(1.0, (len(self._pubs) + len(self._seeds)) / (2 * present))
+            return min(1.0, (len(self._pubs) + len(self._seeds)) / (2 * len(self._present())))
         rnd = self._round(round_id)
         n, need = rnd.n, max(1, rnd.lock_target)
         me = rnd.order.index(self.seat) if self.seat in rnd.order else -1

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def _usage() -> str:
     lines = ["usage: blu21 [COMMAND] [ARGS...]", "", "commands:"]
     lines += [f"  {name:<11} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "Run it from any folder; 'blu21 COMMAND --help' tells more."]
     return "\n".join(lines)
 
 

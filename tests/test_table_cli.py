@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
+
+from app.spawn import blu21_command
 
 TIMEOUT = 120.0
 
@@ -15,10 +16,7 @@ def test_host_and_join_from_the_command_line() -> None:
     common = ["--bot", "--dealer", "open", "--rounds", "2", "--turn-time", "5", "--result-json"]
     host = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "app",
-            "table",
+            *blu21_command("table"),
             "--host",
             "--name",
             "Ala",
@@ -36,7 +34,7 @@ def test_host_and_join_from_the_command_line() -> None:
         assert first.startswith("listening on 127.0.0.1:"), first
         address = first.split()[-1]
         guest = subprocess.Popen(
-            [sys.executable, "-m", "app", "table", "--join", address, "--name", "Bartek", *common],
+            [*blu21_command("table"), "--join", address, "--name", "Bartek", *common],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 
 import pytest
+
+from app.spawn import blu21_command
 
 RUN_TIMEOUT = 120.0
 
@@ -19,10 +20,7 @@ def demo(*args: str, dealer: str = "open") -> str:
     try:
         result = subprocess.run(
             [
-                sys.executable,
-                "-m",
-                "app",
-                "demo",
+                *blu21_command("demo"),
                 "--dealer",
                 dealer,
                 "--quiet",

@@ -28,6 +28,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
+from app.spawn import blu21_command
 from app.table.clock import SystemClock
 from app.table.dealer import OpenDealer
 from app.table.errors import TableError
@@ -303,7 +304,7 @@ def demo_main(argv: Sequence[str]) -> int:
     guests = [
         subprocess.Popen(
             [
-                *(sys.executable, "-m", "app", "table", "--join", host.address),
+                *blu21_command("table", "--join", host.address),
                 *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind),
                 *(() if args.guest_log else ("--quiet",)),
                 *("--faults", faults.get(i, ""), "--silence-limit", str(args.silence_limit)),
@@ -316,8 +317,10 @@ def demo_main(argv: Sequence[str]) -> int:
     ]
     try:
         deadline = time.monotonic() + MAX_SECONDS
+        joined: set[str] = set()  # every bot that ever sat down, to tell a start-up failure
         while time.monotonic() < deadline and host.stage != "over" and not host.closed:
             host.step(0.05)
+            joined.update(s.name for s in host.seating.sitters)
             full = len(host.seating.sitters) == args.players
             if host.stage == "lobby" and full and host.seating.can_start():
                 host.begin()
@@ -329,11 +332,20 @@ def demo_main(argv: Sequence[str]) -> int:
         host.close("match_over")
         host.wait_closed(2.0)
         results = []
-        outputs = []
         names = [s.name for s in host.seating.sitters]
+        outputs = [g.communicate(timeout=60)[0] for g in guests]
+        unstarted = [
+            i for i, g in enumerate(guests, 1) if f"Bot{i}" not in joined and g.returncode != 0
+        ]
+        if unstarted:
+            # Not a disagreement: the bot never reached the table. Say why it could not.
+            for i in unstarted:
+                tail = "\n".join(outputs[i - 1].splitlines()[-6:])
+                print(f"Bot{i} could not start (exit {guests[i - 1].returncode}):\n{tail}")
+            print("the demo could not start its bots", flush=True)
+            return 2
         for i, g in enumerate(guests, 1):
-            out, _ = g.communicate(timeout=60)
-            outputs.append(out)
+            out = outputs[i - 1]
             # Seats go by the order of joining: find this bot's seat by its name.
             seat = names.index(f"Bot{i}") if f"Bot{i}" in names else -1
             if "Traceback" in out:

@@ -5,14 +5,9 @@ Each test names the rule it checks; the German sentence it comes from is quoted.
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
 import app.rules.oczko as oczko_mod
-import app.rules.oczko_events as events_mod
-import app.rules.oczko_match as match_mod
-import app.rules.oczko_scenario as scenario_mod
 from app.cards import Card
 from app.rules.oczko import (
     Busted,
@@ -80,16 +75,6 @@ def quick_round(t: Table, winner: int | None) -> None:
         t.do("deal", Card.parse(hands[t.m.to_deal].pop(0)))
     while t.m.to_act is not None and t.m.round.number == number:
         t.do("hold", t.m.to_act)
-
-
-# --- the doctests of the engine's modules ----------------------------------------------------
-
-
-@pytest.mark.parametrize("mod", [oczko_mod, events_mod, match_mod, scenario_mod])
-def test_module_doctests(mod: object) -> None:
-    failures, tried = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert tried > 0
-    assert failures == 0
 
 
 # --- "Sammle Karten ... so nah wie möglich an 21, ohne sie zu überschreiten. Du gewinnst eine

@@ -14,15 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.rules.errors import ScenarioError
+
 #: game -> module with ``run_scenario(data: Mapping) -> dict`` (raises ScenarioError).
 RUNNERS: dict[str, str] = {
     "oczko": "app.rules.oczko_scenario",
     "blackjack": "app.rules.blackjack_scenario",
 }
-
-
-class ScenarioError(ValueError):
-    """A scenario file is malformed or asks for something the rules forbid."""
 
 
 def load_scenario(path: str | Path) -> dict[str, Any]:

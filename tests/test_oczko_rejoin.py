@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from oczko_net import Net
 
 from app.cards import DECK, Card
-from app.replay import ScenarioError
+from app.rules.errors import ScenarioError
 from app.rules.oczko import (
     Action,
     IllegalAction,

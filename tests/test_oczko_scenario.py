@@ -13,7 +13,7 @@ import pytest
 
 from app.cards import Card
 from app.cli import main as cli_main
-from app.replay import ScenarioError
+from app.rules.errors import ScenarioError
 from app.rules.oczko import Match, OczkoOptions, Persian21, RoundEnded
 from app.rules.oczko_scenario import run_scenario
 

@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.cards import CardError
-from app.replay import ScenarioError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
-from app.rules.errors import IllegalAction
+from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.money import MoneyError, money_json, to_money
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
 from app.rules.table_rules import RulesError, TableRules

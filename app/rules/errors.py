@@ -12,3 +12,7 @@ from app.errors import CodedError
 
 class IllegalAction(CodedError, ValueError):
     """An action the rules do not allow in the current state."""
+
+
+class ScenarioError(ValueError):
+    """A scenario file is malformed or asks for something the rules forbid."""

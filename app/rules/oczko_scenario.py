@@ -15,7 +15,7 @@ The format is documented in docs/scenarios.md ("Oczko scenarios"). A minimal fil
 
 The same input always gives the same output (the engine has no randomness and no
 clock). Anything wrong with the file, or an action the rules forbid, raises
-:class:`app.replay.ScenarioError` naming the round and action.
+:class:`app.rules.errors.ScenarioError` naming the round and action.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.cards import Card, CardError
-from app.replay import ScenarioError
-from app.rules.errors import IllegalAction
+from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.oczko_events import Event
 from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
 

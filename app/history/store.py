@@ -119,9 +119,10 @@ class HistoryStore:
     raises :class:`HistoryError` for a corrupt file instead of moving it aside.
     Usable from several threads (one lock; the game's worker thread writes)."""
 
-    def __init__(self, path: str | Path, *, repair: bool = True) -> None:
+    def __init__(self, path: str | Path, *, repair: bool = True, timeout: float = 5.0) -> None:
         self.path = Path(path)
         self.repair = repair
+        self.timeout = timeout  # seconds to wait for another process's write
         #: where a corrupt file was moved (None: the file was fine)
         self.moved_aside: Path | None = None
         self._lock = threading.RLock()
@@ -129,7 +130,9 @@ class HistoryStore:
 
     # -- opening ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+        con = sqlite3.connect(
+            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+        )
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")

@@ -6,7 +6,7 @@ The detail of a blackjack record::
     {"rules": TableRules.to_json(), "me": name, "events": [{"event": ..., "t": s}, ...],
      "decisions": [{"t": s, "box": b, "hand": h, "action": "hit", "cards": [...],
                     "up": "Td", "evs": {"stand": -0.54, ...}, "best": "stand",
-                    "ev_lost": 0.1, "stake": "10"}], "final": Round.to_json(reveal=True)}
+                    "ev_lost": 0.1, "stake": "10"}]}
 
 ``evs`` are per chip of the hand's stake (the hint's unit), ``ev_lost`` is in chips.
 """
@@ -144,6 +144,5 @@ def blackjack_record(
             "me": me,
             "events": events,
             "decisions": list(decisions),
-            "final": rnd.to_json(reveal=True),
         },
     )

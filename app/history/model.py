@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,14 +115,16 @@ class RoundRecord:
         return cls(**values)
 
 
-def dump_detail(detail: Mapping[str, Any]) -> str:
-    """The detail as compact JSON text (what the store keeps)."""
-    return json.dumps(detail, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+def dump_detail(detail: Mapping[str, Any]) -> bytes:
+    """The detail as compact JSON, zlib-compressed (what the store keeps: a round's
+    events repeat their keys, so this is several times smaller)."""
+    text = json.dumps(detail, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return zlib.compress(text.encode("utf-8"), 6)
 
 
-def load_detail(text: str) -> dict[str, Any]:
-    """The detail from its JSON text."""
-    value = json.loads(text)
+def load_detail(blob: bytes) -> dict[str, Any]:
+    """The detail from :func:`dump_detail`'s bytes."""
+    value = json.loads(zlib.decompress(blob).decode("utf-8"))
     if not isinstance(value, dict):
         raise ValueError("a round's detail must be a JSON object")
     return value

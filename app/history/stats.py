@@ -27,8 +27,16 @@ CHART_SESSIONS = 20
 CHART_POINTS = 200
 
 
-def _net(r: RoundRecord) -> Fraction:
-    return to_money(r.score_after) - to_money(r.score_before)
+def _amount(text: str) -> int | Fraction:
+    """A stored amount; whole chips (nearly all) without building a Fraction."""
+    try:
+        return int(text)
+    except ValueError:
+        return to_money(text)
+
+
+def _net(r: RoundRecord) -> int | Fraction:
+    return _amount(r.score_after) - _amount(r.score_before)
 
 
 def thin(values: Sequence[Any], limit: int = CHART_POINTS) -> list[Any]:
@@ -100,7 +108,8 @@ def blackjack_stats(rounds: Iterable[RoundRecord]) -> dict[str, Any]:
     charts: net chips over time and rounds won per session."""
     rs = [r for r in rounds if r.game == "blackjack"]
     nets = [_net(r) for r in rs]
-    total, line = Fraction(0), []
+    total: int | Fraction = 0
+    line = []
     for n in nets:
         total += n
         line.append(money_json(total))

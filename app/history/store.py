@@ -57,7 +57,7 @@ def _v1(con: sqlite3.Connection) -> None:
             player TEXT NOT NULL, result TEXT NOT NULL,
             score_before TEXT NOT NULL, score_after TEXT NOT NULL,
             {_FACT_COLUMNS},
-            detail TEXT NOT NULL)"""
+            detail BLOB NOT NULL)"""
     )
     con.execute("CREATE INDEX rounds_game ON rounds (game, id)")
 
@@ -71,6 +71,9 @@ _COLUMNS = [
     *("score_before", "score_after", *FACT_FIELDS),
 ]
 _SUMMARY = ", ".join(_COLUMNS)
+_INSERT = "INSERT INTO rounds ({}) VALUES ({})".format(
+    ", ".join([*_COLUMNS[1:], "detail"]), ", ".join("?" * len(_COLUMNS))
+)
 
 
 class HistoryError(Exception):
@@ -106,11 +109,17 @@ def migrate(
     return version
 
 
-def _row_record(row: Sequence[Any], detail: str | None) -> RoundRecord:
-    values = dict(zip(_COLUMNS, row, strict=True))
-    facts = Facts(**{k: values.pop(k) for k in FACT_FIELDS})
+_FIXED = _COLUMNS.index("score_after") + 1
+
+
+def _row_record(row: Sequence[Any], detail: bytes | None) -> RoundRecord:
+    # positional: the columns are in the dataclasses' field order (statistics build
+    # 10,000 of these)
     return RoundRecord(
-        facts=facts, detail=None if detail is None else load_detail(detail), **values
+        *row[1:_FIXED],
+        Facts(*row[_FIXED:]),
+        None if detail is None else load_detail(detail),
+        row[0],
     )
 
 
@@ -234,17 +243,29 @@ class HistoryStore:
 
     @staticmethod
     def _prune(con: sqlite3.Connection, limit: int) -> int:
-        # rounds are only ever deleted oldest first (or all), so the kept ids are the
-        # newest ``limit`` by id
-        row = con.execute("SELECT id FROM rounds ORDER BY id DESC LIMIT 1 OFFSET ?", (limit,))
-        first_gone = row.fetchone()
-        if first_gone is None:
+        # rounds are only ever deleted oldest first (or all) and ids only grow, so the
+        # stored ids are contiguous: the newest ``limit`` are those above max - limit
+        # (two index look-ups, not a scan of ``limit`` rows)
+        low, high = con.execute("SELECT min(id), max(id) FROM rounds").fetchone()
+        if high is None or high - low + 1 <= limit:
             return 0
-        return con.execute("DELETE FROM rounds WHERE id <= ?", (first_gone[0],)).rowcount
+        return con.execute("DELETE FROM rounds WHERE id <= ?", (high - limit,)).rowcount
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, record: RoundRecord) -> int:
         """Store a finished round (one transaction, pruning included); returns its id."""
+        return self.add_many([record])[0]
+
+    def add_many(self, records: Sequence[RoundRecord]) -> list[int]:
+        """Store rounds in one transaction (an import; a round as it ends: :meth:`add`)."""
+        limit = self.limit
+        with self._transaction() as con:
+            ids = [self._insert(con, r) for r in records]
+            self._prune(con, limit)
+        return ids
+
+    @staticmethod
+    def _insert(con: sqlite3.Connection, record: RoundRecord) -> int:
         f = record.facts
         values = (
             record.game, record.mode, record.session, record.number, record.started,
@@ -252,13 +273,8 @@ class HistoryStore:
             record.score_after, *(getattr(f, k) for k in FACT_FIELDS),
             dump_detail(record.detail or {}),
         )  # fmt: skip
-        marks = ", ".join("?" * len(values))
-        names = ", ".join([*_COLUMNS[1:], "detail"])
-        limit = self.limit
-        with self._transaction() as con:
-            cur = con.execute(f"INSERT INTO rounds ({names}) VALUES ({marks})", values)
-            self._prune(con, limit)
-            return int(cur.lastrowid)
+        cur = con.execute(_INSERT, values)
+        return int(cur.lastrowid)
 
     def amend(self, round_id: int, facts: Facts | None = None, detail: dict | None = None) -> bool:
         """Replace a stored round's facts and/or detail (an audit verdict or the match

@@ -100,6 +100,24 @@ def action_name(kind: str) -> str:
     return _ACTIONS[kind]() if kind in _ACTIONS else kind
 
 
+_OUTCOMES = {
+    "win": lambda: _("won"),
+    "blackjack": lambda: _("blackjack"),
+    "push": lambda: _("tie"),
+    "lose": lambda: _("lost"),
+    "bust": lambda: _("bust"),
+    "surrender": lambda: _("surrendered"),
+    "even_money": lambda: _("even money"),
+    "triple_seven": lambda: _("three sevens"),
+    "returned": lambda: _("stake returned"),
+}
+
+
+def outcome_name(code: str) -> str:
+    """A settled hand's outcome (the engine's code) in words."""
+    return _OUTCOMES[code]() if code in _OUTCOMES else code
+
+
 def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
     """The steps of a blackjack round: the deal, every decision, the dealer, the result."""
     hands: dict[tuple[int, int], list[str]] = {}
@@ -124,7 +142,7 @@ def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
             )
         elif kind == "settled" and e.get("player") == detail.get("me"):
             text = _("Your hand: {outcome} ({net})").format(
-                outcome=e.get("outcome"), net=e.get("net")
+                outcome=outcome_name(str(e.get("outcome"))), net=e.get("net")
             )
         else:
             continue
@@ -163,7 +181,7 @@ def fairness_lines(detail: Mapping[str, Any]) -> list[str]:
         _(
             "Every phone locked and shuffled the whole deck with its own secret key; at the "
             "end of the round all keys were opened and each phone checked the deck. How to "
-            "check it yourself: docs/protocol.md, section on the audit."
+            "check it yourself: docs/protocol.md, section 3 (A round), step 6 (Audit)."
         )
     )
     return lines

@@ -158,6 +158,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     Config.set("graphics", "width", "320")
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
+    from kivy.core.text import Label as CoreLabel
     from kivy.core.window import Window
     from kivy.metrics import dp
     from kivy.uix.button import Button
@@ -190,6 +191,12 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 problems.append(f"{name}/{lang}: text {w.text[:30]!r} wider than its label")
             if isinstance(w, Label) and w.text and w.texture_size[1] > w.height + 1:
                 problems.append(f"{name}/{lang}: text {w.text[:30]!r} taller than its label")
+            if isinstance(w, Label) and w.text and w.text_size[0]:
+                for word in w.text.split():  # no word broken in the middle
+                    probe = CoreLabel(text=word, font_size=w.font_size, bold=w.bold)
+                    probe.refresh()
+                    if probe.texture.size[0] > w.text_size[0] + 1:
+                        problems.append(f"{name}/{lang}: word {word!r} split in {w.text[:30]!r}")
         result["buttons_checked"] = result.get("buttons_checked", 0) + len(buttons(screen))
         result["layouts"].append(
             {"size": list(Window.size), "lang": lang, "screen": name, "problems": problems}

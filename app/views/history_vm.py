@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import _
+from app.i18n import _, get_language
 
 #: a face-down or unseen card in a replay row
 HIDDEN = "??"
@@ -39,6 +39,12 @@ def list_line(r: Any) -> str:
     else:
         score = _("points {before} -> {after}").format(before=r.score_before, after=r.score_after)
     return f"{when}  {game_name(r.game)}, {what}: {result_name(r.result)}  ({score})"
+
+
+def seconds(t: float) -> str:
+    """Seconds since the round began, with the language's decimal mark."""
+    text = f"{t:.1f} s"
+    return text.replace(".", ",") if get_language() in ("de", "pl") else text
 
 
 def _who(names: Sequence[str], seat: Any) -> str:
@@ -83,7 +89,7 @@ def oczko_frames(detail: Mapping[str, Any]) -> list[Frame]:
         else:
             continue
         rows = tuple((_who(names, s), tuple(hands.get(s, ()))) for s in order)
-        frames.append(Frame(f"{t:.1f} s  {text}", rows))
+        frames.append(Frame(f"{seconds(t)}  {text}", rows))
     return frames
 
 
@@ -148,7 +154,7 @@ def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
             continue
         rows = [(_("Dealer"), tuple(dealer))]
         rows += [(_("Box {box}").format(box=b), tuple(c)) for (b, _h), c in sorted(hands.items())]
-        frames.append(Frame(f"{t:.1f} s  {text}", tuple(rows)))
+        frames.append(Frame(f"{seconds(t)}  {text}", tuple(rows)))
     return frames
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import sqlite3
 from fractions import Fraction
 
@@ -282,3 +284,11 @@ def test_a_locked_file_is_not_treated_as_corrupt(tmp_path):
     assert not list(tmp_path.glob("history.db.corrupt-*"))
     with HistoryStore(path) as s:
         assert s.count() == 1
+
+
+@pytest.mark.parametrize(
+    "name", ["model", "stats", "oczko_record", "share", "store", "blackjack_record"]
+)
+def test_doctests(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(f"app.history.{name}"))
+    assert result.failed == 0

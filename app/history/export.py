@@ -7,7 +7,7 @@ import csv
 import io
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,29 @@ def to_json_text(rounds: Iterable[RoundRecord]) -> str:
     return json.dumps([r.to_json() for r in rounds], ensure_ascii=False, indent=1)
 
 
-def to_csv_text(rounds: Iterable[RoundRecord]) -> str:
-    """The rounds' fixed part as CSV with a header line."""
+def csv_lines(rounds: Iterable[RoundRecord]) -> list[str]:
+    """The CSV header line and one line per round (each ending in CRLF, as csv writes)."""
     out = io.StringIO()
     w = csv.writer(out)
-    w.writerow(CSV_COLUMNS)
+    lines = []
+    for row in _rows(rounds):
+        w.writerow(row)
+        lines.append(out.getvalue())
+        out.seek(0)
+        out.truncate()
+    return lines
+
+
+def _rows(rounds: Iterable[RoundRecord]) -> Iterable[Sequence[Any]]:
+    yield CSV_COLUMNS
     for r in rounds:
         row: dict[str, Any] = {**r.to_json(), **r.facts.to_json()}
-        w.writerow(["" if row[c] is None else row[c] for c in CSV_COLUMNS])
-    return out.getvalue()
+        yield ["" if row[c] is None else row[c] for c in CSV_COLUMNS]
+
+
+def to_csv_text(rounds: Iterable[RoundRecord]) -> str:
+    """The rounds' fixed part as CSV with a header line."""
+    return "".join(csv_lines(rounds))
 
 
 def export_files(store: Any, directory: Path) -> list[Path]:

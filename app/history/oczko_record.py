@@ -39,10 +39,9 @@ def facts_of(events: Sequence[Mapping[str, Any]], me: int) -> tuple[str, Facts]:
 
     >>> ev = [{"event": "held", "seat": 0, "total": 19, "reason": "hold"},
     ...       {"event": "round_ended", "winner": 0, "totals": {"0": 19}, "points": {"0": 1}}]
-    >>> facts_of(ev, 0)
-    ('won', Facts(hands=0, wins=0, pushes=0, losses=0, blackjacks=0, doubles_won=0, \
-splits_won=0, decisions=0, mistakes=0, ev_lost=0.0, persian=0, bust=0, held_total=19, \
-match_end=None))
+    >>> result, facts = facts_of(ev, 0)
+    >>> result, facts.held_total, facts.decisions, facts.bust
+    ('won', 19, 1, 0)
     """
     persian = bust = 0
     held: int | None = None

@@ -127,7 +127,28 @@ class HistoryScreen(BaseScreen):
         except OSError as exc:
             self.app.notify(_("Export failed: {reason}").format(reason=exc.strerror or exc))
             return
+        from app.views.device import on_android
+
+        if on_android():
+            self._share(store)
+            return
         self.app.notify(_("Exported to {path}").format(path=str(paths[0].parent)), seconds=6)
+
+    def _share(self, store: Any) -> None:
+        """Android: the share sheet with the newest rounds as CSV text."""
+        from app.history.share import share_payload, share_text
+
+        rounds = store.rounds(newest_first=False, detail=False)
+        text, n = share_payload(rounds)
+        try:
+            share_text(_("blu21 hand history"), text, _("Share the hand history"))
+        except Exception as exc:  # no share target, a pyjnius error: say so, lose nothing
+            self.app.notify(_("Export failed: {reason}").format(reason=exc))
+            return
+        if n < len(rounds):
+            self.app.notify(
+                _("Shared the newest {n} of {total} rounds.").format(n=n, total=len(rounds))
+            )
 
     def ask_delete(self) -> None:
         self.app.confirm(

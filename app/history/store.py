@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from app.history.model import FACT_FIELDS, Facts, RoundRecord, dump_detail, load_detail
-from app.history.stats import statistics
+from app.history.stats import SUMMED, SessionTally, Tally, amount, from_tallies
 
 log = logging.getLogger(__name__)
 
@@ -338,8 +338,59 @@ class HistoryStore:
         return None if row is None else _row_record(row[:-1], row[-1])
 
     def stats(self) -> dict[str, dict[str, Any]]:
-        """Both games' statistics over every stored round (:func:`app.history.stats.statistics`)."""
-        return statistics(self.rounds(newest_first=False, detail=False))
+        """Both games' statistics over every stored round: counted by SQL, formatted by
+        :func:`app.history.stats.from_tallies` (equal to
+        :func:`app.history.stats.statistics` of the rounds)."""
+        with self._lock:
+            return from_tallies(self._tally("oczko"), self._tally("blackjack"))
+
+    def _tally(self, game: str) -> Tally:
+        con = self._con
+        sums = ", ".join(f"total({k})" for k in SUMMED)
+        row = con.execute(
+            f"""SELECT count(*), total(result = 'won'), {sums},
+                total(match_end IS NOT NULL), total(match_end = 'won'),
+                count(held_total), total(held_total)
+            FROM rounds WHERE game = ?""",
+            (game,),
+        ).fetchone()
+        n, won, *rest = row
+        summed = dict(zip(SUMMED, rest[: len(SUMMED)], strict=True))
+        counts = {k: int(v) for k, v in summed.items() if k != "ev_lost"}
+        matches, match_wins, holds, hold_sum = (int(x) for x in rest[len(SUMMED) :])
+        sessions = con.execute(
+            """SELECT g.session, r.started, g.n, g.won, g.decisions, g.mistakes, g.ev_lost
+            FROM (SELECT session, min(id) AS first, count(*) AS n,
+                         total(result = 'won') AS won, total(decisions) AS decisions,
+                         total(mistakes) AS mistakes, total(ev_lost) AS ev_lost
+                  FROM rounds WHERE game = ? GROUP BY session) AS g
+            JOIN rounds AS r ON r.id = g.first ORDER BY g.first""",
+            (game,),
+        )
+        if game == "oczko":
+            rows = con.execute(
+                "SELECT result = 'won' FROM rounds WHERE game = ? ORDER BY id", (game,)
+            )
+            series = tuple(int(w) for (w,) in rows)
+        else:
+            rows = con.execute(
+                "SELECT score_before, score_after FROM rounds WHERE game = ? ORDER BY id", (game,)
+            )
+            series = tuple(amount(a) - amount(b) for b, a in rows)
+        return Tally(
+            rounds=n,
+            won=int(won),
+            sums={**counts, "ev_lost": summed["ev_lost"]},
+            matches=matches,
+            match_wins=match_wins,
+            holds=holds,
+            hold_sum=hold_sum,
+            sessions=tuple(
+                SessionTally(s, started, int(k), int(w), int(d), int(m), ev)
+                for s, started, k, w, d, m, ev in sessions
+            ),
+            series=series,
+        )
 
 
 def _where(game: str | None) -> tuple[str, tuple[Any, ...]]:

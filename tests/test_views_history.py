@@ -38,6 +38,9 @@ def test_the_list_is_newest_first_and_filters_by_game(run: dict) -> None:
     lst = run["list"]
     assert lst["rows"] == min(50, lst["stored"])
     assert lst["first_id"] == lst["newest_id"]
+    # 5 shown, "Show more" added a page (PAGE is 50)
+    assert lst["before_more"] == 5 < lst["stored"]
+    assert lst["after_more"] == min(55, lst["stored"])
     assert lst["blackjack_only"] and all(lst["blackjack_only"])
     assert lst["oczko_only"] and all(lst["oczko_only"])
 
@@ -250,6 +253,18 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "first_id": newest.id if rows and rows[0].text == _line(newest) else None,
                 "newest_id": newest.id,
             }
+            # "Show more" lists a further page
+            screen.shown = 5
+            screen.refresh()
+            yield
+            result["list"]["before_more"] = len([b for b in buttons(screen) if "->" in b.text])
+            screen._scroll.scroll_y = 0  # scrolled to the end of the list
+            yield
+            _tap(next(b for b in buttons(screen) if b.text == "Show more"))
+            yield
+            result["list"]["after_more"] = len([b for b in buttons(screen) if "->" in b.text])
+            screen._scroll.scroll_y = 1
+            yield
             for game, label in (("blackjack", "Blackjack"), ("oczko", "Oczko")):
                 toggle = next(b for b in buttons(screen, ToggleButton) if b.text == label)
                 _tap(toggle)

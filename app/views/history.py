@@ -68,6 +68,7 @@ class HistoryScreen(BaseScreen):
     title = StringProperty(N_("Hand history"))
     up = StringProperty("home")
     game = StringProperty("")  # "" all, "oczko", "blackjack"
+    shown = NumericProperty(PAGE)  # rows listed ("Show more" adds a page)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -96,7 +97,7 @@ class HistoryScreen(BaseScreen):
         if store is None:
             page.add_widget(Factory.Body(text=_("The hand history is not available.")))
             return
-        rounds = store.rounds(self.game or None, limit=PAGE, detail=False)
+        rounds = store.rounds(self.game or None, limit=int(self.shown), detail=False)
         total = store.count(self.game or None)
         page.add_widget(
             Factory.Caption(
@@ -111,9 +112,15 @@ class HistoryScreen(BaseScreen):
             b = Factory.QuietButton(text=vm.list_line(r), font_size=dp(14))
             b.bind(on_release=lambda _b, rid=r.id: self.app.go("history_round", round_id=rid))
             page.add_widget(b)
+        if len(rounds) < total:
+            page.add_widget(_button(_("Show more"), self.more))
 
     def set_game(self, game: str) -> None:
-        self.game = game
+        self.game, self.shown = game, PAGE
+        self.refresh()
+
+    def more(self) -> None:
+        self.shown += PAGE
         self.refresh()
 
     def export(self) -> None:

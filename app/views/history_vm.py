@@ -129,9 +129,15 @@ def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
     hands: dict[tuple[int, int], list[str]] = {}
     dealer: list[str] = []
     frames = []
+    split_from: tuple[int, int] | None = None
     for e in detail.get("events") or ():
         kind = e.get("event")
         t = e.get("t", 0)
+        if kind == "split_stake" and split_from is not None:
+            new = (e["box"], e["hand"])
+            if new not in hands and hands.get(split_from):
+                hands[new] = [hands[split_from].pop()]  # the pair's second card moves over
+            continue
         if kind == "card":
             hands.setdefault((e["box"], e["hand"]), []).append(e.get("card") or HIDDEN)
             continue  # the deal is shown when the dealer's cards are out
@@ -143,6 +149,7 @@ def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
                 dealer[dealer.index(HIDDEN)] = e.get("card") or HIDDEN
             text = _("The dealer turns his hole card")
         elif kind == "action":
+            split_from = (e["box"], e["hand"]) if e["action"] == "split" else None
             text = _("{name}: {action}").format(
                 name=e.get("player"), action=action_name(e["action"])
             )
@@ -153,7 +160,12 @@ def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
         else:
             continue
         rows = [(_("Dealer"), tuple(dealer))]
-        rows += [(_("Box {box}").format(box=b), tuple(c)) for (b, _h), c in sorted(hands.items())]
+        boxes = [b for b, _h in hands]
+        for (b, h), cards in sorted(hands.items()):
+            label = _("Box {box}").format(box=b)
+            if boxes.count(b) > 1:  # split hands: which one
+                label = _("Box {box}, hand {hand}").format(box=b, hand=h)
+            rows.append((label, tuple(cards)))
         frames.append(Frame(f"{seconds(t)}  {text}", tuple(rows)))
     return frames
 

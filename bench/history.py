@@ -23,7 +23,6 @@ import argparse
 import dataclasses
 import json
 import os
-import random
 import statistics as st
 import sys
 import tempfile
@@ -40,32 +39,13 @@ from app.history.store import HistoryStore, open_store
 def sample_rounds(tmp: Path) -> list[RoundRecord]:
     """Records of real rounds: one practice Oczko match and one blackjack session."""
     import app.history.live as live
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-    from app.views.oczko_practice import PracticeMatch
+    from app.history.sample import play_blackjack, play_practice
 
     rec = Recorder()
     rec.configure(tmp)
     live.RECORDER = rec
-    rng = random.Random(1)
-    m = PracticeMatch(["Me", "Ada", "Bruno", "Cyra"], rounds=7, rng=random.Random(2))
-    now = 0.0
-    while not m.over:
-        now += 6.0
-        if m.awaiting_next:
-            m.next_round(now)
-        elif m.match.to_act == 0:
-            m.draw(now) if rng.random() < 0.4 else m.hold(now)
-        else:
-            m.tick(now)
-    g = BlackjackGame(TableRules(rounds=20), "Me", bots=["B1", "B2"], rng=random.Random(3))
-    while not g.over:
-        g.bet(1, 10)
-        g.deal()
-        while not g.round.settled and g.legal():
-            kinds = [a.kind.value for a in g.legal() if a.kind.value != "insure"]
-            g.decide(rng.choice(kinds))
-        g.next_round()
+    play_practice(["Me", "Ada", "Bruno", "Cyra"], rounds=7, seed=1)
+    play_blackjack("Me", ["B1", "B2"], rounds=20, seed=2)
     rounds = rec.store.rounds(newest_first=False)
     rec.configure(None)
     return rounds

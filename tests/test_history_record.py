@@ -4,7 +4,6 @@ Oczko on every phone (host and guests over TCP loopback with the SRA dealer)."""
 from __future__ import annotations
 
 import itertools
-import random
 from fractions import Fraction
 
 import pytest
@@ -28,21 +27,9 @@ def recorder(tmp_path):
 
 
 def _play_practice(seed: int, rounds: int = 3):
-    from app.views.oczko_practice import PracticeMatch
+    from app.history.sample import play_practice
 
-    rng = random.Random(seed)
-    m = PracticeMatch(["Me", "Ada", "Bruno"], rounds=rounds, rng=random.Random(seed))
-    now = 0.0
-    while not m.over:
-        now += 1.0
-        if m.awaiting_next:
-            m.next_round(now)
-        elif m.match.to_act == 0:
-            m.draw(now) if rng.random() < 0.4 else m.hold(now)
-        else:
-            m.tick(now + 5.0)
-            now += 5.0
-    return m
+    return play_practice(["Me", "Ada", "Bruno"], rounds=rounds, seed=seed)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -70,19 +57,10 @@ def test_a_practice_match_is_stored_round_by_round_as_the_player_saw_it(recorder
 
 
 def test_a_blackjack_session_is_stored_with_chips_and_reviewed_decisions(recorder):
-    from app.rules.table_rules import TableRules
+    from app.history.sample import play_blackjack
     from app.strategy.hint import hint
-    from app.views.bj_game import BlackjackGame
 
-    rng = random.Random(4)
-    g = BlackjackGame(TableRules(rounds=12), "Me", bots=["Bot"], rng=random.Random(8))
-    while not g.over:
-        g.bet(1, 10)
-        g.deal()
-        while not g.round.settled and g.legal():
-            kinds = [a.kind.value for a in g.legal() if a.kind.value != "insure"]
-            g.decide(rng.choice(kinds))
-        g.next_round()
+    g = play_blackjack("Me", ["Bot"], rounds=12, seed=4)
     stored = recorder.store.rounds(newest_first=False)
     assert len(stored) == g.session.rounds_played == 12
     assert stored[0].score_before == "1000"

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import run_driver, run_steps
 
 HERE = Path(__file__).resolve()
 SIZES = ((320, 480), (360, 640))
@@ -94,33 +94,12 @@ def test_layouts_fit_at_every_size_and_language(run: dict) -> None:
 def _fill(store) -> dict:  # pragma: no cover - runs in the subprocess
     """Rounds of both games, played for real and stored, plus a networked round whose
     audit named a cheater."""
-    import random
-
     import app.history.live as live
     from app.history.model import Facts, RoundRecord
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-    from app.views.oczko_practice import PracticeMatch
+    from app.history.sample import play_blackjack, play_practice
 
-    rng = random.Random(5)
-    m = PracticeMatch(["Ola", "Ada", "Bruno"], rounds=3, rng=random.Random(6))
-    now = 0.0
-    while not m.over:
-        now += 6.0
-        if m.awaiting_next:
-            m.next_round(now)
-        elif m.match.to_act == 0:
-            m.draw(now) if rng.random() < 0.4 else m.hold(now)
-        else:
-            m.tick(now)
-    g = BlackjackGame(TableRules(rounds=6), "Ola", bots=["Bot"], rng=random.Random(7))
-    while not g.over:
-        g.bet(1, 10)
-        g.deal()
-        while not g.round.settled and g.legal():
-            kinds = [a.kind.value for a in g.legal() if a.kind.value != "insure"]
-            g.decide(rng.choice(kinds))
-        g.next_round()
+    play_practice(["Ola", "Ada", "Bruno"], rounds=3, seed=5)
+    play_blackjack("Ola", ["Bot"], rounds=6, seed=7)
     events = [
         {"event": "round_started", "round": 1, "tiebreak": False, "order": [0, 1], "t": 0},
         {"event": "card_dealt", "round": 1, "seat": 0, "card": "Ts", "t": 0.1},
@@ -211,26 +190,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 1.0)  # after the history notice
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0)
-
-            def finish() -> None:
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
-
-            step(0)
+            run_steps(self, self.checks(), out, result)
 
         def checks(self):
             moved = RECORDER.store.moved_aside

@@ -62,7 +62,24 @@ def _row(*widgets: Any) -> BoxLayout:
     return box
 
 
-class HistoryScreen(BaseScreen):
+class _PageScreen(BaseScreen):
+    """A screen of one scrolling page, rebuilt by :meth:`refresh` from the store."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._scroll, self.page = _page()
+        self.add_widget(self._scroll)
+
+    def _begin(self) -> Any:
+        """Clear the page; the store, or None after saying that there is none."""
+        self.page.clear_widgets()
+        store = _store()
+        if store is None:
+            self.page.add_widget(Factory.Body(text=_("The hand history is not available.")))
+        return store
+
+
+class HistoryScreen(_PageScreen):
     """The stored rounds, newest first."""
 
     title = StringProperty(N_("Hand history"))
@@ -70,15 +87,9 @@ class HistoryScreen(BaseScreen):
     game = StringProperty("")  # "" all, "oczko", "blackjack"
     shown = NumericProperty(PAGE)  # rows listed ("Show more" adds a page)
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._scroll, self.page = _page()
-        self.add_widget(self._scroll)
-
     def refresh(self) -> None:
         page = self.page
-        page.clear_widgets()
-        store = _store()
+        store = self._begin()
         filters = [("", _("All")), ("oczko", _("Oczko")), ("blackjack", _("Blackjack"))]
         buttons = []
         for value, label in filters:
@@ -95,7 +106,6 @@ class HistoryScreen(BaseScreen):
             )
         )
         if store is None:
-            page.add_widget(Factory.Body(text=_("The hand history is not available.")))
             return
         rounds = store.rounds(self.game or None, limit=int(self.shown), detail=False)
         total = store.count(self.game or None)
@@ -293,23 +303,16 @@ def _num(text: str) -> float:
     return float(to_money(text))
 
 
-class StatsScreen(BaseScreen):
+class StatsScreen(_PageScreen):
     """Statistics per game with a score-over-time and a rounds-won chart."""
 
     title = StringProperty(N_("Statistics"))
     up = StringProperty("history")
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._scroll, self.page = _page()
-        self.add_widget(self._scroll)
-
     def refresh(self) -> None:
         page = self.page
-        page.clear_widgets()
-        store = _store()
+        store = self._begin()
         if store is None:
-            page.add_widget(Factory.Body(text=_("The hand history is not available.")))
             return
         stats = store.stats()
         for game in ("oczko", "blackjack"):

@@ -38,6 +38,7 @@ def test_a_practice_match_is_stored_round_by_round_as_the_player_saw_it(recorder
     ended = [e for e in m.events if e.kind == "round_ended"]
     stored = recorder.store.rounds(newest_first=False)
     assert len(stored) == len(ended) >= 1
+    assert recorder.latest_round_id(m) == stored[-1].id
     assert len({r.session for r in stored}) == 1
     for rec, end in zip(stored, ended, strict=True):
         assert rec.game == "oczko" and rec.mode == "practice" and rec.player == "Me"
@@ -160,6 +161,8 @@ def test_a_networked_match_is_stored_on_every_phone_with_its_fairness_record(tmp
             assert d["audits"] and all(a["ok"] and a["cheaters"] == [] for a in d["audits"])
             assert d["named"] == []
         assert rounds[-1].facts.match_end in ("won", "lost")
+        # what the table screen opens for "How was this deck shuffled?"
+        assert recorders[seat].latest_round_id(nets[seat]) == rounds[-1].id
     # every phone tells the same story of each round
     for k in range(n):
         winners = {r[k].detail["events"][-1]["winner"] for r in per_phone}

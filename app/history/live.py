@@ -118,6 +118,14 @@ class Recorder:
         except Exception:  # never let the history break a game
             log.exception("history hook failed")
 
+    def latest_round_id(self, game: Any) -> int | None:
+        """The stored id of the latest finished round of ``game`` (a practice match, the
+        app's networked table): what the table screen's "How was this deck shuffled?"
+        opens (``app.go("history_round", round_id=...)``). None if none is stored."""
+        state = self._games.get(game)
+        rounds = getattr(state, "rounds", state)
+        return rounds.last_id if isinstance(rounds, OczkoRounds) else None
+
     # -- Oczko --------------------------------------------------------------------------
     def oczko_practice(self, match: Any, events: Iterable[Any]) -> None:
         """Events of a practice match (all cards known): kept as the player saw them."""

@@ -140,6 +140,11 @@ class OczkoRounds:
             return [self._amend(self._last, detail=detail)]
         return []
 
+    @property
+    def last_id(self) -> int | None:
+        """The store's id of the latest finished round (None before one is stored)."""
+        return None if self._last is None else self._last.id
+
     def stored(self, record: RoundRecord, round_id: int) -> None:
         """The store gave ``record`` the id ``round_id`` (later amendments use it)."""
         stored = record.with_id(round_id)

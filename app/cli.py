@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "edge": ("app.strategy.cli:edge_main", "house edge and basic-strategy chart of table rules"),
     "sim": ("app.strategy.cli:sim_main", "Monte-Carlo simulation of table rules"),
     "screenshot": ("app.views.screenshot:main", "render a screen of the app to a PNG"),
+    "history": ("app.history.cli:history_main", "the stored rounds (the app's hand history)"),
+    "stats": ("app.history.cli:stats_main", "statistics over the stored rounds"),
 }
 
 

@@ -28,3 +28,29 @@ def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
     data = json.loads(result_file.read_text())
     assert "error" not in data, data["error"]
     return data
+
+
+def run_steps(app, steps, out: Path, result: dict) -> None:  # pragma: no cover - in the driver
+    """Run a driver's check generator one step per frame (layouts settle in between),
+    then write ``result`` (with the traceback as ``error`` if a step failed) to
+    ``out/result.json`` and stop the app."""
+    import traceback
+
+    from kivy.clock import Clock
+
+    def finish() -> None:
+        (out / "result.json").write_text(json.dumps(result, default=str))
+        app.stop()
+
+    def step(_dt) -> None:
+        try:
+            next(steps)
+        except StopIteration:
+            finish()
+        except BaseException:
+            result["error"] = traceback.format_exc()
+            finish()
+        else:
+            Clock.schedule_once(step, 0)
+
+    step(0)

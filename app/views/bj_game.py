@@ -93,6 +93,9 @@ class BlackjackGame:
     def _apply(self, action: Any) -> None:
         self.round = self.round.apply(action)
         self._run_bots()
+        from app.history.live import RECORDER
+
+        RECORDER.blackjack(self)  # reviews the decision; a settled round goes to the history
 
     def bet(self, box: int, amount: Any) -> None:
         """Bet on ``box`` (as owner, or behind when it has an owner)."""

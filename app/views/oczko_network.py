@@ -210,6 +210,9 @@ class NetworkTable:
                 progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
             ):
                 self._progress, changed = progress, True  # (steps of 2%: few redraws)
+        from app.history.live import RECORDER
+
+        RECORDER.oczko_table(self, table)  # finished rounds and audits go to the history
         if changed:
             self._bump()
 

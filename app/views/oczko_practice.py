@@ -82,6 +82,9 @@ class PracticeMatch:
     def _apply(self, result: tuple[Any, tuple]) -> None:
         self.match, events = result
         self.events.extend(events)
+        from app.history.live import RECORDER
+
+        RECORDER.oczko_practice(self, events)  # a finished round goes to the history
         if any(e.kind == "round_ended" for e in events):
             self.awaiting_next = True  # show the result until the player goes on
 

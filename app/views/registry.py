@@ -20,3 +20,10 @@ SCREENS.update(
         "bj_summary": "app.views.bj_table:SessionSummaryScreen",
     }
 )
+SCREENS.update(
+    {
+        "history": "app.views.history:HistoryScreen",
+        "history_round": "app.views.history:RoundScreen",
+        "history_stats": "app.views.history:StatsScreen",
+    }
+)

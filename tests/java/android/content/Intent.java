@@ -19,9 +19,23 @@ import java.util.Map;
  *   <T extends Parcelable> T getParcelableExtra(String name)              (deprecated in API 33)
  *   <T> T getParcelableExtra(String name, Class<T> clazz)                  (API 33)
  *   String getStringExtra(String name)
+ * and for sharing (the hand history's export):
+ *   ACTION_SEND, ACTION_CHOOSER, EXTRA_TEXT, EXTRA_SUBJECT, EXTRA_TITLE, EXTRA_INTENT
+ *   Intent setType(String type), String getType()
+ *   Intent putExtra(String name, CharSequence value), CharSequence getCharSequenceExtra(String)
+ *   static Intent createChooser(Intent target, CharSequence title)
+ * (Intent implements Parcelable, as on Android, so a chooser carries its target.)
  */
-public class Intent {
+public class Intent implements Parcelable {
+    public static final String ACTION_SEND = "android.intent.action.SEND";
+    public static final String ACTION_CHOOSER = "android.intent.action.CHOOSER";
+    public static final String EXTRA_TEXT = "android.intent.extra.TEXT";
+    public static final String EXTRA_SUBJECT = "android.intent.extra.SUBJECT";
+    public static final String EXTRA_TITLE = "android.intent.extra.TITLE";
+    public static final String EXTRA_INTENT = "android.intent.extra.INTENT";
+
     private final String action;
+    private String type;
     private final Map<String, Object> extras = new HashMap<>();
 
     public Intent(String action) {
@@ -30,6 +44,34 @@ public class Intent {
 
     public String getAction() {
         return action;
+    }
+
+    public Intent setType(String type) {
+        this.type = type;
+        return this;
+    }
+
+    public String getType() {
+        return type;
+    }
+
+    public Intent putExtra(String name, CharSequence value) {
+        extras.put(name, value);
+        return this;
+    }
+
+    public CharSequence getCharSequenceExtra(String name) {
+        Object value = extras.get(name);
+        return value instanceof CharSequence ? (CharSequence) value : null;
+    }
+
+    public static Intent createChooser(Intent target, CharSequence title) {
+        Intent chooser = new Intent(ACTION_CHOOSER);
+        chooser.extras.put(EXTRA_INTENT, target);
+        if (title != null) {
+            chooser.extras.put(EXTRA_TITLE, title);
+        }
+        return chooser;
     }
 
     public Intent putExtra(String name, Parcelable value) {

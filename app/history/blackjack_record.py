@@ -1,0 +1,148 @@
+"""Blackjack rounds as records, and the review of the player's decisions against best
+play by the engine's exact hint (:func:`app.strategy.hint.hint`).
+
+The detail of a blackjack record::
+
+    {"rules": TableRules.to_json(), "me": name, "events": [{"event": ..., "t": s}, ...],
+     "decisions": [{"t": s, "box": b, "hand": h, "action": "hit", "cards": [...],
+                    "up": "Td", "evs": {"stand": -0.54, ...}, "best": "stand",
+                    "ev_lost": 0.1, "stake": "10"}]}
+
+``evs`` are per chip of the hand's stake (the hint's unit), ``ev_lost`` is in chips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.history.model import Facts, RoundRecord
+from app.rules.money import money_json
+
+#: playing decisions the hint values
+PLAY = ("stand", "hit", "double", "split", "surrender")
+WON = frozenset({"win", "blackjack", "triple_seven", "even_money"})
+PUSHED = frozenset({"push", "returned"})
+#: an EV this much below the best is a mistake (float noise of the analysis is far less)
+EPSILON = 1e-9
+
+
+def review(before: Any, me: str, box: int, hand: int, action: str) -> dict[str, Any] | None:
+    """The player's decision ``action`` on hand (``box``, ``hand``) of round ``before``
+    (the round as it was when he decided) against the best legal play: the EV of each
+    legal action, the best one, and the chips lost by the choice. None when the hint
+    cannot value it (not a playing decision, or the strategy module is missing)."""
+    if action not in PLAY:
+        return None
+    h = before.current
+    if h is None or h.owner != me or h.box != box or h.number != hand or not before.dealer:
+        return None
+    try:
+        from app.strategy.hint import hint
+    except ImportError:  # a build without the strategy module
+        return None
+    seen = [c for other in before.hands if other is not h for c in other.cards]
+    split_card = h.cards[0] if h.from_split and h.cards else None
+    legal = {a.kind.value for a in before.legal_actions() if a.player == me}
+    try:
+        advice = hint(
+            before.rules,
+            before.dealer[0],
+            h.cards,
+            seen,
+            hands_now=len(before.box_hands(h.box)),
+            split_card=split_card,
+        )
+    except ValueError:
+        return None
+    evs = {k: round(v, 6) for k, v in advice.evs.items() if k in legal}
+    if action not in evs:
+        return None
+    best = max(evs, key=evs.__getitem__)
+    stake = h.stakes[0].amount
+    lost = max(0.0, (evs[best] - evs[action]) * float(stake))
+    return {
+        "box": box,
+        "hand": hand,
+        "action": action,
+        "cards": [str(c) for c in h.cards],
+        "up": str(before.dealer[0]),
+        "evs": evs,
+        "best": best,
+        "ev_lost": round(lost, 6),
+        "stake": str(money_json(stake)),
+    }
+
+
+def hand_facts(rnd: Any, me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:
+    """The player's counted facts of a settled round."""
+    hands = wins = pushes = losses = blackjacks = doubles_won = splits_won = 0
+    for h in rnd.hands:
+        stake = h.stake_of(me)
+        if stake is None or stake.outcome is None:
+            continue
+        hands += 1
+        outcome = stake.outcome.value
+        won = outcome in WON
+        wins += won
+        pushes += outcome in PUSHED
+        losses += not won and outcome not in PUSHED
+        blackjacks += outcome == "blackjack"
+        doubles_won += won and stake.doubled > 0
+        splits_won += won and h.from_split
+    lost = [float(d["ev_lost"]) for d in decisions]
+    return Facts(
+        hands=hands,
+        wins=wins,
+        pushes=pushes,
+        losses=losses,
+        blackjacks=blackjacks,
+        doubles_won=doubles_won,
+        splits_won=splits_won,
+        decisions=len(decisions),
+        mistakes=sum(x > EPSILON for x in lost),
+        ev_lost=round(sum(lost), 6),
+    )
+
+
+def blackjack_record(
+    rnd: Any,
+    me: str,
+    *,
+    session: str,
+    number: int,
+    started: float,
+    ended: float,
+    times: Sequence[float],
+    decisions: Sequence[Mapping[str, Any]] = (),
+) -> RoundRecord | None:
+    """The record of settled round ``rnd`` for player ``me`` (None if he had no bet).
+    ``times[i]``: when event ``i`` happened (Unix time); ``decisions``: his reviewed
+    decisions (:func:`review`, each with its ``t``)."""
+    if me not in rnd.players():
+        return None
+    before = rnd.bankrolls[me]
+    net = rnd.results().get(me, 0)
+    events = rnd.public_events()
+    for i, e in enumerate(events):
+        e["t"] = round((times[i] if i < len(times) else ended) - started, 3)
+    result = "won" if net > 0 else "lost" if net < 0 else "push"
+    return RoundRecord(
+        game="blackjack",
+        mode="casino",
+        session=session,
+        number=number,
+        started=started,
+        ended=ended,
+        player=me,
+        result=result,
+        score_before=str(money_json(before)),
+        score_after=str(money_json(before + net)),
+        facts=hand_facts(rnd, me, decisions),
+        detail={
+            "rules": rnd.rules.to_json(),
+            "me": me,
+            "events": events,
+            "decisions": list(decisions),
+        },
+    )

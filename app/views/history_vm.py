@@ -1,0 +1,259 @@
+"""Presenters of the history screens: stored records -> translated text and card rows
+(pure, no Kivy; the screens in app/views/history.py copy these into widgets)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.i18n import _, get_language
+
+#: a face-down or unseen card in a replay row
+HIDDEN = "??"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One step of a replay: what happened, and every hand as it then lay."""
+
+    caption: str
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (label, card codes or HIDDEN)
+
+
+def game_name(game: str) -> str:
+    return _("Oczko") if game == "oczko" else _("Blackjack")
+
+
+def result_name(result: str) -> str:
+    return {"won": _("won"), "lost": _("lost"), "push": _("tie")}.get(result, result)
+
+
+def list_line(r: Any) -> str:
+    """One row of the history list."""
+    when = time.strftime("%d.%m. %H:%M", time.localtime(r.ended))
+    what = _("round {n}").format(n=r.number)
+    if r.game == "blackjack":
+        score = _("chips {before} -> {after}").format(before=r.score_before, after=r.score_after)
+    else:
+        score = _("points {before} -> {after}").format(before=r.score_before, after=r.score_after)
+    return f"{when}  {game_name(r.game)}, {what}: {result_name(r.result)}  ({score})"
+
+
+def seconds(t: float) -> str:
+    """Seconds since the round began, with the language's decimal mark."""
+    text = f"{t:.1f} s"
+    return text.replace(".", ",") if get_language() in ("de", "pl") else text
+
+
+def _who(names: Sequence[str], seat: Any) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+
+
+def oczko_frames(detail: Mapping[str, Any]) -> list[Frame]:
+    """The steps of an Oczko round as this phone saw it."""
+    names = list(detail.get("names") or [])
+    order = list(detail.get("order") or range(len(names)))
+    hands: dict[int, list[str]] = {s: [] for s in order}
+    frames = []
+    for e in detail.get("events") or ():
+        kind, seat = e.get("event"), e.get("seat")
+        who = _who(names, seat)
+        t = e.get("t", 0)
+        if kind == "round_started":
+            text = _("Round {n}: the deal").format(n=e.get("round"))
+        elif kind in ("card_dealt", "card_drawn"):
+            hands.setdefault(seat, []).append(e.get("card") or HIDDEN)
+            text = (
+                _("{name} is dealt a card") if kind == "card_dealt" else _("{name} draws")
+            ).format(name=who)
+        elif kind == "held":
+            text = _("{name} holds").format(name=who)
+        elif kind == "busted":
+            text = _("{name} is bust").format(name=who)
+        elif kind == "persian21":
+            text = _("{name} has a Persian 21").format(name=who)
+        elif kind == "revealed":
+            hands[seat] = list(e.get("cards") or ())
+            text = _("{name} shows {total}").format(name=who, total=e.get("total"))
+        elif kind == "round_ended":
+            winner = e.get("winner")
+            text = (
+                _("{name} wins the round").format(name=_who(names, winner))
+                if winner is not None
+                else _("Nobody scores")
+            )
+        elif kind == "disconnected":
+            text = _("{name} left").format(name=who)
+        else:
+            continue
+        rows = tuple((_who(names, s), tuple(hands.get(s, ()))) for s in order)
+        frames.append(Frame(f"{seconds(t)}  {text}", rows))
+    return frames
+
+
+_ACTIONS = {
+    "hit": lambda: _("hit"),
+    "stand": lambda: _("stand"),
+    "double": lambda: _("double"),
+    "split": lambda: _("split"),
+    "surrender": lambda: _("surrender"),
+}
+
+
+def action_name(kind: str) -> str:
+    return _ACTIONS[kind]() if kind in _ACTIONS else kind
+
+
+_OUTCOMES = {
+    "win": lambda: _("won"),
+    "blackjack": lambda: _("blackjack"),
+    "push": lambda: _("tie"),
+    "lose": lambda: _("lost"),
+    "bust": lambda: _("bust"),
+    "surrender": lambda: _("surrendered"),
+    "even_money": lambda: _("even money"),
+    "triple_seven": lambda: _("three sevens"),
+    "returned": lambda: _("stake returned"),
+}
+
+
+def outcome_name(code: str) -> str:
+    """A settled hand's outcome (the engine's code) in words."""
+    return _OUTCOMES[code]() if code in _OUTCOMES else code
+
+
+def blackjack_frames(detail: Mapping[str, Any]) -> list[Frame]:
+    """The steps of a blackjack round: the deal, every decision, the dealer, the result."""
+    hands: dict[tuple[int, int], list[str]] = {}
+    dealer: list[str] = []
+    frames = []
+    split_from: tuple[int, int] | None = None
+    for e in detail.get("events") or ():
+        kind = e.get("event")
+        t = e.get("t", 0)
+        if kind == "split_stake" and split_from is not None:
+            new = (e["box"], e["hand"])
+            if new not in hands and hands.get(split_from):
+                hands[new] = [hands[split_from].pop()]  # the pair's second card moves over
+            continue
+        if kind == "card":
+            hands.setdefault((e["box"], e["hand"]), []).append(e.get("card") or HIDDEN)
+            continue  # the deal is shown when the dealer's cards are out
+        if kind == "dealer_card":
+            dealer.append(e.get("card") or HIDDEN)
+            text = _("The dealer's card")
+        elif kind == "hole_card":
+            if HIDDEN in dealer:
+                dealer[dealer.index(HIDDEN)] = e.get("card") or HIDDEN
+            text = _("The dealer turns his hole card")
+        elif kind == "action":
+            split_from = (e["box"], e["hand"]) if e["action"] == "split" else None
+            text = _("{name}: {action}").format(
+                name=e.get("player"), action=action_name(e["action"])
+            )
+        elif kind == "settled" and e.get("player") == detail.get("me"):
+            text = _("Your hand: {outcome} ({net})").format(
+                outcome=outcome_name(str(e.get("outcome"))), net=e.get("net")
+            )
+        else:
+            continue
+        rows = [(_("Dealer"), tuple(dealer))]
+        boxes = [b for b, _h in hands]
+        for (b, h), cards in sorted(hands.items()):
+            label = _("Box {box}").format(box=b)
+            if boxes.count(b) > 1:  # split hands: which one
+                label = _("Box {box}, hand {hand}").format(box=b, hand=h)
+            rows.append((label, tuple(cards)))
+        frames.append(Frame(f"{seconds(t)}  {text}", tuple(rows)))
+    return frames
+
+
+def frames(record: Any) -> list[Frame]:
+    """The replay of a stored round."""
+    detail = record.detail or {}
+    return oczko_frames(detail) if record.game == "oczko" else blackjack_frames(detail)
+
+
+def fairness_lines(detail: Mapping[str, Any]) -> list[str]:
+    """ "How was this deck shuffled?" for a networked Oczko round (empty otherwise)."""
+    if "fingerprint" not in detail:
+        return []
+    names = list(detail.get("names") or [])
+    seats = [_who(names, s) for s in detail.get("order") or ()]
+    lines = [
+        _("Table fingerprint: {code}").format(code=detail.get("fingerprint") or "-"),
+        _("Shuffled in turn by: {names}").format(names=", ".join(seats)),
+    ]
+    audits = detail.get("audits") or []
+    if not audits:
+        lines.append(_("The audit of this deck had not finished."))
+    for a in audits:
+        if a.get("ok"):
+            lines.append(_("Audit: every card was dealt once and every claim was true."))
+        else:
+            cheaters = ", ".join(a.get("cheaters") or ()) or "?"
+            lines.append(_("Audit failed: cheating by {names}.").format(names=cheaters))
+    lines.append(
+        _(
+            "Every phone locked and shuffled the whole deck with its own secret key; at the "
+            "end of the round all keys were opened and each phone checked the deck. How to "
+            "check it yourself: docs/protocol.md, section 3 (A round), step 6 (Audit)."
+        )
+    )
+    return lines
+
+
+def decision_lines(record: Any) -> list[str]:
+    """A blackjack round's decisions below best play."""
+    out = []
+    for d in (record.detail or {}).get("decisions") or ():
+        if d.get("ev_lost", 0) > 1e-9:
+            out.append(
+                _(
+                    "{cards} against {up}: you chose {action}, best was {best} (EV lost {lost:.2f})"
+                ).format(
+                    cards=" ".join(d["cards"]),
+                    up=d["up"],
+                    action=action_name(d["action"]),
+                    best=action_name(d["best"]),
+                    lost=d["ev_lost"],
+                )
+            )
+    return out
+
+
+def stats_lines(game: str, s: Mapping[str, Any]) -> list[str]:
+    """The statistics of one game as lines of text."""
+    if game == "oczko":
+        avg = "-" if s["average_hold"] is None else f"{s['average_hold']:.2f}"
+        return [
+            _("Matches: {n}, won: {w}").format(n=s["matches"], w=s["match_wins"]),
+            _("Rounds: {n}, won: {w}").format(n=s["rounds"], w=s["rounds_won"]),
+            _("Persian 21s: {n}").format(n=s["persian21s"]),
+            _("Busts: {n}").format(n=s["busts"]),
+            _("Average total when holding: {avg}").format(avg=avg),
+        ]
+    lines = [
+        _("Hands: {n} (won {w}, tied {p}, lost {l})").format(
+            n=s["hands"], w=s["wins"], p=s["pushes"], l=s["losses"]
+        ),
+        _("Blackjacks: {n}").format(n=s["blackjacks"]),
+        _("Doubles won: {d}, split hands won: {s}").format(d=s["doubles_won"], s=s["splits_won"]),
+        _("Net chips: {n}").format(n=s["net"]),
+        _("Biggest win: {w}, biggest loss: {l}").format(
+            w=s["biggest_win"] or "-", l=s["biggest_loss"] or "-"
+        ),
+        _("Your decisions against best play: {m} of {n} below best, EV lost {ev:.2f} chips").format(
+            m=s["mistakes"], n=s["decisions"], ev=s["ev_lost"]
+        ),
+    ]
+    for sess in s["ev_lost_sessions"][-10:]:
+        when = time.strftime("%d.%m.%Y %H:%M", time.localtime(sess["started"]))
+        lines.append(
+            _("Session {when}: {m} of {n} decisions below best, EV lost {ev:.2f}").format(
+                when=when, m=sess["mistakes"], n=sess["decisions"], ev=sess["ev_lost"]
+            )
+        )
+    return lines

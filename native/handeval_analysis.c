@@ -281,7 +281,7 @@ typedef struct {
     int P;       /* rank of the pair being split (-1: none) */
     int ext0;    /* extra pair cards removed in split context (besides hand and k) */
     int oom;
-    htab dc, vc;
+    htab dc, vc, ec; /* dealer, best play (H, k), split play (H, s, e) */
 } pctx;
 
 static inline uint64_t pack(const int *H) {
@@ -464,75 +464,166 @@ static int double_allowed(const bj_rules *r, const int *H) {
     return r->double_on == 1 ? (t >= 9 && t <= 11) : (t >= 10 && t <= 11);
 }
 
-/* best value of a two-card hand of a split (no further split considered) */
-static double split_hand_v(pctx *x, int *H, int k) {
+/* ------------------------------------------------------------------ splits
+ *
+ * Definition.  A pair P split into hands: each hand gets its second card when its turn
+ * comes; a second card P starts a new hand while the box has fewer than M hands (the
+ * player resplits whenever the rules allow), otherwise it stays in the hand.  Each hand
+ * is played on its own cards and on s, the number of pair cards split since the split
+ * began (strategy sigma_s: the best play for the shoe less the pair cards dealt and the
+ * hand's own cards); the other hands' other cards are not used for decisions.  The value
+ * is the exact expectation of that way of playing with every hand drawing from the shoe
+ * as the earlier hands really left it.
+ *
+ * Computation.  The probability of a deal depends only on the multiset of cards it uses,
+ * so the cards may be drawn in any order that respects what decides what: an earlier hand
+ * whose second card is unconstrained can be played after the later hands and drops out of
+ * their expectation.  The only constraint is "that second card was not P" (else it would
+ * have been resplit): 1{not P} = 1 - 1{P}, so what follows such a card is worth
+ * F(e) - p_e(P) F(e+1), with e the pair cards out of the shoe the later hands draw from.
+ * F(h, m, e): the m hands still waiting for their second card, h hands in the box:
+ *   h <  M: X_s(e) + F(h, m-1, e) + p_e(P) [F(h+1, m+1, e+1) - F(h, m-1, e+1)]
+ *   h == M: X_s(e) + Y_s(e) + F(h, m-1, e)
+ * s = h - h0; X_s(e) / Y_s(e): second card not P / P, weighted by its probability, the
+ * hand played by sigma_s on the shoe with e pair cards out.  Without resplits this is
+ * 2 X_0(0) + 2 Y_0(0): both hands are worth the same. */
+
+#define SP_MAXE 20
+
+static inline uint64_t pack5(const int *H) {
+    /* a hand holds at most 21 cards of a value: 5 bits each */
+    uint64_t k = 0;
+    for (int r = 0; r < BJ_NRANK; r++) k |= (uint64_t)(H[r] & 31) << (5 * r);
+    return k;
+}
+
+/* play_v's entry for (H, s): [best, stand, hit] of a hand that may hit or stand */
+static const double *play_entry(pctx *x, int *H, int s) {
+    play_v(x, H, s, 1);
+    int found;
+    double *v = ht_slot(&x->vc, pack(H) | (uint64_t)(s + 1) << 60, &found);
+    if (!v) x->oom = 1;
+    return v && found ? v : NULL;
+}
+
+/* value of hand H (hit/stand only) played by sigma_s on the shoe with e pair cards out */
+static double play_eval(pctx *x, int *H, int s, int e) {
+    if (s == e) return play_v(x, H, s, 1);
     int soft, n, R[BJ_NRANK];
     int t = hand_total(H, &soft, &n);
-    if (x->P == 0 && !x->r->hsa) {
-        make_R(x, H, k, 1, R);
+    make_R(x, H, e, 1, R);
+    if (t > 21) return -w_of(x, R);
+    if (x->r->triple_seven && is777(H)) return t7_value(x, R, 1.0, 1);
+    uint64_t key = pack5(H) | (uint64_t)s << 50 | (uint64_t)e << 54;
+    int found;
+    double *v = ht_slot(&x->ec, key, &found);
+    if (!v) {
+        x->oom = 1;
+        return 0;
+    }
+    if (found) return v[0];
+    const double *d = play_entry(x, H, s);
+    double val;
+    if (!d || t >= 21 || d[1] > d[2]) {
+        val = stand_ev(x, t, R, 1.0);
+    } else {
+        val = 0;
+        for (int r = 0; r < BJ_NRANK; r++) {
+            double p = p_draw(x, R, r);
+            if (p <= 0) continue;
+            H[r]++;
+            val += p * play_eval(x, H, s, e);
+            H[r]--;
+        }
+    }
+    v = ht_slot(&x->ec, key, &found); /* the table may have grown */
+    if (!v) {
+        x->oom = 1;
+        return 0;
+    }
+    v[0] = val;
+    return val;
+}
+
+/* value of a two-card split hand H played by sigma_s on the shoe with e pair cards out */
+static double split_hand_eval(pctx *x, int *H, int s, int e) {
+    int soft, n, R[BJ_NRANK];
+    int t = hand_total(H, &soft, &n);
+    if (x->P == 0 && !x->r->hsa) { /* split aces take one card */
+        make_R(x, H, e, 1, R);
         return stand_ev(x, t, R, 1.0);
     }
-    double v = play_v(x, H, k, 1);
-    if (x->r->das && t < 21 && double_allowed(x->r, H)) {
-        double d = double_v(x, H, k, 1);
-        if (d > v) v = d;
-    }
-    return v;
+    if (x->r->das && t < 21 && double_allowed(x->r, H) &&
+        double_v(x, H, s, 1) > play_v(x, H, s, 1))
+        return double_v(x, H, e, 1);
+    return play_eval(x, H, s, e);
 }
 
 typedef struct {
     pctx *x;
-    int M;
-    double X[16], pk[16], Vpp[16];
-    int have[16];
-} splitdp;
+    int M, h0;
+    double X[8][SP_MAXE], Y[8][SP_MAXE], pP[SP_MAXE];
+    unsigned char have[8][SP_MAXE];
+    double F[9][10][SP_MAXE];
+    unsigned char haveF[9][10][SP_MAXE];
+} splitctx;
 
-static void split_terms(splitdp *s, int k) {
-    pctx *x = s->x;
+static void split_terms(splitctx *c, int s, int e) {
+    pctx *x = c->x;
     int P = x->P, R[BJ_NRANK] = {0}, H[BJ_NRANK] = {0};
-    R[P] = 2 + k;
+    R[P] = 2 + e; /* the pair itself and e more pair cards are out */
+    H[P] = 1;
     double X = 0;
     for (int r = 0; r < BJ_NRANK; r++) {
         if (r == P) continue;
         double p = p_draw(x, R, r);
         if (p <= 0) continue;
-        H[P] = 1;
         H[r] = 1;
-        X += p * split_hand_v(x, H, k);
+        X += p * split_hand_eval(x, H, s, e);
         H[r] = 0;
     }
-    s->X[k] = X;
-    s->pk[k] = p_draw(x, R, P);
+    double pp = p_draw(x, R, P);
     H[P] = 2;
-    s->Vpp[k] = s->pk[k] > 0 ? split_hand_v(x, H, k) : 0.0;
-    s->have[k] = 1;
+    c->X[s][e] = X;
+    c->pP[e] = pp;
+    c->Y[s][e] = pp > 0 ? pp * split_hand_eval(x, H, s, e) : 0.0;
+    c->have[s][e] = 1;
 }
 
-/* expected total value of m hands still waiting for their second card */
-static double split_f(splitdp *s, int h, int m, int k) {
-    if (m == 0) return 0.0;
-    if (k >= 15) return 0.0; /* unreachable with at most 8 hands */
-    if (!s->have[k]) split_terms(s, k);
-    double X = s->X[k], p = s->pk[k];
-    double v = X + (1 - p) * split_f(s, h, m - 1, k);
-    if (p > 0) {
-        if (h < s->M)
-            v += p * split_f(s, h + 1, m + 1, k + 1);
-        else
-            v += p * s->Vpp[k] + p * split_f(s, h, m - 1, k + 1);
+static double split_F(splitctx *c, int h, int m, int e) {
+    if (m == 0 || e >= SP_MAXE) return 0.0; /* e < 2M + 1 <= 17: never cut */
+    if (c->haveF[h][m][e]) return c->F[h][m][e];
+    int s = h - c->h0;
+    if (!c->have[s][e]) split_terms(c, s, e);
+    double p = c->pP[e], v = c->X[s][e] + split_F(c, h, m - 1, e);
+    if (h < c->M) {
+        if (p > 0) v += p * (split_F(c, h + 1, m + 1, e + 1) - split_F(c, h, m - 1, e + 1));
+    } else {
+        v += c->Y[s][e];
     }
+    c->F[h][m][e] = v;
+    c->haveF[h][m][e] = 1;
     return v;
 }
 
+/* Value (joint measure) of splitting the pair P into two hands when the box will then
+ * hold h0 hands; the hands already in the box are not part of it. */
 static double split_ev(pctx *x, int P, int h0) {
-    splitdp s;
-    memset(&s, 0, sizeof s);
-    s.x = x;
+    splitctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        x->oom = 1;
+        return 0;
+    }
+    c->x = x;
     x->P = P;
     x->ext0 = 1;
-    s.M = (P == 0 && !x->r->rsa) ? 2 : x->r->max_hands;
-    if (h0 > s.M) h0 = s.M; /* resplit from a hint at the limit: no further resplit */
-    return split_f(&s, h0, 2, 0);
+    c->M = (P == 0 && !x->r->rsa) ? 2 : x->r->max_hands;
+    c->h0 = h0 > c->M ? c->M : h0; /* resplit from a hint at the limit: no further resplit */
+    ht_clear(&x->vc);
+    ht_clear(&x->ec);
+    double v = split_F(c, c->h0, 2, 0);
+    free(c);
+    return v;
 }
 
 static int pctx_init(pctx *x, const bj_rules *r, int up, const double *base) {
@@ -549,9 +640,11 @@ static int pctx_init(pctx *x, const bj_rules *r, int up, const double *base) {
     x->peekm = x->bjrank >= 0 && (!r->enhc || r->obo);
     x->bj_in_d = r->enhc && !r->obo;
     x->P = -1;
-    if (ht_init(&x->dc, 1 << 13, BJ_NOUT) || ht_init(&x->vc, 1 << 13, 3)) {
+    if (ht_init(&x->dc, 1 << 13, BJ_NOUT) || ht_init(&x->vc, 1 << 13, 3) ||
+        ht_init(&x->ec, 1 << 10, 1)) {
         ht_free(&x->dc);
         ht_free(&x->vc);
+        ht_free(&x->ec);
         return -1;
     }
     return 0;
@@ -560,6 +653,7 @@ static int pctx_init(pctx *x, const bj_rules *r, int up, const double *base) {
 static void pctx_free(pctx *x) {
     ht_free(&x->dc);
     ht_free(&x->vc);
+    ht_free(&x->ec);
 }
 
 /* joint/unconditional -> the EV the player sees */
@@ -612,7 +706,6 @@ int bj_hand_evs(const bj_rules *r, int up, const double unseen[BJ_NRANK], const 
         if (nc == 2 && P >= 0 && pair_ok && r->max_hands >= 2) {
             int M = (P == 0 && !r->rsa) ? 2 : r->max_hands;
             if (hands_now < M && (hands_now == 1 || P != 0 || r->rsa)) {
-                ht_clear(&x.vc);
                 double v = split_ev(&x, P, hands_now + 1);
                 /* hands already split off are not part of this value: scale to the
                  * new pair only (the DP starts from two pending hands) */
@@ -739,7 +832,6 @@ static void game_up(gamejob *g, int up) {
     for (int P = 0; P < BJ_NRANK && r->max_hands >= 2; P++) {
         int i = bj_pair_index(P, P);
         if (pr[i] == 0) continue;
-        ht_clear(&x.vc);
         evs[i][BJ_SPLIT] = split_ev(&x, P, 2);
         x.P = -1;
     }

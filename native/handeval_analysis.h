@@ -57,8 +57,9 @@ int bj_hand_evs(const bj_rules *r, int up, const double unseen[BJ_NRANK],
                 double ev[BJ_NACT]);
 
 /* Overall expected return per initial unit bet of the full `shoe` under `r`,
- * with composition-dependent optimal play of each initial hand (splits: values
- * depend on the number of pair cards removed, not on the other split hands' cards).
+ * with composition-dependent optimal play of each initial hand (split hands: played on
+ * their own cards and the number of pair cards split, each drawing from the shoe the
+ * earlier hands left; see the splits section of handeval_analysis.c).
  * Optional outputs (may be NULL):
  *   evs[10][55][5]: conditional EV of each action (NaN if illegal) per up card and hand;
  *   probs[10][55]: probability of that deal;

@@ -217,57 +217,118 @@ def _double_ok(rules: Rules, hand: Sequence[int]) -> bool:
     return 9 <= t <= 11 if rules.double_on == 1 else 10 <= t <= 11
 
 
-def _split_hand(x: _Ctx, hand: list[int], k: int) -> float:
+def _policy_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
+    """A split hand that may hit or stand: decided as on the shoe with ``s`` pair cards
+    out, paid on the shoe with ``e`` pair cards out."""
     t, _ = _total(hand)
-    if x.pair == 0 and not x.r.hsa:
-        return x.stand(t, x.removed(hand, k, True), 1.0)
-    v = _play(x, hand, k, True)
+    rem = x.removed(hand, e, True)
+    if t > 21:
+        return -x.w(rem)
+    if x.r.triple_seven and _is777(hand):
+        return x.t7(rem, 1.0, True)
+    stand_here = x.stand(t, rem, 1.0)
+    if t >= 21:
+        return stand_here
+    rem_s = x.removed(hand, s, True)
+    if x.stand(t, rem_s, 1.0) > _hit(x, hand, s, True):
+        return stand_here
+    total = 0.0
+    for r in range(10):
+        p = x.p_draw(rem, r)
+        if p > 0:
+            hand[r] += 1
+            total += p * _policy_value(x, hand, s, e)
+            hand[r] -= 1
+    return total
+
+
+def _second_card_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
+    """A split hand of two cards: played as the best play with ``s`` pair cards out
+    says, paid on the shoe with ``e`` pair cards out."""
+    t, _ = _total(hand)
+    if x.pair == 0 and not x.r.hsa:  # split aces: one card each
+        return x.stand(t, x.removed(hand, e, True), 1.0)
     if x.r.das and t < 21 and _double_ok(x.r, hand):
-        v = max(v, _double(x, hand, k, True))
-    return v
+        if _double(x, hand, s, True) > _play(x, hand, s, True):
+            return _double(x, hand, e, True)
+    return _policy_value(x, hand, s, e)
 
 
 def _split_ev(x: _Ctx, pair: int, h0: int) -> float:
+    """Value of splitting ``pair`` into two hands when the box then holds ``h0`` hands.
+
+    Each hand plays on its own cards and on the number of pair cards split since the
+    split began; it draws from the shoe as the earlier hands left it.  The chance of a
+    deal depends only on the cards it uses, so an earlier hand whose second card is
+    unconstrained can be dealt last and drops out of a later hand's expectation; a
+    second card known not to be a pair card (else it would have been resplit) is
+    expanded as 1 - 1{pair card}.  Here every sequence of second-card events up to a
+    hand's own (resplit / last card while the box may grow / last card at the limit) is
+    enumerated and that hand's value is summed with those signed weights.
+    """
     x.pair = pair
     x.ext0 = 1
-    m_max = 2 if pair == 0 and not x.r.rsa else x.r.max_hands
-    h0 = min(h0, m_max)
-    terms: dict[int, tuple[float, float, float]] = {}
+    limit = 2 if pair == 0 and not x.r.rsa else x.r.max_hands
+    h0 = min(h0, limit)
+    cache: dict[tuple[int, int], tuple[float, float]] = {}
 
-    def term(k: int) -> tuple[float, float, float]:
-        if k not in terms:
+    def own(s: int, e: int) -> tuple[float, float]:
+        """(second card not a pair card, second card a pair card): probability-weighted
+        value of one hand played by strategy ``s`` on the shoe with ``e`` pair cards out."""
+        if (s, e) not in cache:
             rem = [0] * 10
-            rem[pair] = 2 + k
-            big_x = 0.0
+            rem[pair] = 2 + e
+            other = 0.0
             for r in range(10):
-                if r == pair:
-                    continue
                 p = x.p_draw(rem, r)
-                if p > 0:
+                if r != pair and p > 0:
                     h = [0] * 10
                     h[pair] += 1
                     h[r] += 1
-                    big_x += p * _split_hand(x, h, k)
-            pk = x.p_draw(rem, pair)
+                    other += p * _second_card_value(x, h, s, e)
+            p_pair = x.p_draw(rem, pair)
             h = [0] * 10
             h[pair] = 2
-            vpp = _split_hand(x, h, k) if pk > 0 else 0.0
-            terms[k] = (big_x, pk, vpp)
-        return terms[k]
+            same = p_pair * _second_card_value(x, h, s, e) if p_pair > 0 else 0.0
+            cache[(s, e)] = (other, same)
+        return cache[(s, e)]
 
-    def f(h: int, m: int, k: int) -> float:
-        if m == 0 or k >= 15:
-            return 0.0
-        big_x, p, vpp = term(k)
-        v = big_x + (1 - p) * f(h, m - 1, k)
-        if p > 0:
-            if h < m_max:
-                v += p * f(h + 1, m + 1, k + 1)
-            else:
-                v += p * vpp + p * f(h, m - 1, k + 1)
-        return v
+    def p_pairs(n: int) -> float:
+        """Chance that ``n`` given second cards are all pair cards."""
+        prob = 1.0
+        for i in range(n):
+            rem = [0] * 10
+            rem[pair] = 2 + i
+            prob *= x.p_draw(rem, pair)
+        return prob
 
-    return f(h0, 2, 0)
+    def hand_term(k: int, u: int, at_limit: bool) -> float:
+        # k resplits and u earlier "not a pair card" second cards before this hand's
+        s = k
+        total = 0.0
+        for i in range(u + 1):
+            weight = (-1) ** i * math.comb(u, i) * p_pairs(k + i)
+            if weight == 0:
+                continue
+            other, same = own(s, k + i)
+            total += weight * (other + same if at_limit else other)
+        return total
+
+    total = 0.0
+    # walk: (hands in the box, hands still waiting for a second card, resplits, u)
+    stack = [(h0, 2, 0, 0)]
+    while stack:
+        h, waiting, k, u = stack.pop()
+        if waiting == 0:
+            continue
+        if h >= limit:
+            total += hand_term(k, u, True)
+            stack.append((h, waiting - 1, k, u))
+        else:
+            total += hand_term(k, u, False)
+            stack.append((h, waiting - 1, k, u + 1))
+            stack.append((h + 1, waiting + 1, k + 1, u))
+    return total
 
 
 def _shown(x: _Ctx, removed: Sequence[int], v: float) -> float:

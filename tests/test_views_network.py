@@ -277,22 +277,38 @@ def test_joining_nowhere_reports_the_failure() -> None:
 
 
 def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
+    import threading
+
     from app.bluetooth.tcp import TcpTransport
     from app.views.oczko_network import NetworkTable
 
     calls: list[bool] = []
-    net = NetworkTable(hosting=True, name="Host", dealer="open", awake=calls.append)
+    threads: list[threading.Thread] = []
+
+    def on_main(fn) -> None:  # the app's Kivy clock runs it on the main thread
+        threads.append(threading.current_thread())
+        fn()
+
+    net = NetworkTable(
+        hosting=True, name="Host", dealer="open", awake=calls.append, on_main=on_main
+    )
     assert net.wait_open(10.0), net.error
     net.leave()
     net.join_thread()
     assert calls == [True, False]
+    assert len(threads) == 2  # both went through the main thread's queue
     # A table that never opened never asked for it.
     listener = TcpTransport().listen()
     address = listener.address
     listener.close()
     calls.clear()
     net = NetworkTable(
-        hosting=False, name="Guest", address=address, dealer="open", awake=calls.append
+        hosting=False,
+        name="Guest",
+        address=address,
+        dealer="open",
+        awake=calls.append,
+        on_main=lambda fn: fn(),
     )
     assert net.wait_open(20.0) is False
     assert calls == []

@@ -627,6 +627,188 @@ def scenario_system_dialogs_to_enable_and_be_discoverable(fakes: Fakes) -> None:
     _expect_error("no_adapter", transport.request_enable)
 
 
+def scenario_end_of_stream_is_a_clean_leave_and_truncation_is_caught(fakes: Fakes) -> None:
+    """Android's BluetoothSocket throws at the end of the stream ("bt socket closed, read
+    return: -1"): a guest that leaves is "peer_closed" (the table says "left", not
+    "lost"), and a frame cut off by the end is still caught as truncated."""
+    from app.bluetooth.framing import encode_frame
+    from app.bluetooth.link import Acceptor, Closed, Opened
+
+    host = _transport(fakes)
+    inbox: queue.Queue = queue.Queue()
+    acceptor = Acceptor(host.listen(), inbox)
+    polite = _transport(fakes).connect(HOST, timeout=WAIT)
+    device = host.api.BluetoothAdapter.getDefaultAdapter().getRemoteDevice(HOST)
+    rude = device.createRfcommSocketToServiceRecord(host._uuid)
+    rude.connect()
+    links = [e.link for e in _events(inbox, 2) if isinstance(e, Opened)]
+    assert len(links) == 2
+    polite.send(b"bye")
+    assert inbox.get(timeout=WAIT).data == b"bye"
+    polite.close()
+    closed = inbox.get(timeout=WAIT)
+    assert isinstance(closed, Closed) and closed.code == "peer_closed", closed
+    frame = encode_frame(b"half of this frame never arrives")
+    rude.getOutputStream().write(frame[: len(frame) // 2])
+    rude.close()
+    closed = inbox.get(timeout=WAIT)
+    assert isinstance(closed, Closed) and closed.code == "frame_truncated", closed
+    assert acceptor.stop(WAIT)
+
+
+@fresh_install
+def scenario_a_first_connection_waits_for_the_pairing_dialog(fakes: Fakes) -> None:
+    """A secure link to a host never paired with: both phones show the pairing dialog.
+    The connect timeout (15 s) does not run while the players confirm it (20 s)."""
+    S = fakes.Standin
+    S.grantAll()
+    S.setPairing(20_000, False)
+    transport = _transport(fakes)
+    listener = transport.listen()
+    _thread, out = _in_thread(transport.connect, HOST, timeout=15)
+    _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
+    fakes.advance(16)  # past the connect timeout, still pairing
+    time.sleep(0.2)  # a few watchdog steps: it must not close the socket
+    assert not out, out
+    fakes.advance(5)  # confirmed
+    _until(lambda: out, "the connection after pairing")
+    link = out[0]
+    assert not isinstance(link, Exception), link
+    seat = listener.accept(timeout=WAIT)
+    link.send(b"paired")
+    assert seat.recv(WAIT) == b"paired"
+    [host] = [d for d in transport.paired_devices() if d.address == HOST]
+    assert host.paired
+    for each in (link, seat, listener):
+        each.close()
+
+
+@fresh_install
+def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
+    S = fakes.Standin
+    S.grantAll()
+    S.setPairing(3_000, True)
+    transport = _transport(fakes)
+    listener = transport.listen()
+    _thread, out = _in_thread(transport.connect, HOST, timeout=15, attempts=1)
+    _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
+    fakes.advance(4)
+    _until(lambda: out, "the refused pairing")
+    assert getattr(out[0], "code", None) == "connect_failed", out
+    assert not any(d.address == HOST for d in transport.paired_devices())
+    listener.close()
+
+
+def scenario_a_host_holds_at_most_seven_links(fakes: Fakes) -> None:
+    from app.bluetooth.link import Acceptor, Opened
+
+    host = _transport(fakes)
+    inbox: queue.Queue = queue.Queue()
+    acceptor = Acceptor(host.listen(), inbox)
+    guests = [_transport(fakes).connect(HOST, timeout=WAIT, attempts=1) for _ in range(7)]
+    assert all(isinstance(e, Opened) for e in _events(inbox, 7))
+    _expect_error("connect_failed", _transport(fakes).connect, HOST, timeout=WAIT, attempts=1)
+    guests.pop().close()  # one leaves: a place is free again
+    guests.append(_transport(fakes).connect(HOST, timeout=WAIT, attempts=1))
+    for g in guests:
+        g.close()
+    assert acceptor.stop(WAIT)
+
+
+def scenario_discovery_finds_discoverable_phones_and_late_names(fakes: Fakes) -> None:
+    from app.bluetooth.android import Device
+
+    S = fakes.Standin
+    S.addNearby("00:11:22:33:44:01", "Ala", True, 0)
+    S.addNearby("00:11:22:33:44:02", "Bartek", False, 0)  # not discoverable: never found
+    S.addNearby("00:11:22:33:44:03", "Celina", True, 4_000)  # her name comes 4 s later
+    S.addNearby("00:11:22:33:44:04", None, True, 0)  # a name that never comes
+    found: list[Device] = []
+    finished = threading.Event()
+    transport = _transport(fakes)
+    assert not transport.location_blocks_discovery()
+    discovery = transport.discover(found.append, finished.set)
+    fakes.advance(5)
+    _until(lambda: len(found) == 3, "three phones")
+    assert [(d.address[-2:], d.name) for d in found] == [("01", "Ala"), ("03", ""), ("04", "")]
+    fakes.advance(4)
+    _until(lambda: len(found) == 4, "Celina's name")
+    assert (found[3].address, found[3].name) == ("00:11:22:33:44:03", "Celina")
+    assert not finished.is_set()
+    fakes.advance(4)
+    assert finished.wait(WAIT)
+    assert len(found) == 4
+    discovery.stop()
+
+
+def scenario_android_10_and_11_find_nothing_with_location_off(fakes: Fakes) -> None:
+    S = fakes.Standin
+    S.addNearby("00:11:22:33:44:01", "Ala")
+    S.setLocationOn(False)
+    transport = _transport(fakes)
+    for sdk, blocked in ((28, False), (29, True), (30, True), (31, False)):
+        S.setSdk(sdk)
+        assert transport.location_blocks_discovery() is blocked, sdk
+    S.setSdk(29)
+    found: list[Any] = []
+    finished = threading.Event()
+    transport.discover(found.append, finished.set)  # starts fine ...
+    fakes.advance(13)
+    assert finished.wait(WAIT)
+    assert found == []  # ... and finds nothing: the player must be told
+
+
+def scenario_leaving_the_search_cancels_discovery(fakes: Fakes) -> None:
+    S = fakes.Standin
+    S.addNearby("00:11:22:33:44:01", "Ala")
+    transport = _transport(fakes)
+    transport.discover(lambda d: None)
+    transport.stop_discovery()
+    assert list(S.log())[-1] == "cancelDiscovery"
+    assert S.receiverCount() == 0
+    fakes.advance(13)
+    assert S.receiverCount() == 0
+
+
+@fresh_install
+def scenario_hosting_asks_for_bluetooth_and_visibility(fakes: Fakes) -> None:
+    """Bluetooth switched off on a fresh install: the host asks for connect + advertise,
+    to switch Bluetooth on and to be visible; a refusal is reported, not a crash."""
+    from app.bluetooth.android import PERMISSION_ADVERTISE, PERMISSION_CONNECT
+
+    S = fakes.Standin
+    S.setEnabled(False)
+    transport = _transport(fakes)
+    assert transport.state() == "off"
+    assert _ask(fakes, transport, "connect", "advertise") is None
+    answers: list[bool] = []
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_ENABLE", "deny")
+    assert transport.request_enable(answers.append) is True
+    _until(lambda: answers, "the enable answer")
+    assert answers == [False] and transport.state() == "off"
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_ENABLE", "allow")
+    transport.request_enable(answers.append)
+    _until(lambda: len(answers) == 2, "the second enable answer")
+    assert answers[1] is True and transport.state() == "on"
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_DISCOVERABLE", "deny")
+    transport.request_discoverable(300, answers.append)
+    _until(lambda: len(answers) == 3, "the visibility answer")
+    assert answers[2] is False
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_DISCOVERABLE", "allow")
+    transport.request_discoverable(300, answers.append)
+    _until(lambda: len(answers) == 4, "the second visibility answer")
+    assert answers[3] is True
+    assert list(S.dialogs()) == [
+        PERMISSION_CONNECT,
+        PERMISSION_ADVERTISE,
+        "android.bluetooth.adapter.action.REQUEST_ENABLE",
+        "android.bluetooth.adapter.action.REQUEST_ENABLE",
+        "android.bluetooth.adapter.action.REQUEST_DISCOVERABLE",
+        "android.bluetooth.adapter.action.REQUEST_DISCOVERABLE",
+    ]
+    transport.listen().close()
+
+
 def test_phones_in_separate_jvms(standin_env: dict[str, str], tmp_path: Path) -> None:
     """A host and two guests, each its own process and JVM, find each other through a
     shared registry directory (the stand-ins' "SDP"), as three phones would."""

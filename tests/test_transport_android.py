@@ -809,6 +809,83 @@ def scenario_hosting_asks_for_bluetooth_and_visibility(fakes: Fakes) -> None:
     transport.listen().close()
 
 
+@fresh_install
+def scenario_first_run_flow_for_a_host(fakes: Fakes) -> None:
+    """The set-up screen's controller on a fresh phone with Bluetooth off: permissions,
+    the switch, visibility, each asked when the player taps, each refusal explained."""
+    from app.views.bt_setup import BluetoothSetup
+
+    S = fakes.Standin
+    S.setEnabled(False)
+    changes: list[str] = []
+    setup = BluetoothSetup(_transport(fakes), "host")
+    setup.on_change = lambda: changes.append(setup.step().code)
+    S.setAnswer("android.permission.BLUETOOTH_ADVERTISE", "deny")
+    assert setup.step().code == "permissions" and not setup.step().retry
+    setup.act()
+    _until(lambda: not setup.busy, "the permission answer")
+    step = setup.step()
+    assert (step.code, step.retry) == ("permissions", True)  # refused: say why, ask again
+    S.setAnswer("android.permission.BLUETOOTH_ADVERTISE", "allow")
+    setup.act()
+    _until(lambda: not setup.busy, "the second permission answer")
+    assert setup.step().code == "bluetooth_off"
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_ENABLE", "deny")
+    setup.act()
+    _until(lambda: not setup.busy, "the enable answer")
+    assert setup.step().code == "bluetooth_off" and setup.enable_refused
+    S.setAnswer("android.bluetooth.adapter.action.REQUEST_ENABLE", "allow")
+    setup.act()
+    _until(lambda: not setup.busy, "the second enable answer")
+    assert setup.step().code == "visibility" and setup.step().can_skip
+    setup.act()
+    _until(lambda: not setup.busy, "the visibility answer")
+    assert setup.step().code == "ready" and setup.visible
+    assert changes[-1] == "ready"
+    assert list(S.dialogs()) == [
+        "android.permission.BLUETOOTH_CONNECT",
+        "android.permission.BLUETOOTH_ADVERTISE",
+        "android.permission.BLUETOOTH_ADVERTISE",
+        "android.bluetooth.adapter.action.REQUEST_ENABLE",
+        "android.bluetooth.adapter.action.REQUEST_ENABLE",
+        "android.bluetooth.adapter.action.REQUEST_DISCOVERABLE",
+    ]
+
+
+@fresh_install
+def scenario_first_run_flow_for_a_guest(fakes: Fakes) -> None:
+    """A guest asked for connect + scan; he refuses the search: paired phones only. On
+    Android 11 with Location off he is told, and may go on with paired phones."""
+    from app.bluetooth.readiness import can_search
+    from app.views.bt_setup import BluetoothSetup
+
+    S = fakes.Standin
+    S.setAnswer("android.permission.BLUETOOTH_SCAN", "deny")
+    setup = BluetoothSetup(_transport(fakes), "join")
+    assert setup.step().code == "permissions"
+    setup.act()
+    _until(lambda: not setup.busy, "the permission answer")
+    step = setup.step()
+    assert (step.code, step.retry, step.can_skip) == ("search_permission", True, True)
+    setup.skip()
+    assert setup.step().code == "ready" and not can_search(setup.situation())
+    assert list(S.dialogs()) == [
+        "android.permission.BLUETOOTH_CONNECT",
+        "android.permission.BLUETOOTH_SCAN",
+    ]
+    S.reset()  # another phone: Android 11, location granted, Location switch off
+    S.setSdk(30)
+    S.setPermission("android.permission.ACCESS_FINE_LOCATION", True)
+    S.setLocationOn(False)
+    setup = BluetoothSetup(_transport(fakes), "join")
+    assert setup.step().code == "location_off"
+    setup.act()  # opens the Location settings
+    started = fakes.jnius.autoclass("org.kivy.android.PythonActivity").standinStarted()
+    assert [i.getAction() for i in started] == ["android.settings.LOCATION_SOURCE_SETTINGS"]
+    S.setLocationOn(True)  # the player switched it on and came back
+    assert setup.step().code == "ready" and can_search(setup.situation())
+
+
 def test_phones_in_separate_jvms(standin_env: dict[str, str], tmp_path: Path) -> None:
     """A host and two guests, each its own process and JVM, find each other through a
     shared registry directory (the stand-ins' "SDP"), as three phones would."""

@@ -702,6 +702,27 @@ class AndroidTransport:
             accepted = result != RESULT_CANCELED
             self._on_main(lambda: callback(accepted))
 
+    def open_settings(self, which: str) -> None:
+        """Open the system settings: ``"app"`` (this app's permissions, for a permission
+        Android no longer asks for) or ``"location"`` (the Location switch)."""
+        from jnius import autoclass  # framework classes: found from any thread
+
+        settings = autoclass("android.provider.Settings")
+        if which == "app":
+            intent = self.api.Intent(settings.ACTION_APPLICATION_DETAILS_SETTINGS)
+            activity = self.api.activity
+            package = "" if activity is None else activity.getPackageName()
+            intent.setData(autoclass("android.net.Uri").fromParts("package", package, None))
+        elif which == "location":
+            intent = self.api.Intent(settings.ACTION_LOCATION_SOURCE_SETTINGS)
+        else:
+            raise ValueError(f"unknown settings {which!r}; expected app or location")
+        activity = self.api.activity
+        if activity is None:
+            raise TransportError("unsupported", "no python-for-android activity to open settings")
+        with java_errors(self.api, "unsupported", "opening the settings"):
+            activity.startActivity(intent)
+
     def location_blocks_discovery(self) -> bool:
         """True on Android 10/11 with the Location switch off: discovery then finds
         nothing although it starts fine, so the player must be told. Never raises."""

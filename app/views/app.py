@@ -106,6 +106,9 @@ class Blu21App(App):
         return self.root_widget
 
     def on_start(self) -> None:
+        from app.views.device import prepare
+
+        prepare()  # Java classes looked up on the main thread (issue 22)
         if self.prefs_warning:
             Clock.schedule_once(lambda _dt: self.notify(message_for(self.prefs_warning)), 0)
 

@@ -9,6 +9,7 @@ import java.util.Map;
  * Stand-in for android.content.Intent (subset used by Bluetooth discovery):
  *   Intent(String action)
  *   String getAction()
+ *   Intent setData(Uri data), Uri getData()
  *   Intent putExtra(String name, Parcelable value)
  *   Intent putExtra(String name, String value)
  *   Intent putExtra(String name, int value)
@@ -23,6 +24,7 @@ import java.util.Map;
 public class Intent {
     private final String action;
     private final Map<String, Object> extras = new HashMap<>();
+    private android.net.Uri data;
 
     public Intent(String action) {
         this.action = action;
@@ -30,6 +32,15 @@ public class Intent {
 
     public String getAction() {
         return action;
+    }
+
+    public Intent setData(android.net.Uri data) {
+        this.data = data;
+        return this;
+    }
+
+    public android.net.Uri getData() {
+        return data;
     }
 
     public Intent putExtra(String name, Parcelable value) {

@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
  *   void requestPermissionsWithRequestCode(String[], int)           (p4a)
  *   Object getSystemService(String)                 "location", "vibrator"
  *   Window getWindow()
+ *   String getPackageName()
  * </pre>
  * How the system answers (the user's choices, one request at a time, no dialog after two
  * refusals) is played by android.bluetooth.Standin; see docs/android.md for the Android
@@ -64,6 +65,10 @@ public class PythonActivity extends Context {
 
     public Window getWindow() {
         return window;
+    }
+
+    public String getPackageName() {
+        return "org.blu21.blu21";
     }
 
     public void runOnUiThread(Runnable action) {

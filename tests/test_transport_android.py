@@ -603,6 +603,8 @@ def scenario_system_dialogs_to_enable_and_be_discoverable(fakes: Fakes) -> None:
     transport = _transport(fakes)
     assert transport.request_enable() is False  # already on: no dialog
     fakes.Standin.setEnabled(False)
+    # The player dismisses the dialog: Bluetooth stays off.
+    fakes.Standin.setAnswer("android.bluetooth.adapter.action.REQUEST_ENABLE", "dismiss")
     assert transport.request_enable() is True
     _expect_error("bluetooth_off", transport.request_discoverable)
     fakes.Standin.setEnabled(True)
@@ -867,6 +869,10 @@ def scenario_first_run_flow_for_a_guest(fakes: Fakes) -> None:
     _until(lambda: not setup.busy, "the permission answer")
     step = setup.step()
     assert (step.code, step.retry, step.can_skip) == ("search_permission", True, True)
+    setup.open_app_settings()  # where a twice-refused permission can still be allowed
+    [settings] = fakes.jnius.autoclass("org.kivy.android.PythonActivity").standinStarted()
+    assert settings.getAction() == "android.settings.APPLICATION_DETAILS_SETTINGS"
+    assert settings.getData().toString() == "package:org.blu21.blu21"
     setup.skip()
     assert setup.step().code == "ready" and not can_search(setup.situation())
     assert list(S.dialogs()) == [
@@ -881,7 +887,7 @@ def scenario_first_run_flow_for_a_guest(fakes: Fakes) -> None:
     assert setup.step().code == "location_off"
     setup.act()  # opens the Location settings
     started = fakes.jnius.autoclass("org.kivy.android.PythonActivity").standinStarted()
-    assert [i.getAction() for i in started] == ["android.settings.LOCATION_SOURCE_SETTINGS"]
+    assert [i.getAction() for i in started][-1] == "android.settings.LOCATION_SOURCE_SETTINGS"
     S.setLocationOn(True)  # the player switched it on and came back
     assert setup.step().code == "ready" and can_search(setup.situation())
 

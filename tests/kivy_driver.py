@@ -28,3 +28,31 @@ def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
     data = json.loads(result_file.read_text())
     assert "error" not in data, data["error"]
     return data
+
+
+def step_through(app, steps, result: dict, out: Path, finish=None, delay: float = 0) -> None:
+    """In the driver: run the generator ``steps`` one step per frame (layouts settle in
+    between), record a failure as ``result["error"]``, then run ``finish()``, write
+    ``result.json`` into ``out`` and stop ``app``."""
+    from kivy.clock import Clock
+
+    def done() -> None:
+        if finish is not None:
+            finish()
+        (out / "result.json").write_text(json.dumps(result, default=str))
+        app.stop()
+
+    def step(_dt) -> None:
+        try:
+            next(steps)
+        except StopIteration:
+            done()
+        except BaseException:
+            import traceback
+
+            result["error"] = traceback.format_exc()
+            done()
+        else:
+            Clock.schedule_once(step, delay)
+
+    step(0)

@@ -252,19 +252,26 @@ def scenario_guest_sees_host_leave(fakes: Fakes) -> None:
     _expect_error("closed", listener.accept, timeout=1)
 
 
-def scenario_malformed_frame_closes_only_that_link(fakes: Fakes) -> None:
-    from app.bluetooth.link import Acceptor, Closed, Opened
+def _host_with_a_guest_and_a_raw_socket(fakes: Fakes) -> tuple[Any, queue.Queue, Any, Any]:
+    """A host's acceptor and inbox, a guest's link, and a raw Java socket to the host (a
+    peer of its own making: no framing), both opened on the host."""
+    from app.bluetooth.link import Acceptor, Opened
 
     host = _transport(fakes)
     inbox: queue.Queue = queue.Queue()
     acceptor = Acceptor(host.listen(), inbox)
-    good = _transport(fakes).connect(HOST, timeout=WAIT)
-    # A rogue peer that speaks raw bytes: a Java socket of its own, no framing.
+    guest = _transport(fakes).connect(HOST, timeout=WAIT)
     device = host.api.BluetoothAdapter.getDefaultAdapter().getRemoteDevice(HOST)
-    rogue = device.createRfcommSocketToServiceRecord(host._uuid)
-    rogue.connect()
-    links = [e.link for e in _events(inbox, 2) if isinstance(e, Opened)]
-    assert len(links) == 2
+    raw = device.createRfcommSocketToServiceRecord(host._uuid)
+    raw.connect()
+    assert all(isinstance(e, Opened) for e in _events(inbox, 2))
+    return acceptor, inbox, guest, raw
+
+
+def scenario_malformed_frame_closes_only_that_link(fakes: Fakes) -> None:
+    from app.bluetooth.link import Closed
+
+    acceptor, inbox, good, rogue = _host_with_a_guest_and_a_raw_socket(fakes)
     rogue.getOutputStream().write(b"GET / HTTP/1.1\r\n\r\n")
     closed = inbox.get(timeout=WAIT)
     assert isinstance(closed, Closed) and closed.code == "frame_magic", closed
@@ -634,17 +641,9 @@ def scenario_end_of_stream_is_a_clean_leave_and_truncation_is_caught(fakes: Fake
     return: -1"): a guest that leaves is "peer_closed" (the table says "left", not
     "lost"), and a frame cut off by the end is still caught as truncated."""
     from app.bluetooth.framing import encode_frame
-    from app.bluetooth.link import Acceptor, Closed, Opened
+    from app.bluetooth.link import Closed
 
-    host = _transport(fakes)
-    inbox: queue.Queue = queue.Queue()
-    acceptor = Acceptor(host.listen(), inbox)
-    polite = _transport(fakes).connect(HOST, timeout=WAIT)
-    device = host.api.BluetoothAdapter.getDefaultAdapter().getRemoteDevice(HOST)
-    rude = device.createRfcommSocketToServiceRecord(host._uuid)
-    rude.connect()
-    links = [e.link for e in _events(inbox, 2) if isinstance(e, Opened)]
-    assert len(links) == 2
+    acceptor, inbox, polite, rude = _host_with_a_guest_and_a_raw_socket(fakes)
     polite.send(b"bye")
     assert inbox.get(timeout=WAIT).data == b"bye"
     polite.close()

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import run_driver, step_through
 
 HERE = Path(__file__).resolve()
 #: a bound for every wait in the driver (seconds)
@@ -110,30 +110,13 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0.02)
-
-            def finish() -> None:
+            def kill_helpers() -> None:
                 for p in procs:
                     if p.poll() is None:
                         p.kill()
                         p.wait()
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
 
-            step(0)
+            step_through(self, self.checks(), result, out, finish=kill_helpers, delay=0.02)
 
         def checks(self):
             # -- host a table from the app, a bot guest joins over loopback --------------

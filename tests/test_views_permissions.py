@@ -9,7 +9,6 @@ side of the flow itself runs against the JVM stand-ins in tests/test_transport_a
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import run_driver, step_through
 
 HERE = Path(__file__).resolve()
 SIZES = ("320x480", "480x800")
@@ -205,26 +204,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0)
-
-            def finish() -> None:
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
-
-            step(0)
+            step_through(self, self.checks(), result, out)
 
         def checks(self):
             # every step, in every language
@@ -279,6 +259,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             # a guest who refuses the search: the way around (paired phones only)
             phone = ScriptedPhone({"scan": [False]}, state="on")
             oczko_network.default_transport = lambda: phone
+            assert self.controllers.pop("bluetooth") is not phone  # another phone now
             join = self.go("oczko_join")
             yield
             ensure_bluetooth(self, "join", calls.append)

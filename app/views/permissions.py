@@ -165,9 +165,13 @@ def ensure_bluetooth(app: Any, purpose: str, then: Callable[[Any], None]) -> Non
         return
     from app.views.oczko_network import default_transport
 
+    # One transport for the app's life: it binds python-for-android's activity results.
+    transport = app.controllers.get("bluetooth")
+    if transport is None:
+        transport = app.controllers["bluetooth"] = default_transport()
     origin = app.sm.current
     screen = app.screen("bt_setup")
-    setup = BluetoothSetup(default_transport(), purpose, on_change=screen.refresh)
+    setup = BluetoothSetup(transport, purpose, on_change=screen.refresh)
     if setup.step().code == "ready":
         then(setup)
         return

@@ -66,8 +66,6 @@ PERMISSION_FINE_LOCATION = "android.permission.ACCESS_FINE_LOCATION"
 API_S = 31
 #: Android 6: runtime permissions.
 API_M = 23
-#: Android 8: ``VibrationEffect``.
-API_O = 26
 #: Android 10 and 11 find nothing by discovery while the Location switch is off.
 LOCATION_SWITCH_APIS = (29, 30)
 

@@ -15,6 +15,7 @@ MODULES = [
     "app.bluetooth.rfcomm",
     "app.bluetooth.ids",
     "app.bluetooth.android",
+    "app.bluetooth.readiness",
     "app.errors",
     "app.table.messages",
 ]

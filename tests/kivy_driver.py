@@ -30,15 +30,15 @@ def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
     return data
 
 
-def run_steps(app, steps, out: Path, result: dict) -> None:  # pragma: no cover - in the driver
-    """Run a driver's check generator one step per frame (layouts settle in between),
-    then write ``result`` (with the traceback as ``error`` if a step failed) to
-    ``out/result.json`` and stop the app."""
-    import traceback
-
+def step_through(app, steps, result: dict, out: Path, finish=None, delay: float = 0) -> None:
+    """In the driver: run the generator ``steps`` one step per frame (layouts settle in
+    between), record a failure as ``result["error"]``, then run ``finish()``, write
+    ``result.json`` into ``out`` and stop ``app``."""
     from kivy.clock import Clock
 
-    def finish() -> None:
+    def done() -> None:
+        if finish is not None:
+            finish()
         (out / "result.json").write_text(json.dumps(result, default=str))
         app.stop()
 
@@ -46,11 +46,13 @@ def run_steps(app, steps, out: Path, result: dict) -> None:  # pragma: no cover 
         try:
             next(steps)
         except StopIteration:
-            finish()
+            done()
         except BaseException:
+            import traceback
+
             result["error"] = traceback.format_exc()
-            finish()
+            done()
         else:
-            Clock.schedule_once(step, 0)
+            Clock.schedule_once(step, delay)
 
     step(0)

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import run_driver, step_through
 
 HERE = Path(__file__).resolve()
 
@@ -227,26 +227,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)  # one step per frame, so layouts settle in between
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0)
-
-            def finish() -> None:
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
-
-            step(0)
+            step_through(self, self.checks(), result, out)
 
         def checks(self) -> None:
             result["corrupt_prefs_message"] = any(

@@ -46,6 +46,13 @@ def test_no_internet_permission(spec) -> None:
     assert re.search(r'android:name="android.permission.INTERNET"\s+tools:node="remove"', guard)
 
 
+def test_bluetooth_feature_in_the_manifest_snippet_not_android_features(spec) -> None:
+    # buildozer passes android.features as --feature, which p4a's build.py rejects.
+    assert "android.features" not in spec
+    snippet = (ROOT / spec["android.extra_manifest_xml"]).read_text(encoding="utf-8")
+    assert re.search(r'<uses-feature android:name="android.hardware.bluetooth"', snippet)
+
+
 def test_bluetooth_permissions(spec) -> None:
     names = set(permission_names(spec))
     for perm in ("BLUETOOTH_CONNECT", "BLUETOOTH_SCAN", "BLUETOOTH_ADVERTISE", "VIBRATE"):

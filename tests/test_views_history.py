@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver, run_steps
+from kivy_driver import run_driver, step_through
 
 HERE = Path(__file__).resolve()
 SIZES = ((320, 480), (360, 640))
@@ -190,7 +190,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 1.0)  # after the history notice
 
         def run_checks(self, _dt) -> None:
-            run_steps(self, self.checks(), out, result)
+            step_through(self, self.checks(), result, out)
 
         def checks(self):
             moved = RECORDER.store.moved_aside

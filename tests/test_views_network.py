@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import run_driver, step_through
 
 HERE = Path(__file__).resolve()
 #: a bound for every wait in the driver (seconds)
@@ -110,30 +110,13 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0.02)
-
-            def finish() -> None:
+            def kill_helpers() -> None:
                 for p in procs:
                     if p.poll() is None:
                         p.kill()
                         p.wait()
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
 
-            step(0)
+            step_through(self, self.checks(), result, out, finish=kill_helpers, delay=0.02)
 
         def checks(self):
             # -- host a table from the app, a bot guest joins over loopback --------------
@@ -277,22 +260,38 @@ def test_joining_nowhere_reports_the_failure() -> None:
 
 
 def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
+    import threading
+
     from app.bluetooth.tcp import TcpTransport
     from app.views.oczko_network import NetworkTable
 
     calls: list[bool] = []
-    net = NetworkTable(hosting=True, name="Host", dealer="open", awake=calls.append)
+    threads: list[threading.Thread] = []
+
+    def on_main(fn) -> None:  # the app's Kivy clock runs it on the main thread
+        threads.append(threading.current_thread())
+        fn()
+
+    net = NetworkTable(
+        hosting=True, name="Host", dealer="open", awake=calls.append, on_main=on_main
+    )
     assert net.wait_open(10.0), net.error
     net.leave()
     net.join_thread()
     assert calls == [True, False]
+    assert len(threads) == 2  # both went through the main thread's queue
     # A table that never opened never asked for it.
     listener = TcpTransport().listen()
     address = listener.address
     listener.close()
     calls.clear()
     net = NetworkTable(
-        hosting=False, name="Guest", address=address, dealer="open", awake=calls.append
+        hosting=False,
+        name="Guest",
+        address=address,
+        dealer="open",
+        awake=calls.append,
+        on_main=lambda fn: fn(),
     )
     assert net.wait_open(20.0) is False
     assert calls == []

@@ -10,16 +10,21 @@ reliable: offer it first) or by discovery (:class:`Discovery`, a ~12 s inquiry).
 Rules this module keeps (from the issue trackers of comparable apps):
 
 * Java classes are looked up once, by :class:`JavaApi`, on the main thread
-  (``autoclass`` from other threads cannot see app classes on Android).
+  (``autoclass`` from other threads cannot see app classes on Android), and every Java
+  callback of python-for-android's (permission answers, activity results, broadcast
+  receivers) is created there too: :class:`Permissions` posts requests made on a worker
+  thread to the main thread (``on_main``, Kivy's clock in the app).
 * Blocking calls (``accept``, ``connect``, ``read``, ``write``) run on worker threads;
   every thread of ours that touched Java calls ``jnius.detach()`` before it ends.
 * Discovery is cancelled before connecting (it slows RFCOMM down to failure), and is
   never left running during a game.
 * Runtime permissions (Android 12+: BLUETOOTH_CONNECT / BLUETOOTH_SCAN /
   BLUETOOTH_ADVERTISE; API 23-30: ACCESS_FINE_LOCATION for discovery) are requested
-  with python-for-android's ``android.permissions`` and *checked again before every
-  use*; a refused or revoked permission, Bluetooth switched off, or no adapter at all
-  give a :class:`~app.bluetooth.errors.TransportError` with code
+  with python-for-android's ``android.permissions`` when the player is about to host or
+  join (app/views/permissions.py walks him through them, Bluetooth's switch and, for a
+  host, the "visible to nearby phones" dialog), and *checked again before every use*;
+  a refused or revoked permission, Bluetooth switched off, or no adapter at all give a
+  :class:`~app.bluetooth.errors.TransportError` with code
   ``permission_denied`` / ``bluetooth_off`` / ``no_adapter``, never a crash. A
   ``SecurityException`` from Java (a permission revoked between check and use) maps
   to ``permission_denied`` too.
@@ -61,6 +66,22 @@ PERMISSION_FINE_LOCATION = "android.permission.ACCESS_FINE_LOCATION"
 API_S = 31
 #: Android 6: runtime permissions.
 API_M = 23
+#: Android 10 and 11 find nothing by discovery while the Location switch is off.
+LOCATION_SWITCH_APIS = (29, 30)
+
+#: How long the players may take to confirm the pairing dialog of a first connection
+#: (on top of the connect timeout, which does not run meanwhile).
+PAIRING_TIMEOUT = 60.0
+#: How often the connect watchdog looks at the clock and the bond state (real seconds).
+WATCH_STEP = 0.05
+#: ``Activity.RESULT_CANCELED``: a system dialog refused or dismissed.
+RESULT_CANCELED = 0
+#: Request codes of our system dialogs (``startActivityForResult``).
+REQUEST_ENABLE_CODE = 0xB121
+REQUEST_DISCOVERABLE_CODE = 0xB122
+#: AOSP ``BluetoothSocket.read`` throws this at the end of the stream instead of
+#: returning -1 (``"bt socket closed, read return: " + ret``).
+END_OF_STREAM_MESSAGE = "bt socket closed, read return: -1"
 
 #: What each use of Bluetooth needs: "connect" (listen, connect, paired list, names),
 #: "scan" (discovery), "advertise" (making the host discoverable).
@@ -161,9 +182,12 @@ class JavaApi:
         self.EXTRA_DEVICE: str = self.BluetoothDevice.EXTRA_DEVICE
         self.EXTRA_NAME: str = self.BluetoothDevice.EXTRA_NAME
         self.BOND_BONDED: int = self.BluetoothDevice.BOND_BONDED
+        self.BOND_BONDING: int = self.BluetoothDevice.BOND_BONDING
+        self.ACTION_NAME_CHANGED: str = self.BluetoothDevice.ACTION_NAME_CHANGED
         self.ACTION_DISCOVERY_FINISHED: str = self.BluetoothAdapter.ACTION_DISCOVERY_FINISHED
         self.Intent = autoclass("android.content.Intent")
         self.Bundle = autoclass("android.os.Bundle")
+        self.Context = autoclass("android.content.Context")
         try:
             self.PythonActivity: Any = autoclass("org.kivy.android.PythonActivity")
         except Exception:  # not inside a python-for-android app: no system dialogs
@@ -173,6 +197,11 @@ class JavaApi:
     def sdk_int(self) -> int:
         """The device's API level (``Build.VERSION.SDK_INT``)."""
         return int(self.VERSION.SDK_INT)
+
+    @property
+    def activity(self) -> Any:
+        """python-for-android's running activity, or None (no app: no system dialogs)."""
+        return None if self.PythonActivity is None else self.PythonActivity.mActivity
 
     def detach_quietly(self) -> None:
         """``jnius.detach()`` for a thread that is about to end."""
@@ -200,16 +229,38 @@ def _translate(exc: Any, code: str, what: str) -> TransportError:
     return TransportError(code, f"{what}: {classname}: {message}")
 
 
+_CHECK_LOCK = threading.Lock()
+
+
+def run_on_main(fn: Callable[[], None]) -> None:
+    """Run ``fn`` on the app's main thread: at once if this is it, else through Kivy's
+    clock (thread-safe), which runs it on the next frame."""
+    if threading.current_thread() is threading.main_thread():
+        fn()
+        return
+    from kivy.clock import Clock
+
+    Clock.schedule_once(lambda _dt: fn(), 0)
+
+
 class Permissions:
     """Runtime permissions through python-for-android's ``android.permissions``.
 
     ``module`` stands in for that module (tests); by default it is imported on first
-    use, since it exists only on the device.
+    use, since it exists only on the device. ``on_main(fn)`` runs ``fn`` on the main
+    thread: python-for-android creates its Java callback on the first request, which on
+    Android works only there, and its answer comes on Android's UI thread.
     """
 
-    def __init__(self, sdk_int: Callable[[], int], module: Any = None) -> None:
+    def __init__(
+        self,
+        sdk_int: Callable[[], int],
+        module: Any = None,
+        on_main: Callable[[Callable[[], None]], None] = run_on_main,
+    ) -> None:
         self._sdk_int = sdk_int
         self._module = module
+        self._on_main = on_main
 
     def _android_permissions(self) -> Any:
         if self._module is None:
@@ -233,7 +284,12 @@ class Permissions:
         if not needed:
             return []
         module = self._android_permissions()
-        return [p for p in needed if not module.check_permission(p)]
+        # One check at a time: python-for-android's check_permission wraps the activity
+        # afresh on every call, and two threads calling a Java method through different
+        # wrappers at once crashed the JVM in our tests (pyjnius keeps the instance on
+        # the method object it shares between them).
+        with _CHECK_LOCK:
+            return [p for p in needed if not module.check_permission(p)]
 
     def check(self, *uses: str) -> None:
         """Raise ``permission_denied`` (details: ``missing``) unless all are granted."""
@@ -250,40 +306,49 @@ class Permissions:
     ) -> None:
         """Ask the user for what ``uses`` need; ``on_done(None)`` or ``on_done(error)``.
 
-        Non-blocking: the answer arrives later on Android's UI thread (so keep
-        ``on_done`` short, e.g. schedule work on the Kivy clock). The grant list the
-        system passes back is not trusted (it is empty when the dialog is
-        interrupted): permissions are checked again.
+        Non-blocking, from any thread: the request is made on the main thread and
+        ``on_done`` runs there too. The grant list the system passes back is not
+        trusted (it is empty when the dialog is interrupted or another request was
+        still open): permissions are checked again.
         """
         uses = tuple(uses)
-        missing = self.missing(*uses)
-        if not missing:
-            on_done(None)
-            return
 
-        def answered(_permissions: Any, _grants: Any) -> None:
+        def done(error: TransportError | None) -> None:
+            self._on_main(lambda: on_done(error))
+
+        def answered(_permissions: Any, _grants: Any) -> None:  # on Android's UI thread
             try:
                 self.check(*uses)
             except TransportError as exc:
-                on_done(exc)
+                done(exc)
             else:
-                on_done(None)
+                done(None)
 
-        module = self._android_permissions()
-        try:
-            module.request_permissions(missing, answered)
-        except Exception as exc:  # e.g. no activity yet: report, do not crash the caller
-            raise TransportError(
-                "permission_denied",
-                f"could not ask for {', '.join(missing)}: {exc}",
-                missing=missing,
-            ) from exc
+        def ask() -> None:  # on the main thread
+            try:
+                missing = self.missing(*uses)
+                if not missing:
+                    on_done(None)
+                    return
+                self._android_permissions().request_permissions(missing, answered)
+            except Exception as exc:  # e.g. no activity yet: report, do not crash
+                on_done(
+                    exc
+                    if isinstance(exc, TransportError)
+                    else TransportError(
+                        "permission_denied",
+                        f"could not ask for the Bluetooth permissions: {exc}",
+                        missing=list(self.needed(*uses)),
+                    )
+                )
+
+        self._on_main(ask)
 
     def ensure(self, *uses: str, timeout: float = 120.0) -> None:
         """Blocking :meth:`request`: returns when granted, else raises ``permission_denied``.
 
-        Call it from a worker thread, never from Android's UI thread (which delivers
-        the answer).
+        Worker threads only: the request itself is posted to the main thread, which must
+        not be blocked waiting for it.
         """
         done = threading.Event()
         result: list[TransportError | None] = []
@@ -306,6 +371,19 @@ class Permissions:
             raise result[0]
 
 
+def is_end_of_stream(exc: Any) -> bool:
+    """Is this Java exception Android's way of saying "end of stream"?
+
+    >>> class E: classname, innermessage = "java.io.IOException", END_OF_STREAM_MESSAGE
+    >>> is_end_of_stream(E())
+    True
+    """
+    message = getattr(exc, "innermessage", None) or str(exc)
+    return getattr(exc, "classname", "") == "java.io.IOException" and message.startswith(
+        END_OF_STREAM_MESSAGE
+    )
+
+
 class JavaSocketStream:
     """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`."""
 
@@ -323,6 +401,8 @@ class JavaSocketStream:
         try:
             n = self._in.read(buf, 0, max_bytes)  # pyjnius copies the Java array back
         except self._api.JavaException as exc:
+            if is_end_of_stream(exc):
+                return b""  # the peer closed: the link checks for a truncated frame
             raise OSError(f"{exc.classname}: {exc.innermessage}") from exc
         return b"" if n < 0 else bytes(buf[:n])
 
@@ -389,9 +469,14 @@ class AndroidListener(ListenerBase):
 class Discovery:
     """Finds nearby phones with a Bluetooth inquiry (~12 s); stop it before a game.
 
-    ``on_found(device)`` is called once per new device and ``on_finished()`` when the
-    inquiry ends, both on a Java thread: keep them short (schedule UI work).
-    ``broadcast`` stands in for python-for-android's ``android.broadcast`` module.
+    Only phones that are discoverable answer (a host asks to be, see
+    :meth:`AndroidTransport.request_discoverable`). ``on_found(device)`` is called once
+    per new device, and again when a name arrives later (the found broadcast carries
+    the name only "if available"; ``NAME_CHANGED`` brings it, so a device may first
+    come with ``name == ""``); ``on_finished()`` when the inquiry ends. Both run on a
+    Java thread: keep them short (schedule UI work). Start and stop it on the main
+    thread (python-for-android's receiver is an app class). ``broadcast`` stands in for
+    python-for-android's ``android.broadcast`` module.
     """
 
     def __init__(
@@ -406,7 +491,7 @@ class Discovery:
         self._on_finished = on_finished
         self._broadcast = broadcast
         self._receiver: Any = None
-        self._seen: set[str] = set()
+        self._seen: dict[str, Device] = {}
         self._lock = threading.Lock()
         self.running = False
 
@@ -424,7 +509,8 @@ class Discovery:
                     "unsupported", "android.broadcast (python-for-android) is not available"
                 ) from exc
         self._receiver = broadcast.BroadcastReceiver(
-            self._on_receive, actions=[api.ACTION_FOUND, api.ACTION_DISCOVERY_FINISHED]
+            self._on_receive,
+            actions=[api.ACTION_FOUND, api.ACTION_NAME_CHANGED, api.ACTION_DISCOVERY_FINISHED],
         )
         self._receiver.start()
         self.running = True
@@ -444,17 +530,19 @@ class Discovery:
         api = self._transport.api
         try:
             action = intent.getAction()
-            if action == api.ACTION_FOUND:
+            if action in (api.ACTION_FOUND, api.ACTION_NAME_CHANGED):
                 raw = intent.getParcelableExtra(api.EXTRA_DEVICE)
                 if raw is None:
                     return
                 device = api.cast("android.bluetooth.BluetoothDevice", raw)
-                address = device.getAddress()
-                with self._lock:
-                    if address in self._seen:
-                        return
-                    self._seen.add(address)
                 found = self._transport._device(device, intent.getStringExtra(api.EXTRA_NAME))
+                with self._lock:
+                    known = self._seen.get(found.address)
+                    if action == api.ACTION_NAME_CHANGED and known is None:
+                        return  # a renamed device this inquiry has not found
+                    if known is not None and (known.name or not found.name):
+                        return  # nothing new to show
+                    self._seen[found.address] = found
                 self._on_found(found)
             elif action == api.ACTION_DISCOVERY_FINISHED:
                 self.running = False
@@ -480,9 +568,11 @@ class Discovery:
 class AndroidTransport:
     """RFCOMM through the Android Bluetooth API. Construct it on the main thread.
 
-    ``api``, ``permissions_module`` and ``broadcast_module`` default to the real
-    pyjnius classes and python-for-android modules; tests pass stand-ins for the two
-    modules (the Java side is replaced on the class path instead).
+    ``api``, ``permissions_module``, ``broadcast_module`` and ``activity_module``
+    default to the real pyjnius classes and python-for-android modules; tests pass
+    stand-ins for the modules (the Java side is replaced on the class path instead).
+    ``on_main`` runs a function on the main thread (see :func:`run_on_main`); ``clock``
+    is the monotonic clock (seconds) the connect timeout is measured with.
     """
 
     name = "android"
@@ -498,6 +588,9 @@ class AndroidTransport:
         api: JavaApi | None = None,
         permissions_module: Any = None,
         broadcast_module: Any = None,
+        activity_module: Any = None,
+        on_main: Callable[[Callable[[], None]], None] = run_on_main,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.api = api if api is not None else JavaApi()
         self.service_uuid = service_uuid
@@ -507,8 +600,13 @@ class AndroidTransport:
         self.secure = secure
         self.max_frame = max_frame
         self.max_pending = max_pending
-        self.permissions = Permissions(lambda: self.api.sdk_int, permissions_module)
+        self.permissions = Permissions(lambda: self.api.sdk_int, permissions_module, on_main)
         self._broadcast_module = broadcast_module
+        self._activity_module = activity_module
+        self._on_main = on_main
+        self._clock = clock
+        self._results: dict[int, Callable[[bool], None]] = {}
+        self._results_bound = False
         self._uuid = self.api.UUID.fromString(service_uuid)
         self._discovery: Discovery | None = None
 
@@ -531,10 +629,11 @@ class AndroidTransport:
             return "off" if exc.code == "bluetooth_off" else exc.code
         return "on"
 
-    def request_enable(self) -> bool:
+    def request_enable(self, on_done: Callable[[bool], None] | None = None) -> bool:
         """Show the system dialog that asks to switch Bluetooth on; False if already on.
 
-        The answer is not awaited: check :meth:`state` again (e.g. on resume).
+        ``on_done(on)`` runs on the main thread once the player answered (``on`` is
+        whether Bluetooth is on now). Call it on the main thread.
         """
         self.permissions.check("connect")
         adapter = self.api.BluetoothAdapter.getDefaultAdapter()
@@ -542,12 +641,21 @@ class AndroidTransport:
             raise TransportError("no_adapter", "this device has no Bluetooth")
         if adapter.isEnabled():
             return False
-        self._start_activity(self.api.Intent(self.api.BluetoothAdapter.ACTION_REQUEST_ENABLE))
+        intent = self.api.Intent(self.api.BluetoothAdapter.ACTION_REQUEST_ENABLE)
+        self._start_for_result(
+            intent, REQUEST_ENABLE_CODE, lambda _ok: on_done and on_done(self.state() == "on")
+        )
         return True
 
-    def request_discoverable(self, seconds: int = 300) -> None:
+    def request_discoverable(
+        self, seconds: int = 300, on_done: Callable[[bool], None] | None = None
+    ) -> None:
         """Show the system dialog that makes this phone visible to discovery (the host,
-        for guests that have not paired with it) for ``seconds`` (1-3600)."""
+        for guests that have not paired with it) for ``seconds`` (1-3600).
+
+        ``on_done(visible)`` runs on the main thread with the player's answer. Call it on
+        the main thread.
+        """
         if not 1 <= seconds <= 3600:
             raise ValueError(f"discoverable time must be 1..3600 s, got {seconds}")
         self.permissions.check("advertise")
@@ -559,15 +667,72 @@ class AndroidTransport:
         extras = self.api.Bundle()
         extras.putInt(bt.EXTRA_DISCOVERABLE_DURATION, int(seconds))
         intent.putExtras(extras)
-        self._start_activity(intent)
+        self._start_for_result(intent, REQUEST_DISCOVERABLE_CODE, on_done)
 
-    def _start_activity(self, intent: Any) -> None:
-        activity_class = self.api.PythonActivity
-        activity = None if activity_class is None else activity_class.mActivity
+    def _start_for_result(
+        self, intent: Any, code: int, on_done: Callable[[bool], None] | None
+    ) -> None:
+        activity = self.api.activity
         if activity is None:
             raise TransportError("unsupported", "no python-for-android activity to show a dialog")
+        if not self._results_bound:
+            module = self._activity_module
+            if module is None:
+                try:
+                    import android.activity as module  # python-for-android, on device only
+                except ImportError as exc:
+                    raise TransportError(
+                        "unsupported", "android.activity (python-for-android) is not available"
+                    ) from exc
+                self._activity_module = module
+            module.bind(on_activity_result=self._on_activity_result)
+            self._results_bound = True
+        if on_done is not None:
+            self._results[code] = on_done
         with java_errors(self.api, "unsupported", "showing a system dialog"):
+            activity.startActivityForResult(intent, code)
+
+    def _on_activity_result(self, code: int, result: int, _intent: Any) -> None:
+        # On Android's UI thread; the answer goes to the main thread. Enable: RESULT_OK
+        # (-1) or RESULT_CANCELED; discoverable: the granted seconds or RESULT_CANCELED.
+        callback = self._results.pop(code, None)
+        if callback is not None:
+            accepted = result != RESULT_CANCELED
+            self._on_main(lambda: callback(accepted))
+
+    def open_settings(self, which: str) -> None:
+        """Open the system settings: ``"app"`` (this app's permissions, for a permission
+        Android no longer asks for) or ``"location"`` (the Location switch)."""
+        from jnius import autoclass  # framework classes: found from any thread
+
+        settings = autoclass("android.provider.Settings")
+        if which == "app":
+            intent = self.api.Intent(settings.ACTION_APPLICATION_DETAILS_SETTINGS)
+            activity = self.api.activity
+            package = "" if activity is None else activity.getPackageName()
+            intent.setData(autoclass("android.net.Uri").fromParts("package", package, None))
+        elif which == "location":
+            intent = self.api.Intent(settings.ACTION_LOCATION_SOURCE_SETTINGS)
+        else:
+            raise ValueError(f"unknown settings {which!r}; expected app or location")
+        activity = self.api.activity
+        if activity is None:
+            raise TransportError("unsupported", "no python-for-android activity to open settings")
+        with java_errors(self.api, "unsupported", "opening the settings"):
             activity.startActivity(intent)
+
+    def location_blocks_discovery(self) -> bool:
+        """True on Android 10/11 with the Location switch off: discovery then finds
+        nothing although it starts fine, so the player must be told. Never raises."""
+        if self.api.sdk_int not in LOCATION_SWITCH_APIS:
+            return False
+        try:
+            service = self.api.activity.getSystemService(self.api.Context.LOCATION_SERVICE)
+            manager = self.api.cast("android.location.LocationManager", service)
+            return not manager.isLocationEnabled()
+        except Exception:  # unknown: do not warn
+            log.debug("could not read the Location switch", exc_info=True)
+            return False
 
     def ensure_permissions(self, *uses: str, timeout: float = 120.0) -> None:
         """Ask for what ``uses`` need and wait (worker thread only); see :class:`Permissions`."""
@@ -611,9 +776,10 @@ class AndroidTransport:
             self._discovery.stop()
 
     def _cancel_discovery(self) -> None:
-        # cancelDiscovery needs BLUETOOTH_SCAN on API 31+: without it we cannot have
-        # started one, so there is nothing of ours to cancel.
-        if self.permissions.missing("scan"):
+        # cancelDiscovery needs BLUETOOTH_SCAN on API 31+ (without it we cannot have
+        # started one); below it needs only BLUETOOTH_ADMIN, granted at install, even
+        # when the player declined location.
+        if self.api.sdk_int >= API_S and self.permissions.missing("scan"):
             return
         adapter = self.api.BluetoothAdapter.getDefaultAdapter()
         try:
@@ -662,8 +828,11 @@ class AndroidTransport:
         """Connect to the host phone at ``address`` (``"AA:BB:CC:DD:EE:FF"``; blocking).
 
         Cancels discovery first. A first ``connect()`` often fails on real radios, so it
-        is tried ``attempts`` times within ``timeout``; when the time is up the socket
-        is closed from a watchdog thread, which aborts the blocked call.
+        is tried ``attempts`` times within ``timeout``; when the time is up a watchdog
+        closes the socket, which aborts the blocked call. While the phones show their
+        pairing dialog (a first secure connection to an unpaired host: the bond state is
+        BONDING) the timeout does not run; the players get up to
+        :data:`PAIRING_TIMEOUT` to confirm it.
         """
         api = self.api
         address = address.removeprefix("bt:").upper()
@@ -675,41 +844,26 @@ class AndroidTransport:
         self._cancel_discovery()
         with java_errors(api, "bad_address", f"looking up {address}"):
             device = adapter.getRemoteDevice(address)
-        deadline = time.monotonic() + timeout
+        budget = _Budget(self._clock, timeout, lambda: self._bonding(device))
         failure = "no attempt made"
         for attempt in range(max(1, attempts)):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if budget.left() <= 0:
                 break
             if attempt:
-                time.sleep(min(0.3, remaining / 2))
-                remaining = deadline - time.monotonic()
+                time.sleep(min(0.3, budget.left() / 2))
             with java_errors(api, "connect_failed", f"opening a socket to {address}"):
                 if self.secure:
                     socket = device.createRfcommSocketToServiceRecord(self._uuid)
                 else:
                     socket = device.createInsecureRfcommSocketToServiceRecord(self._uuid)
-            aborted = threading.Event()
-
-            def abort(socket: Any = socket, aborted: threading.Event = aborted) -> None:
-                aborted.set()
-                try:
-                    socket.close()
-                except Exception:
-                    pass
-                finally:
-                    api.detach_quietly()
-
-            watchdog = threading.Timer(max(0.0, remaining), abort)
-            watchdog.daemon = True
-            watchdog.start()
+            watchdog = _Watchdog(api, socket, budget)
             try:
                 socket.connect()
             except api.JavaException as exc:
                 error = _translate(exc, "connect_failed", f"connecting to {address}")
                 if error.code == "permission_denied":
                     raise error from exc
-                if aborted.is_set():
+                if watchdog.fired.is_set():
                     raise TransportError(
                         "timeout", f"no answer from {address} in {timeout} s"
                     ) from exc
@@ -720,9 +874,70 @@ class AndroidTransport:
                 log.info("connect attempt %d to %s failed: %s", attempt + 1, address, failure)
                 continue
             finally:
-                watchdog.cancel()
-            watchdog.join()
-            if aborted.is_set():  # the watchdog fired just as connect() returned
+                watchdog.stop()
+            if watchdog.fired.is_set():  # the watchdog fired just as connect() returned
                 raise TransportError("timeout", f"no answer from {address} in {timeout} s")
             return self._link(socket, inbox)
         raise TransportError("connect_failed", f"cannot connect to {address}: {failure}")
+
+    def _bonding(self, device: Any) -> bool:
+        try:
+            return device.getBondState() == self.api.BOND_BONDING
+        except Exception:  # a revoked permission: no pairing we could wait for
+            return False
+
+
+class _Budget:
+    """The time a connection may take on ``clock``, not counting the time the phones
+    spend pairing (up to :data:`PAIRING_TIMEOUT`)."""
+
+    def __init__(
+        self, clock: Callable[[], float], timeout: float, pairing: Callable[[], bool]
+    ) -> None:
+        self._clock = clock
+        self._pairing = pairing
+        self._deadline = clock() + timeout
+        self._pairing_since: float | None = None
+        self._lock = threading.Lock()
+
+    def left(self) -> float:
+        """Seconds left (<= 0: time is up); while pairing, the pairing time left."""
+        with self._lock:
+            now = self._clock()
+            if self._pairing():
+                if self._pairing_since is None:
+                    self._pairing_since = now
+                return self._pairing_since + PAIRING_TIMEOUT - now
+            if self._pairing_since is not None:  # pairing over: its time does not count
+                self._deadline += now - self._pairing_since
+                self._pairing_since = None
+            return self._deadline - now
+
+
+class _Watchdog:
+    """Closes ``socket`` (aborting a blocked ``connect()``) when ``budget`` runs out."""
+
+    def __init__(self, api: JavaApi, socket: Any, budget: _Budget) -> None:
+        self.fired = threading.Event()
+        self._done = threading.Event()
+        self._api = api
+        self._socket = socket
+        self._budget = budget
+        self._thread = threading.Thread(target=self._run, name="connect-watchdog", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._done.wait(WATCH_STEP):
+                if self._budget.left() <= 0:
+                    self.fired.set()
+                    with suppress(Exception):
+                        self._socket.close()
+                    return
+        finally:
+            self._api.detach_quietly()
+
+    def stop(self) -> None:
+        """End the watch (the connect call returned)."""
+        self._done.set()
+        self._thread.join()

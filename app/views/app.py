@@ -106,8 +106,11 @@ class Blu21App(App):
         return self.root_widget
 
     def on_start(self) -> None:
+        from app.views.device import prepare
+
         from app.history.live import start_recording
 
+        prepare()  # Java classes looked up on the main thread (issue 22)
         start_recording(self)  # hand history in data_dir (issue 20)
         if self.prefs_warning:
             Clock.schedule_once(lambda _dt: self.notify(message_for(self.prefs_warning)), 0)

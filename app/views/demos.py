@@ -211,3 +211,50 @@ def bj_summary(app) -> None:
     }
     screen.lines = summary_lines(summary, "you")
     screen.refresh()
+
+
+class _SampleTransport:
+    """What a phone reports, fixed, for the Bluetooth set-up screenshots (no radio)."""
+
+    def __init__(self, missing: dict[str, tuple[str, ...]], state: str = "on") -> None:
+        self.permissions = self
+        self._missing, self._state = missing, state
+
+    def missing(self, use: str) -> list[str]:
+        return list(self._missing.get(use, ()))
+
+    def state(self) -> str:
+        return self._state
+
+    def location_blocks_discovery(self) -> bool:
+        return self._missing.get("location") is not None
+
+
+def _bt_setup(app, purpose: str, transport: _SampleTransport, refused: set[str]) -> None:
+    from app.views.bt_setup import BluetoothSetup
+
+    screen = app.screen("bt_setup")
+    setup = BluetoothSetup(transport, purpose, on_change=screen.refresh)
+    setup.refused |= refused
+    screen.setup, screen.then = setup, None
+    screen.refresh()
+
+
+@demo("bt_setup")
+def bt_setup(app) -> None:
+    """First run, hosting: the permissions are asked for."""
+    connect = ("android.permission.BLUETOOTH_CONNECT",)
+    _bt_setup(app, "host", _SampleTransport({"connect": connect}), set())
+
+
+@demo("bt_setup:refused")
+def bt_setup_refused(app) -> None:
+    """The guest refused the search permission: why, ask again, settings, paired only."""
+    scan = ("android.permission.BLUETOOTH_SCAN",)
+    _bt_setup(app, "join", _SampleTransport({"scan": scan}), {"scan"})
+
+
+@demo("bt_setup:location")
+def bt_setup_location(app) -> None:
+    """Android 10/11 with the Location switch off."""
+    _bt_setup(app, "join", _SampleTransport({"location": ()}), set())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -13,20 +14,59 @@ def on_android() -> bool:
     return "ANDROID_ARGUMENT" in os.environ
 
 
+#: Android 8 (API 26): ``VibrationEffect``; older phones vibrate by milliseconds.
+API_VIBRATION_EFFECT = 26
+
+_java: dict[str, Any] = {}
+
+
+def _classes() -> dict[str, Any]:
+    """The Java classes these services use, looked up once on the main thread (a worker
+    thread cannot find app classes such as PythonActivity on Android)."""
+    if not _java:
+        from jnius import autoclass, cast
+
+        _java.update(
+            activity=autoclass("org.kivy.android.PythonActivity").mActivity,
+            Context=autoclass("android.content.Context"),
+            VERSION=autoclass("android.os.Build$VERSION"),
+            LayoutParams=autoclass("android.view.WindowManager$LayoutParams"),
+            cast=cast,
+        )
+    return _java
+
+
+def prepare() -> None:
+    """Look the Java classes up now (call on the main thread at start). Never raises."""
+    if on_android():
+        try:
+            _classes()
+        except Exception:  # a missing class only disables the service that needs it
+            log.exception("device services unavailable")
+
+
 def vibrate(milliseconds: int = 120) -> bool:
-    """A short vibration (it is your turn); False where there is none. Never raises."""
+    """A short vibration (it is your turn); False where there is none. Never raises.
+
+    ``VibrationEffect`` exists from API 26; phones on 24-25 use ``vibrate(long)``.
+    """
     if not on_android():
         return False
     try:
-        from jnius import autoclass
-
-        activity = autoclass("org.kivy.android.PythonActivity").mActivity
-        context = autoclass("android.content.Context")
-        vibrator = activity.getSystemService(context.VIBRATOR_SERVICE)
-        if vibrator is None or not vibrator.hasVibrator():
+        java = _classes()
+        service = java["activity"].getSystemService(java["Context"].VIBRATOR_SERVICE)
+        if service is None:
             return False
-        effect = autoclass("android.os.VibrationEffect")
-        vibrator.vibrate(effect.createOneShot(milliseconds, effect.DEFAULT_AMPLITUDE))
+        vibrator = java["cast"]("android.os.Vibrator", service)
+        if not vibrator.hasVibrator():
+            return False
+        if int(java["VERSION"].SDK_INT) >= API_VIBRATION_EFFECT:
+            from jnius import autoclass
+
+            effect = autoclass("android.os.VibrationEffect")
+            vibrator.vibrate(effect.createOneShot(milliseconds, effect.DEFAULT_AMPLITUDE))
+        else:
+            vibrator.vibrate(int(milliseconds))
         return True
     except Exception:  # a missing permission or an old API must not stop the game
         log.exception("vibration failed")
@@ -57,17 +97,18 @@ def keep_screen_on(on: bool) -> bool:
     The table's links live in the app's process: a phone whose screen goes off in the
     middle of a match would stop its heartbeats and be dropped (the host's table would
     end). python-for-android's services run in a process of their own, so one cannot
-    hold these links; keeping the window awake can. False where there is no such flag
-    (the desktop) or it failed. Never raises.
+    hold these links; keeping the window awake can. Call it on the main thread (it looks
+    Java classes up); the window flag itself is changed on Android's UI thread. False
+    where there is no such flag (the desktop) or it failed. Never raises.
     """
     if not on_android():
         return False
     try:
         from android.runnable import run_on_ui_thread  # python-for-android
-        from jnius import autoclass
 
-        activity = autoclass("org.kivy.android.PythonActivity").mActivity
-        flag = autoclass("android.view.WindowManager$LayoutParams").FLAG_KEEP_SCREEN_ON
+        java = _classes()
+        flag = java["LayoutParams"].FLAG_KEEP_SCREEN_ON
+        activity = java["activity"]
 
         @run_on_ui_thread  # window flags may only change on the UI thread
         def apply() -> None:

@@ -94,6 +94,12 @@ class OczkoHostScreen(BaseScreen):
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
             return
+        from app.views.permissions import ensure_bluetooth
+
+        # On Android: permissions, Bluetooth on, visible to nearby phones (issue 22).
+        ensure_bluetooth(self.app, "host", self._open_table)
+
+    def _open_table(self, setup) -> None:
         from app.views.oczko_network import NetworkTable, default_transport
 
         prefs = self.app.prefs
@@ -103,7 +109,7 @@ class OczkoHostScreen(BaseScreen):
             lang=get_language(),
             rounds=prefs.oczko_rounds,
             turn_time=prefs.turn_time,
-            transport=default_transport(),
+            transport=setup.transport if setup is not None else default_transport(),
         )
         _open_lobby(self.app, net, hosting=True)
 
@@ -147,29 +153,49 @@ class OczkoJoinScreen(BaseScreen):
         if not on_android():  # the desktop joins by address (the host:port field)
             self.join(self.ids.address.text.strip())
             return
-        from app.views.oczko_network import default_transport
+        from app.views.permissions import ensure_bluetooth
+
+        # Permissions and Bluetooth first; the search only if allowed (issue 22).
+        ensure_bluetooth(self.app, "join", self._search)
+
+    def _search(self, setup) -> None:
+        from app.bluetooth.readiness import can_search
 
         try:
-            transport = self._bt = default_transport()
-            self._paired, self._found = list(transport.paired_devices()), []
+            transport = self._bt = setup.transport
+            self._paired, self._found = list(transport.paired_devices()), {}
             self._show_devices()  # paired phones first, then what discovery finds
+            if not can_search(setup.situation()):
+                self.status = _("Showing phones paired with yours.")
+                return
             transport.discover(self._on_found)
         except Exception as exc:  # Bluetooth off, no permission: say so
             self.status = message_for(getattr(exc, "code", "bluetooth_unavailable"))
             return
         self.status = _("Searching for tables nearby…")
 
+    def on_leave(self, *_args) -> None:
+        # No discovery behind the player's back: it slows every connection down.
+        bt = getattr(self, "_bt", None)
+        if bt is not None:
+            bt.stop_discovery()
+
     @mainthread
     def _on_found(self, device) -> None:
-        # called from Android's broadcast thread; widgets change on the main thread only
-        self._found.append(device)
+        # called from Android's broadcast thread; widgets change on the main thread only;
+        # a device comes again when its name arrives later
+        self._found[device.address] = device
         self._show_devices()
 
     def _show_devices(self) -> None:
         from app.bluetooth.android import merge_devices
 
-        devices = merge_devices(self._paired, self._found)
-        self.tables = [(d.name, d.address) for d in devices if d.likely_host]
+        devices = merge_devices(self._paired, self._found.values())
+        self.tables = [
+            (d.name or _("Unnamed phone {address}").format(address=d.address), d.address)
+            for d in devices
+            if d.likely_host
+        ]
         self.refresh()
 
     def join(self, address: str) -> None:

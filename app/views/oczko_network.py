@@ -66,12 +66,17 @@ class NetworkTable:
         dealer: str | None = None,
         listen: Callable[[Any], Any] | None = None,
         awake: Callable[[bool], Any] | None = None,
+        on_main: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         self.hosting = hosting
         if awake is None:
             from app.views.device import keep_screen_on as awake
-        #: keeps the screen on while the table is open (its links live in this process)
+        if on_main is None:
+            from app.bluetooth.android import run_on_main as on_main
+        #: keeps the screen on while the table is open (its links live in this process);
+        #: called on the main thread, where Java classes can be looked up
         self._awake = awake
+        self._on_main = on_main
         self.turn_time = float(turn_time)
         self.awaiting_next = False  # the host deals the next round by itself
         self.address = address
@@ -94,7 +99,8 @@ class NetworkTable:
         self._lock = threading.Lock()
         self._name, self._lang = name, lang
         self._rounds, self._turn = rounds, turn_time
-        self._transport = transport
+        # made here, on the main thread: the Android transport looks Java classes up
+        self._transport = transport if transport is not None else default_transport()
         self._dealer = dealer
         self._listen = listen
         self._table: Any = None
@@ -110,7 +116,7 @@ class NetworkTable:
         from app.table.messages import Options
         from app.table.table import GuestTable, HostTable
 
-        transport = self._transport or default_transport()
+        transport = self._transport
         factory = dealer_factory(self._dealer or default_dealer())
         common = dict(
             player_id=new_player_id(),
@@ -142,7 +148,7 @@ class NetworkTable:
             self._opened.set()
         table = self._table
         asked_ready = False
-        self._awake(True)
+        self._on_main(lambda: self._awake(True))
         try:
             while not table.closed:
                 self._do_commands(table)
@@ -160,7 +166,7 @@ class NetworkTable:
                 table.close()
             else:
                 table.leave()
-            self._awake(False)
+            self._on_main(lambda: self._awake(False))
             self._bump()
 
     def _do_commands(self, table: Any) -> None:

@@ -11,6 +11,7 @@ SCREENS: dict[str, str] = {
     "oczko_join": "app.views.oczko_menu:OczkoJoinScreen",
     "oczko_lobby": "app.views.oczko_menu:OczkoLobbyScreen",
     "oczko_table": "app.views.oczko_table:OczkoTableScreen",
+    "bt_setup": "app.views.permissions:BluetoothSetupScreen",
 }
 SCREENS.update(
     {

@@ -27,7 +27,10 @@ import java.util.UUID;
  *   Set&lt;BluetoothDevice&gt; getBondedDevices()     BLUETOOTH_CONNECT; empty set when off
  *   BluetoothDevice getRemoteDevice(String)           IllegalArgumentException if malformed
  *   boolean startDiscovery()                          BLUETOOTH_SCAN (location below 31)
- *   boolean cancelDiscovery()                         BLUETOOTH_SCAN
+ *       true even where it will find nothing: no location grant (API 23-30), Location
+ *       switched off (API 29-30); ~12 s; finds only discoverable phones
+ *   boolean cancelDiscovery()                         BLUETOOTH_SCAN (31+; BLUETOOTH_ADMIN below)
+ *   int getScanMode()                                 BLUETOOTH_SCAN
  *   boolean isDiscovering()                           BLUETOOTH_SCAN
  *   BluetoothServerSocket listenUsingRfcommWithServiceRecord(String, UUID)          BLUETOOTH_CONNECT
  *   BluetoothServerSocket listenUsingInsecureRfcommWithServiceRecord(String, UUID)  BLUETOOTH_CONNECT
@@ -52,7 +55,13 @@ public final class BluetoothAdapter {
     public static final int STATE_TURNING_OFF = 13;
 
     private static final BluetoothAdapter INSTANCE = new BluetoothAdapter();
+    public static final int SCAN_MODE_NONE = 20;
+    public static final int SCAN_MODE_CONNECTABLE = 21;
+    public static final int SCAN_MODE_CONNECTABLE_DISCOVERABLE = 23;
+
     static volatile boolean discovering = false;
+    static volatile long discoveryGeneration = 0;
+    static volatile long discoverableUntil = -1;
 
     private BluetoothAdapter() {}
 
@@ -104,24 +113,38 @@ public final class BluetoothAdapter {
             return false;
         }
         Standin.log.add("startDiscovery");
+        final long generation = ++discoveryGeneration;
         discovering = true;
-        // Below API 31 an inquiry without location permission finds nothing.
-        final boolean sees = android.os.Build.VERSION.SDK_INT >= 31
-                || Standin.granted.contains(Standin.FINE_LOCATION);
+        final int sdk = android.os.Build.VERSION.SDK_INT;
+        // API 23-30: an inquiry without location permission finds nothing; on Android 10
+        // and 11 it also finds nothing while the Location switch is off. Either way
+        // startDiscovery() still returns true.
+        final boolean sees = sdk >= 31
+                || (Standin.granted.contains(Standin.FINE_LOCATION)
+                    && (sdk < 29 || Standin.locationOn()));
+        final long start = Standin.now();
         Thread inquiry = new Thread(() -> {
-            for (BluetoothDevice d : Standin.nearbyDevices()) {
-                sleep(Standin.discoveryStepMs);
-                if (!discovering) {
+            java.util.function.BooleanSupplier stopped =
+                    () -> !discovering || discoveryGeneration != generation;
+            long at = start;
+            for (BluetoothDevice d : Standin.discoverableDevices()) {
+                at += Standin.FOUND_STEP_MS;
+                if (!Standin.waitUntil(at, stopped)) {
                     return;
                 }
                 if (sees) {
                     Intent found = new Intent(BluetoothDevice.ACTION_FOUND);
                     found.putExtra(BluetoothDevice.EXTRA_DEVICE, d);
-                    found.putExtra(BluetoothDevice.EXTRA_NAME, d.name);
+                    if (d.name != null) {
+                        found.putExtra(BluetoothDevice.EXTRA_NAME, d.name);  // "if available"
+                    }
                     Standin.broadcast(found);
+                    d.nameArrives();
                 }
             }
-            sleep(Standin.discoveryStepMs);
+            if (!Standin.waitUntil(start + Standin.INQUIRY_MS, stopped)) {
+                return;
+            }
             discovering = false;
             Standin.broadcast(new Intent(ACTION_DISCOVERY_FINISHED));
         }, "standin-inquiry");
@@ -131,13 +154,26 @@ public final class BluetoothAdapter {
     }
 
     public boolean cancelDiscovery() {
-        Standin.require(Standin.SCAN);
+        Standin.require(Standin.SCAN);  // API 31+; below, BLUETOOTH_ADMIN (install-time)
         if (!Standin.enabled) {
             return false;
         }
         Standin.log.add("cancelDiscovery");
-        discovering = false;
+        if (discovering) {
+            discovering = false;
+            Standin.broadcast(new Intent(ACTION_DISCOVERY_FINISHED));
+        }
         return true;
+    }
+
+    /** SCAN_MODE_CONNECTABLE_DISCOVERABLE while the user's "visible" time runs. */
+    public int getScanMode() {
+        Standin.require(Standin.SCAN);
+        if (!Standin.enabled) {
+            return SCAN_MODE_NONE;
+        }
+        return Standin.now() < discoverableUntil ? SCAN_MODE_CONNECTABLE_DISCOVERABLE
+                : SCAN_MODE_CONNECTABLE;
     }
 
     public boolean isDiscovering() {
@@ -170,13 +206,5 @@ public final class BluetoothAdapter {
         Standin.open.add(socket);
         Standin.log.add(what);
         return socket;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

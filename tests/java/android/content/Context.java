@@ -2,8 +2,10 @@ package android.content;
 
 /**
  * Stand-in for android.content.Context (subset): the type of the first argument of
- * BroadcastReceiver.onReceive(Context, Intent). Nothing of it is used by the app.
+ * BroadcastReceiver.onReceive(Context, Intent) and the system service names.
  */
 public abstract class Context {
     public static final String BLUETOOTH_SERVICE = "bluetooth";
+    public static final String LOCATION_SERVICE = "location";
+    public static final String VIBRATOR_SERVICE = "vibrator";
 }

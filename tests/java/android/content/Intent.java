@@ -9,6 +9,7 @@ import java.util.Map;
  * Stand-in for android.content.Intent (subset used by Bluetooth discovery):
  *   Intent(String action)
  *   String getAction()
+ *   Intent setData(Uri data), Uri getData()
  *   Intent putExtra(String name, Parcelable value)
  *   Intent putExtra(String name, String value)
  *   Intent putExtra(String name, int value)
@@ -37,6 +38,7 @@ public class Intent implements Parcelable {
     private final String action;
     private String type;
     private final Map<String, Object> extras = new HashMap<>();
+    private android.net.Uri data;
 
     public Intent(String action) {
         this.action = action;
@@ -72,6 +74,15 @@ public class Intent implements Parcelable {
             chooser.extras.put(EXTRA_TITLE, title);
         }
         return chooser;
+    }
+
+    public Intent setData(android.net.Uri data) {
+        this.data = data;
+        return this;
+    }
+
+    public android.net.Uri getData() {
+        return data;
     }
 
     public Intent putExtra(String name, Parcelable value) {

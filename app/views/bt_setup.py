@@ -1,0 +1,128 @@
+"""The first-run Bluetooth flow's controller: asks Android at the moment it matters.
+
+:class:`BluetoothSetup` reads the phone's situation from an
+:class:`~app.bluetooth.android.AndroidTransport`, names the next step
+(:func:`app.bluetooth.readiness.next_step`) and performs it when the player taps: the
+permission request (hosting: connect + advertise; joining: connect + scan), the system
+dialog that switches Bluetooth on, the host's "visible to nearby phones" dialog, the
+system settings. Answers arrive on the main thread (the transport's ``on_main``), where
+``on_change()`` lets the screen re-render. No Kivy here: the JVM tests drive it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from app.bluetooth.readiness import OPTIONAL, REQUIRED, USES_ASKED, Situation, Step, next_step
+
+log = logging.getLogger(__name__)
+
+#: how long a host stays visible to nearby phones (seconds): a lobby fills in minutes
+VISIBLE_SECONDS = 300
+
+
+class BluetoothSetup:
+    """The flow for ``purpose`` ("host" or "join") on ``transport``."""
+
+    def __init__(
+        self, transport: Any, purpose: str, on_change: Callable[[], None] = lambda: None
+    ) -> None:
+        self.transport = transport
+        self.purpose = purpose
+        self.on_change = on_change
+        self.refused: set[str] = set()
+        self.asked_visible = False
+        self.visible = False
+        self.paired_only = False
+        self.enable_refused = False
+        self.busy = False  # a system dialog is open: ignore taps until it answers
+
+    # -- reading the phone ----------------------------------------------------------------
+    def situation(self) -> Situation:
+        """What the phone reports now (never raises: an unreadable state asks again)."""
+        t = self.transport
+        missing = []
+        for use in (*REQUIRED[self.purpose], *OPTIONAL[self.purpose]):
+            try:
+                missing.append((use, tuple(t.permissions.missing(use))))
+            except Exception:  # unsure: treat as missing, asking again is harmless
+                log.debug("cannot check %s", use, exc_info=True)
+                missing.append((use, ("?",)))
+        return Situation(
+            self.purpose,
+            adapter=t.state(),
+            missing=tuple(missing),
+            refused=frozenset(self.refused),
+            location_blocks_discovery=self.purpose == "join" and t.location_blocks_discovery(),
+            asked_visible=self.asked_visible,
+            paired_only=self.paired_only,
+        )
+
+    def step(self) -> Step:
+        """The next step for the player."""
+        return next_step(self.situation())
+
+    # -- the player's taps ----------------------------------------------------------------
+    def act(self) -> None:
+        """Do what the current step asks for (the screen's main button)."""
+        if self.busy:
+            return
+        code = self.step().code
+        try:
+            if code in ("permissions", "search_permission"):
+                self._ask(USES_ASKED[(self.purpose, code)])
+            elif code == "bluetooth_off":
+                self.busy = self.transport.request_enable(self._enabled)
+            elif code == "visibility":
+                self.busy = True
+                self.transport.request_discoverable(VISIBLE_SECONDS, self._visible)
+            elif code == "location_off":
+                self.transport.open_settings("location")
+        except Exception:  # a dialog that cannot be shown: say nothing new, no crash
+            log.exception("Bluetooth set-up step %s failed", code)
+            self.busy = False
+        self.on_change()
+
+    def skip(self) -> None:
+        """Go on without the optional step (paired phones only)."""
+        code = self.step().code
+        if code == "visibility":
+            self.asked_visible = True
+        elif code in ("search_permission", "location_off"):
+            self.paired_only = True
+        self.on_change()
+
+    def open_app_settings(self) -> None:
+        """Android no longer asks after two refusals: the app's settings page can."""
+        try:
+            self.transport.open_settings("app")
+        except Exception:
+            log.exception("cannot open the app settings")
+
+    def _ask(self, uses: tuple[str, ...]) -> None:
+        self.busy = True
+
+        def answered(_error: Any) -> None:
+            self.busy = False
+            for use in uses:
+                try:
+                    if self.transport.permissions.missing(use):
+                        self.refused.add(use)
+                except Exception:
+                    self.refused.add(use)
+            self.on_change()
+
+        self.transport.permissions.request(uses, answered)
+
+    def _enabled(self, on: bool) -> None:
+        self.busy = False
+        self.enable_refused = not on
+        self.on_change()
+
+    def _visible(self, visible: bool) -> None:
+        self.busy = False
+        self.asked_visible = True
+        self.visible = visible
+        self.on_change()

@@ -1,0 +1,84 @@
+"""The pure parts of tools/android_build_check.py (the rest runs in CI through
+tools/ci-android.sh, with buildozer and python-for-android installed).
+
+A manifest rendered like python-for-android's must match the table in docs/android.md
+exactly: a lost flag, an extra permission or INTERNET are caught.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "android_build_check.py"
+spec = importlib.util.spec_from_file_location("android_build_check", TOOL)
+check = importlib.util.module_from_spec(spec)
+sys.modules["android_build_check"] = check
+spec.loader.exec_module(check)
+
+# What p4a renders, shortened; SNIPPET: recipes/blu21/manifest.xml.
+GOOD = """<?xml version="1.0" encoding="utf-8"?>
+<manifest xmlns:android="http://schemas.android.com/apk/res/android">
+    <uses-sdk android:minSdkVersion="24" android:targetSdkVersion="35" />
+    <uses-feature android:glEsVersion="0x00020000" />
+    <uses-permission android:name="android.permission.BLUETOOTH" android:maxSdkVersion="30" />
+    <uses-permission android:name="android.permission.BLUETOOTH_ADMIN" android:maxSdkVersion="30" />
+    <uses-permission android:name="android.permission.BLUETOOTH_CONNECT" />
+    <uses-permission android:name="android.permission.BLUETOOTH_SCAN"
+                     android:usesPermissionFlags="neverForLocation" />
+    <uses-permission android:name="android.permission.BLUETOOTH_ADVERTISE" />
+    <uses-permission android:name="android.permission.ACCESS_FINE_LOCATION"
+                     android:maxSdkVersion="30" />
+    <uses-permission android:name="android.permission.VIBRATE" />
+    SNIPPET
+    <application android:label="x"/>
+</manifest>
+"""
+
+
+PERMISSION = '<uses-permission android:name="android.permission.{}" />'
+
+
+@pytest.fixture(scope="module")
+def documented() -> set:
+    return check.documented_entries((ROOT / "docs" / "android.md").read_text(encoding="utf-8"))
+
+
+def manifest(replace: tuple[str, str] = ("", "")) -> str:
+    snippet = (ROOT / "recipes" / "blu21" / "manifest.xml").read_text(encoding="utf-8")
+    return GOOD.replace("SNIPPET", snippet).replace(*replace)
+
+
+def test_the_documented_manifest_matches(documented) -> None:
+    check.check_manifest(manifest(), documented)
+    names = {name for _tag, name, _attrs in documented}
+    assert "android.hardware.bluetooth" in names
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "why"),
+    [
+        (
+            'BLUETOOTH_SCAN"\n                     android:usesPermissionFlags="neverForLocation"',
+            'BLUETOOTH_SCAN"',
+            "missing",
+        ),
+        ('LOCATION"\n                     android:maxSdkVersion="30"', 'LOCATION"', "missing"),
+        ("<application", PERMISSION.format("CAMERA") + "<application", "not documented"),
+        ("<application", PERMISSION.format("INTERNET") + "<application", "requests .*INTERNET"),
+        ('android:required="true"', "", "missing"),
+    ],
+)
+def test_a_changed_manifest_is_caught(documented, old: str, new: str, why: str) -> None:
+    text = manifest((old, new))
+    assert text != manifest()
+    with pytest.raises(check.CheckFailed, match=why):
+        check.check_manifest(text, documented)
+
+
+def test_a_manifest_that_is_not_xml_is_caught(documented) -> None:
+    # e.g. a double hyphen inside a comment of the snippet
+    with pytest.raises(check.CheckFailed, match="not XML"):
+        check.check_manifest(manifest(("<application", "<!-- a -- b --><application")), documented)

@@ -106,9 +106,8 @@ class Blu21App(App):
         return self.root_widget
 
     def on_start(self) -> None:
-        from app.views.device import prepare
-
         from app.history.live import start_recording
+        from app.views.device import prepare
 
         prepare()  # Java classes looked up on the main thread (issue 22)
         start_recording(self)  # hand history in data_dir (issue 20)

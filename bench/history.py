@@ -39,7 +39,7 @@ from app.history.store import HistoryStore, open_store
 def sample_rounds(tmp: Path) -> list[RoundRecord]:
     """Records of real rounds: one practice Oczko match and one blackjack session."""
     import app.history.live as live
-    from app.history.sample import play_blackjack, play_practice
+    from app.views.sample_play import play_blackjack, play_practice
 
     rec = Recorder()
     rec.configure(tmp)

@@ -27,7 +27,7 @@ def recorder(tmp_path):
 
 
 def _play_practice(seed: int, rounds: int = 3):
-    from app.history.sample import play_practice
+    from app.views.sample_play import play_practice
 
     return play_practice(["Me", "Ada", "Bruno"], rounds=rounds, seed=seed)
 
@@ -58,7 +58,7 @@ def test_a_practice_match_is_stored_round_by_round_as_the_player_saw_it(recorder
 
 
 def test_a_blackjack_session_is_stored_with_chips_and_reviewed_decisions(recorder):
-    from app.history.sample import play_blackjack
+    from app.views.sample_play import play_blackjack
     from app.strategy.hint import hint
 
     g = play_blackjack("Me", ["Bot"], rounds=12, seed=4)

@@ -96,7 +96,7 @@ def _fill(store) -> dict:  # pragma: no cover - runs in the subprocess
     audit named a cheater."""
     import app.history.live as live
     from app.history.model import Facts, RoundRecord
-    from app.history.sample import play_blackjack, play_practice
+    from app.views.sample_play import play_blackjack, play_practice
 
     play_practice(["Ola", "Ada", "Bruno"], rounds=3, seed=5)
     play_blackjack("Ola", ["Bot"], rounds=6, seed=7)

@@ -58,8 +58,8 @@ def test_a_practice_match_is_stored_round_by_round_as_the_player_saw_it(recorder
 
 
 def test_a_blackjack_session_is_stored_with_chips_and_reviewed_decisions(recorder):
-    from app.views.sample_play import play_blackjack
     from app.strategy.hint import hint
+    from app.views.sample_play import play_blackjack
 
     g = play_blackjack("Me", ["Bot"], rounds=12, seed=4)
     stored = recorder.store.rounds(newest_first=False)

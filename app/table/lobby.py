@@ -207,6 +207,8 @@ class HostLobby(_Side):
                 self._message(peer, message)
             except TableError as exc:
                 self._drop(peer, exc.code, str(exc))
+            except Exception as exc:  # no peer's input may end the host's loop
+                self._drop(peer, "bad_message", f"refused: {exc!r}")
         elif isinstance(event, Closed):
             peer = self._peers.pop(event.link, None)
             if peer is not None:
@@ -374,9 +376,11 @@ class GuestLobby(_Side):
             try:
                 message = decode(event.data)
                 self._message(message)
-            except TableError as exc:
-                # A host that sends garbage: leave it, saying why.
-                self.notice("host_violation", code=exc.code, detail=str(exc))
+            except Exception as exc:  # no input from the host may end my loop
+                # A host that sends garbage, or an event my phone cannot apply (a round
+                # or seat that does not exist): leave it, saying why.
+                code = exc.code if isinstance(exc, TableError) else "bad_message"
+                self.notice("host_violation", code=code, detail=str(exc) or repr(exc))
                 self.link.close(linger=0)
                 self.closed = True
         elif isinstance(event, Closed) and not self.closed:
@@ -390,6 +394,8 @@ class GuestLobby(_Side):
         elif isinstance(message, Pong):
             pass
         elif isinstance(message, Welcome):
+            if message.seat == 0 or not self._seat_may_change():
+                raise TableError("bad_message", f"no seat {message.seat} for me now")
             self.seat = message.seat
             self.notice("seated", seat=message.seat, rejoin=message.rejoin)
         elif isinstance(message, Lobby):
@@ -409,6 +415,10 @@ class GuestLobby(_Side):
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
         """Messages of the match (extended by the match layer); in the lobby: a violation."""
         raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
+
+    def _seat_may_change(self) -> bool:
+        """Whether the host may (re)seat me now (not once my match has begun)."""
+        return True
 
     def _timer(self, name: str) -> None:
         if name != "ping" or self.closed:

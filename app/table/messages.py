@@ -564,9 +564,11 @@ def decode(frame: bytes) -> Message | ProtocolFrame:
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constants,
         )
-        if not isinstance(data, dict) or data.get("t") not in MESSAGES:
+        kind = data.get("t") if isinstance(data, dict) else None
+        # (a type that is not text, e.g. a list, must not reach the dict lookup: unhashable)
+        if not isinstance(kind, str) or kind not in MESSAGES:
             raise ValueError("no known message type")
-        kind = MESSAGES[data.pop("t")]
-        return _build(kind, data)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        del data["t"]
+        return _build(MESSAGES[kind], data)
+    except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         raise TableError("bad_message", f"malformed control message: {exc}") from exc

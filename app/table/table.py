@@ -534,6 +534,7 @@ class GuestTable(GuestLobby):
         self.phone: PhoneMatch | None = None
         self._told_setup = False
         self.turn: Turn | None = None
+        self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
 
     @classmethod
     def join(
@@ -561,6 +562,8 @@ class GuestTable(GuestLobby):
         if isinstance(message, Begin):
             if self.phone is not None or self.seat is None:
                 raise TableError("bad_message", "the match has already begun")
+            if not 0 < self.seat < message.players:
+                raise TableError("bad_message", f"no seat {self.seat} at {message.players}")
             self.phone = PhoneMatch(
                 self.seat,
                 message.players,
@@ -580,8 +583,11 @@ class GuestTable(GuestLobby):
         if isinstance(message, ProtocolFrame):
             phone.frame(message.data)
         elif isinstance(message, Rekey):
-            if self.seat not in message.seats:
-                raise TableError("bad_message", "a set-up without me")
+            players = phone.match.players
+            if self.seat not in message.seats or max(message.seats) >= players:
+                raise TableError("bad_message", "a set-up without me or with a seat too many")
+            if message.deck <= self._last_deck:
+                raise TableError("bad_message", f"deck {message.deck} is not new")
             factory = self._dealer_factory
             phone.rekey(message.deck, factory(self.seat, phone.match.players), message.seats)
             self._told_setup = False
@@ -589,10 +595,17 @@ class GuestTable(GuestLobby):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
         elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin):
+            if isinstance(message, Left) and message.seat == self.seat:
+                raise TableError("bad_message", "the host says I left, while I am here")
+            if isinstance(message, Go | NewDeck | Deal):
+                self._last_deck = max(self._last_deck, message.deck)
             phone.announce(message)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
+
+    def _seat_may_change(self) -> bool:
+        return self.phone is None
 
     def _rejoining(self) -> bool:
         return any(n.code == "seated" and n.details.get("rejoin") for n in self.notices)
@@ -606,6 +619,9 @@ class GuestTable(GuestLobby):
             raise TableError("bad_message", "a set-up without me")
         if not 2 <= players <= 16 or not 0 < self.seat < players:
             raise TableError("bad_message", "not a match to resume")
+        if max(message.seats) >= players:
+            raise TableError("bad_message", "a set-up with a seat too many")
+        self._last_deck = message.deck - 1
         try:
             self.phone = PhoneMatch(
                 self.seat,

@@ -1,0 +1,112 @@
+"""Hostile input at the table level (issue 13, findings 4, 6, 8, 9): the real host and
+guests over real TCP links (127.0.0.1), only the attacker's side modified. No input
+from any peer, seated or not, host or guest, raises out of an honest phone's loop:
+each is a refused frame or a named violation, and nobody honest is dropped."""
+
+from __future__ import annotations
+
+import queue
+
+import table_net
+from table_net import open_table
+
+from app.bluetooth.tcp import TcpTransport
+from app.protocol.group import unsafe_test_group
+from app.protocol.keys import DeterministicRng
+from app.table.clock import FakeClock
+from app.table.dealer import OpenDealer
+from app.table.messages import Left, Options, Rekey, Welcome
+from app.table.sra_dealer import SraDealer
+
+WAIT = 30.0
+
+
+def pump(*sides, until, timeout: float = WAIT) -> None:
+    table_net.pump(*sides, until=until, timeout=timeout)
+
+
+def open_dealer_table(guests: int = 2, *, seed: int = 0, rounds: int = 2):
+    clock = FakeClock()
+    import random
+
+    rng = random.Random(seed)
+    host, players = open_table(
+        guests,
+        factory=lambda seat, n: OpenDealer(seat, rng=rng),
+        options=Options(rounds=rounds, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: pump(*sides, until=until),
+    )
+    return host, players, clock
+
+
+def sra_table(guests: int = 2, *, seed: int = 0, rounds: int = 1, factory=None):
+    """A table with the real SRA dealer on the small test group."""
+    clock = FakeClock()
+    group = unsafe_test_group()
+
+    def honest(seat: int, players: int) -> SraDealer:
+        return SraDealer(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
+
+    host, players = open_table(
+        guests,
+        factory=factory or honest,
+        options=Options(rounds=rounds, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: pump(*sides, until=until),
+    )
+    return host, players, clock
+
+
+def finished(host, guests) -> bool:
+    phones = [host.phone] + [g.phone for g in guests]
+    return all(p is not None and p.match.over for p in phones)
+
+
+def stranger(host) -> tuple:
+    inbox: queue.Queue = queue.Queue()
+    link = TcpTransport().connect(host.address, timeout=5, inbox=inbox)
+    return link, inbox
+
+
+# -- finding 6: a stranger's wrong-type frame ------------------------------------------
+
+
+def test_a_strangers_wrong_type_frame_is_refused_and_the_table_plays_on() -> None:
+    host, players, _ = open_dealer_table()
+    link, _ = stranger(host)
+    for payload in (b'\x01{"t":[]}', b'\x01{"t":{}}', b"\x01[1]", b'\x01{"t":"join","name":[]}'):
+        link.send(payload)
+    pump(host, *players, until=lambda: finished(host, players))
+    assert not host.closed and all(not p.closed for p in players)
+    assert not any(n.code == "player_left" for n in host.notices)
+    pump(host, until=lambda: link.closed)  # the stranger is cut off
+
+
+# -- finding 9: a malicious host's well-formed events ------------------------------------
+
+
+def _named_host(guest) -> bool:
+    return guest.closed and any(n.code in ("host_violation", "violation") for n in guest.notices)
+
+
+def test_a_host_rekeying_a_deck_that_does_not_exist_is_named() -> None:
+    host, players, _ = sra_table()
+    pump(host, *players, until=lambda: host.stage == "play" and host._deck >= 1)
+    host.send(host.link_of(1), Rekey(1, (0, 1, 2)))
+    pump(host, *players, until=lambda: _named_host(players[0]))
+
+
+def test_a_host_telling_a_guest_he_left_in_the_set_up_is_named() -> None:
+    host, players, _ = sra_table()
+    host.send(host.link_of(1), Left(1, "left"))
+    pump(host, *players, until=lambda: _named_host(players[0]))
+
+
+def test_a_host_moving_a_guest_to_a_seat_outside_the_table_is_named() -> None:
+    host, players, _ = sra_table()
+    pump(host, *players, until=lambda: host.stage == "play")
+    victim = host.link_of(1)
+    host.send(victim, Welcome(5))
+    host.send(victim, Rekey(host._deck + 1, (0, 2, 5)))
+    pump(host, *players, until=lambda: _named_host(players[0]))

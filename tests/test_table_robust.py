@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import queue
 
+import pytest
 import table_net
 from table_net import open_table
 
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
+from app.protocol.messages import Kind
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.messages import Left, Options, Rekey, Welcome
@@ -110,3 +112,45 @@ def test_a_host_moving_a_guest_to_a_seat_outside_the_table_is_named() -> None:
     host.send(victim, Welcome(5))
     host.send(victim, Rekey(host._deck + 1, (0, 2, 5)))
     pump(host, *players, until=lambda: _named_host(players[0]))
+
+
+# -- finding 4: a wrong card key ---------------------------------------------------------
+
+
+def _wrong_keys(dealer: SraDealer) -> SraDealer:
+    """This seat's KEYS carry a wrong key for every card (still a valid exponent)."""
+    seat = dealer._seat
+    send = seat._send_keys
+
+    def send_wrong(rnd):
+        honest = send(rnd)[0]
+        q = seat.group.q
+        wrong = tuple(k * 2 % q or 1 for k in honest.values)
+        positions = list(honest.data)
+        for p, k in zip(positions, wrong, strict=True):
+            rnd.keys[p][seat.seat] = k
+        seat._my_seq[rnd.spec.round_id] -= 1
+        return [seat._send(Kind.KEYS, rnd.spec.round_id, values=wrong, data=honest.data)]
+
+    seat._send_keys = send_wrong
+    return dealer
+
+
+@pytest.mark.parametrize("cheater", [0, 2])
+def test_a_wrong_card_key_names_the_cheater_and_crashes_nobody(cheater: int) -> None:
+    """Finding 4: the victim's phone raised CardError (Card.from_code(-1)) and left."""
+    group = unsafe_test_group()
+
+    def factory(seat: int, players: int) -> SraDealer:
+        dealer = SraDealer(seat, players, group=group, rng=DeterministicRng(40 + seat))
+        return _wrong_keys(dealer) if seat == cheater else dealer
+
+    host, players, _ = sra_table(factory=factory)
+    honest = [p for i, p in enumerate((host, *players)) if i != cheater]
+
+    def named() -> bool:
+        return all(p.phone is not None and p.phone.violation is not None for p in honest)
+
+    pump(host, *players, until=named)
+    for p in honest:
+        assert p.phone.violation.seat == cheater, p.phone.violation

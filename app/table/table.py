@@ -675,6 +675,14 @@ class GuestTable(GuestLobby):
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)
-        if self.phone is not None and not self.closed:
-            self.phone.work()
+        phone = self.phone
+        if phone is not None and not self.closed:
+            phone.work()
             self._after()
+        elif phone is not None and phone.violation is None and phone.dealer.has_work():
+            # The table closed (e.g. the host found a cheat): finish the checks whose
+            # frames are in hand, so that this phone names a cheater itself.
+            phone.work()
+            if phone.violation is not None:
+                v = phone.violation
+                self.notice("violation", seat=v.seat, code=v.code, detail=v.detail)

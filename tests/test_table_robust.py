@@ -18,7 +18,7 @@ from app.protocol.messages import Kind
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.messages import Left, Options, Rekey, Welcome
-from app.table.sra_dealer import SraDealer
+from app.table.sra_dealer import SraDealer, sra_dealer_factory
 
 WAIT = 30.0
 
@@ -154,3 +154,40 @@ def test_a_wrong_card_key_names_the_cheater_and_crashes_nobody(cheater: int) -> 
     pump(host, *players, until=named)
     for p in honest:
         assert p.phone.violation.seat == cheater, p.phone.violation
+
+
+# -- finding 10: no silent downgrade -------------------------------------------------------
+
+
+def test_without_the_native_module_no_table_opens(monkeypatch) -> None:
+    import sys
+
+    from app.table.cli import default_dealer, table_main
+    from app.table.errors import TableError
+
+    monkeypatch.setitem(sys.modules, "app.native.sra", None)  # import fails
+    with pytest.raises(TableError) as info:
+        default_dealer()
+    assert info.value.code == "no_secure_dealer"
+    assert table_main(["--host", "--port", "0", "--quiet"]) == 1  # no listener opened
+
+
+def test_the_open_dealer_only_by_choice_and_every_phone_says_so() -> None:
+    from app.table.cli import dealer_factory, table_options
+
+    clock = FakeClock()
+    options = table_options(Options(rounds=1, turn_time=30), "open")
+    chosen, secure = dealer_factory("open", seed=3), sra_dealer_factory(unsafe_test_group())
+    host, players = open_table(
+        2,
+        # the host chose the open dealer; the guests' own is the SRA one, yet they follow
+        # the host's explicit, announced choice (else the table could not deal at all)
+        factory=lambda seat, n: chosen(seat, n) if seat == 0 else secure(seat, n),
+        options=options,
+        clock=clock,
+        settle=lambda sides, until: pump(*sides, until=until),
+    )
+    pump(host, *players, until=lambda: finished(host, players))
+    for side in (host, *players):
+        assert "open_dealer" in [n.code for n in side.notices]
+    assert table_options(Options(), "sra").secret

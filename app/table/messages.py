@@ -210,12 +210,19 @@ class Refused(Message):
 
 @dataclass(frozen=True)
 class Options(Message):
-    """The table options: rounds per match, seconds per decision."""
+    """The table options: rounds per match, seconds per decision, and whether the cards
+    are dealt in secret (``secret``: the SRA dealer; False only when the host chose the
+    open test dealer explicitly: every phone then deals openly and says so)."""
 
     TYPE = "options"
-    CHECKS: ClassVar[dict[str, Check]] = {"rounds": _int(1, 99), "turn_time": _int(5, 600)}
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "rounds": _int(1, 99),
+        "turn_time": _int(5, 600),
+        "secret": _bool,
+    }
     rounds: int = 5
     turn_time: int = 30
+    secret: bool = True
 
     @classmethod
     def checked(cls, rounds: int, turn_time: int) -> Options:

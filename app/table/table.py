@@ -30,7 +30,7 @@ from app.bluetooth.link import Listener
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
 from app.table.clock import Clock
-from app.table.dealer import Dealer, DealerViolation
+from app.table.dealer import Dealer, DealerViolation, OpenDealer
 from app.table.errors import TableError
 from app.table.lobby import GuestLobby, HostLobby, Notice
 from app.table.messages import (
@@ -127,6 +127,8 @@ class HostTable(HostLobby):
         self.phone = PhoneMatch(
             0, players, seating.options, self._dealer_factory(0, players), on_log=self._on_log
         )
+        if not seating.options.secret:
+            self.notice("open_dealer")  # every phone says the cards are not secret
         self._relay_out(self.phone.dealer.hello())
         self.stage = "setup"
         self._drive()
@@ -568,7 +570,7 @@ class GuestTable(GuestLobby):
                 self.seat,
                 message.players,
                 message.options,
-                self._dealer_factory(self.seat, message.players),
+                self._dealer_for(message.options, message.players),
                 on_log=self._on_log,
             )
             for frame in self.phone.dealer.hello():
@@ -607,6 +609,14 @@ class GuestTable(GuestLobby):
     def _seat_may_change(self) -> bool:
         return self.phone is None
 
+    def _dealer_for(self, options: Options, players: int) -> Dealer:
+        """My dealer: the host's explicit choice of open dealing is followed and shown."""
+        assert self.seat is not None
+        if options.secret:
+            return self._dealer_factory(self.seat, players)
+        self.notice("open_dealer")
+        return OpenDealer(self.seat)
+
     def _rejoining(self) -> bool:
         return any(n.code == "seated" and n.details.get("rejoin") for n in self.notices)
 
@@ -627,7 +637,7 @@ class GuestTable(GuestLobby):
                 self.seat,
                 players,
                 message.options,
-                self._dealer_factory(self.seat, players),
+                self._dealer_for(message.options, players),
                 on_log=self._on_log,
                 snapshot=message.snapshot,
                 first_deck=message.deck,

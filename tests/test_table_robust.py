@@ -6,19 +6,26 @@ each is a refused frame or a named violation, and nobody honest is dropped."""
 from __future__ import annotations
 
 import queue
+import socket
+import threading
+import time
 
 import pytest
 import table_net
 from table_net import open_table
 
+from app.bluetooth.framing import DEFAULT_MAX_FRAME, encode_frame
+from app.bluetooth.link import DEFAULT_INBOX_QUOTA
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
-from app.table.messages import Left, Options, Rekey, Welcome
+from app.table.lobby import MAX_UNSEATED
+from app.table.messages import Left, Options, Pong, ProtocolFrame, Rekey, Welcome, encode
 from app.table.sra_dealer import SraDealer, sra_dealer_factory
+from app.table.table import GuestTable, HostTable
 
 WAIT = 30.0
 
@@ -191,3 +198,110 @@ def test_the_open_dealer_only_by_choice_and_every_phone_says_so() -> None:
     for side in (host, *players):
         assert "open_dealer" in [n.code for n in side.notices]
     assert table_options(Options(), "sra").secret
+
+
+# -- finding 8: floods ---------------------------------------------------------------------
+
+
+class _Flood(threading.Thread):
+    """A stranger's raw socket sending ``chunk`` again and again, up to ``limit`` bytes
+    (never reading); ``cut`` once the host hung up on it."""
+
+    def __init__(self, address: str, chunk: bytes, limit: int) -> None:
+        super().__init__(daemon=True)
+        host, port = address.rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=5)
+        self.chunk, self.limit, self.sent, self.cut = chunk, limit, 0, False
+
+    def run(self) -> None:
+        try:
+            while self.sent < self.limit:
+                self.sock.sendall(self.chunk)
+                self.sent += len(self.chunk)
+        except OSError:
+            self.cut = True
+        finally:
+            self.sock.close()
+
+
+def test_a_strangers_flood_is_cut_off_while_the_table_plays_on() -> None:
+    """Finding 8: a stranger's Pong flood held the host loop (the inbox was drained
+    before any timer ran), grew its memory without bound, and was never cut off."""
+    host, players, _ = open_dealer_table(rounds=3)
+    pong = encode_frame(encode(Pong(1)))
+    flood = _Flood(host.address, pong * 4096, limit=256 << 20)
+    flood.start()
+    most = 0
+
+    def done() -> bool:
+        nonlocal most
+        most = max(most, host.inbox.waiting_bytes())
+        return finished(host, players) and not flood.is_alive()
+
+    pump(host, *players, until=done)
+    assert flood.cut and flood.sent < 64 << 20  # cut off mid-flood
+    assert not any(n.code == "player_left" for n in host.notices)
+    assert most <= MAX_UNSEATED * (DEFAULT_INBOX_QUOTA + DEFAULT_MAX_FRAME)
+
+
+class _SlowRadio:
+    """A guest's link that reads at most 2 KB per 10 ms (a slow, honest radio)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int) -> bytes:
+        time.sleep(0.01)
+        return self._stream.read(min(max_bytes, 2048))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def test_a_guest_flooding_frames_for_a_far_deck_is_named_not_the_slow_honest_guest() -> None:
+    """Finding 8: signed frames for round 10**12 were kept and relayed to everybody; an
+    honest guest on a slow link overflowed the host's send queue and was cut off
+    (send_overflow) while the flooder was not named."""
+    clock = FakeClock()
+    group = unsafe_test_group()
+
+    def factory(seat: int, players: int) -> SraDealer:
+        return SraDealer(seat, players, group=group, rng=DeterministicRng(70 + seat))
+
+    host = HostTable(
+        TcpTransport().listen(),
+        player_id=table_net.IDS[0],
+        name="Host",
+        lang="pl",
+        clock=clock,
+        dealer_factory=factory,
+        options=Options(rounds=2, turn_time=30),
+        bot=table_net.simple_bot,
+    )
+    flooder = table_net.guest(host, 1, clock, factory)
+    pump(host, flooder, until=lambda: flooder.seat is not None)
+    slow = GuestTable.join(
+        TcpTransport(wrap_stream=_SlowRadio),
+        host.address,
+        player_id=table_net.IDS[2],
+        name="Slow",
+        lang="pl",
+        clock=clock,
+        dealer_factory=factory,
+        bot=table_net.simple_bot,
+    )
+    pump(host, flooder, slow, until=lambda: slow.seat is not None)
+    flooder.set_ready()
+    slow.set_ready()
+    pump(host, flooder, slow, until=lambda: host.seating.can_start())
+    host.begin()
+    pump(host, flooder, slow, until=lambda: host.stage == "play" and flooder.phone.dealer.ready)
+    seat = flooder.phone.dealer.current._seat
+    big = tuple(range(2, 2 + (200 << 10) // group.byte_len))
+    for _ in range(60):  # ~12 MB, each frame signed, in sequence, for round 10**12
+        msg = seat._send(Kind.SHUFFLE, 10**12, values=big)
+        flooder.send(flooder.link, ProtocolFrame(msg.encode(group)))
+    pump(host, slow, until=lambda: finished(host, [slow]), timeout=60)
+    left = {n.details["seat"]: n.details["reason"] for n in host.notices if n.code == "player_left"}
+    assert left == {flooder.seat: "ahead"}
+    assert not slow.closed and slow.seat in host.phone.match.active

@@ -42,9 +42,10 @@ HEADER = struct.Struct(">2sI")
 TRAILER = struct.Struct(">I")
 #: Bytes a frame adds around its payload.
 OVERHEAD = HEADER.size + TRAILER.size
-#: Default payload limit: a whole 3072-bit deck (52 x 384 bytes) is ~20 KB, so 1 MiB
-#: leaves ample room and still bounds what a hostile peer can make us buffer.
-DEFAULT_MAX_FRAME = 1 << 20
+#: Default payload limit: a whole 3072-bit deck (52 x 384 bytes) is ~20 KB and the
+#: largest table frame (an escrow at 7 seats, 3072 bits) ~110 KB, so 256 KiB leaves
+#: room and bounds what a hostile peer can make us buffer (docs/transport.md).
+DEFAULT_MAX_FRAME = 256 << 10
 #: Hard ceiling of the 4-byte length field.
 ABSOLUTE_MAX_FRAME = (1 << 32) - 1
 

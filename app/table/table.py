@@ -26,12 +26,13 @@ import queue
 from collections.abc import Callable
 from typing import Any
 
-from app.bluetooth.link import Listener
+from app.bluetooth.link import LinkInbox, Listener
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
 from app.table.clock import Clock
 from app.table.dealer import Dealer, DealerViolation, OpenDealer
 from app.table.errors import TableError
+from app.table.limits import FrameBudget, frame_deck
 from app.table.lobby import GuestLobby, HostLobby, Notice
 from app.table.messages import (
     Act,
@@ -116,6 +117,7 @@ class HostTable(HostLobby):
         self._pending_left: list[tuple[int, str]] = []
         self._stall_key: object = None
         self._returning: set[int] = set()  # seats back on a new link, to rejoin next round
+        self._budget = FrameBudget()  # what each guest's dealer frames may cost
 
     # -- the match ------------------------------------------------------------------------
 
@@ -163,6 +165,9 @@ class HostTable(HostLobby):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            # Charged to the seat of the link it came on: past a limit, he is dropped.
+            _, deck = frame_deck(message.data, phone.dealer)
+            self._budget.charge(seat, message.data, deck=deck, newest=self._deck)
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
@@ -437,6 +442,7 @@ class HostTable(HostLobby):
         snapshot = m.snapshot()
         for _, link in back:
             self.send(link, Resume(self.seating.options, snapshot, first, seats))
+        self._budget.new_setup()
         phone.rekey(first, self._dealer_factory(0, m.players), seats)
         self._flush()
         for seat, _ in back:
@@ -537,6 +543,7 @@ class GuestTable(GuestLobby):
         self._told_setup = False
         self.turn: Turn | None = None
         self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
+        self._budget = FrameBudget()  # what each sender's relayed dealer frames may cost
 
     @classmethod
     def join(
@@ -548,7 +555,7 @@ class GuestTable(GuestLobby):
         **kwargs: Any,
     ) -> GuestTable:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = queue.Queue()
+        inbox: queue.Queue = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(link, inbox, **kwargs)
 
@@ -583,6 +590,10 @@ class GuestTable(GuestLobby):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            # Past a limit the host relayed what an honest host refuses: he is named.
+            sender, deck = frame_deck(message.data, phone.dealer)
+            sender = 0 if sender is None else sender
+            self._budget.charge(sender, message.data, deck=deck, newest=self._last_deck)
             phone.frame(message.data)
         elif isinstance(message, Rekey):
             players = phone.match.players
@@ -591,6 +602,7 @@ class GuestTable(GuestLobby):
             if message.deck <= self._last_deck:
                 raise TableError("bad_message", f"deck {message.deck} is not new")
             factory = self._dealer_factory
+            self._budget.new_setup()
             phone.rekey(message.deck, factory(self.seat, phone.match.players), message.seats)
             self._told_setup = False
         elif isinstance(message, Turn):

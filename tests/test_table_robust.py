@@ -9,6 +9,7 @@ import queue
 import socket
 import threading
 import time
+import tracemalloc
 
 import pytest
 import table_net
@@ -22,8 +23,18 @@ from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
+from app.table.limits import buffer_bound
 from app.table.lobby import MAX_UNSEATED
-from app.table.messages import Left, Options, Pong, ProtocolFrame, Rekey, Welcome, encode
+from app.table.messages import (
+    CONTROL,
+    Left,
+    Options,
+    Pong,
+    ProtocolFrame,
+    Rekey,
+    Welcome,
+    encode,
+)
 from app.table.sra_dealer import SraDealer, sra_dealer_factory
 from app.table.table import GuestTable, HostTable
 
@@ -305,3 +316,33 @@ def test_a_guest_flooding_frames_for_a_far_deck_is_named_not_the_slow_honest_gue
     left = {n.details["seat"]: n.details["reason"] for n in host.notices if n.code == "player_left"}
     assert left == {flooder.seat: "ahead"}
     assert not slow.closed and slow.seat in host.phone.match.active
+
+
+def test_a_busy_hosts_buffered_frames_stay_under_the_stated_bound() -> None:
+    """docs/transport.md: what a phone may spend on buffered frames. Three strangers
+    flood as fast as TCP lets them while the host does not read its inbox at all (a
+    busy phone): the host's buffered frames, and the Python heap, stay under the bound
+    (on main the inbox grew without limit); then every flooder is cut off."""
+    host, players, _ = open_dealer_table(rounds=1)
+    big = encode_frame(CONTROL + b" " * 200_000)  # (refused once read: nothing is read)
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        floods = [_Flood(host.address, big * 4, limit=64 << 20) for _ in range(3)]
+        for flood in floods:
+            flood.start()
+        time.sleep(1.0)  # the host is busy: nothing read from its inbox meanwhile
+        held = host.buffered_bytes()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    bound = buffer_bound(3)
+    assert held <= bound and peak - base <= bound, (held, peak - base, bound)
+    assert held >= 3 * (DEFAULT_INBOX_QUOTA // 2)  # (the floods did fill their quotas)
+    pump(
+        host,
+        *players,
+        until=lambda: finished(host, players) and not any(f.is_alive() for f in floods),
+    )
+    assert all(f.cut for f in floods)
+    assert not any(n.code == "player_left" for n in host.notices)

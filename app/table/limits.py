@@ -32,8 +32,11 @@ from __future__ import annotations
 import struct
 from collections import Counter
 
+from app.bluetooth.framing import DEFAULT_MAX_FRAME, OVERHEAD
+from app.bluetooth.link import DEFAULT_INBOX_QUOTA, DEFAULT_MAX_PENDING, READ_SIZE
 from app.protocol.messages import HEADER_LEN, VERSION, Kind
 from app.table.errors import TableError
+from app.table.lobby import MAX_UNSEATED
 
 #: Frames one sender may send for one deck (its set-up counts as deck 0).
 DECK_FRAMES = 96
@@ -99,3 +102,21 @@ def frame_deck(frame: bytes, dealer: object) -> tuple[int | None, int]:
         return header[1], header[2]
     deck_of = getattr(getattr(dealer, "current", dealer), "deck_of", None)
     return None, (deck_of(frame) if deck_of is not None else 0)
+
+
+def buffer_bound(seats: int, *, host: bool = True) -> int:
+    """Bytes of frames a phone at a table of ``seats`` may hold at once, at most: per
+    link its inbox quota, what its reader holds (a frame half in, one waiting for
+    room) and its send queue; the host also links not seated yet (a few frames each,
+    nothing much to send); and the early frames its dealer keeps for a deck that the
+    table started and this phone not yet (within the budget of every other seat).
+
+    >>> round(buffer_bound(7) / 2**20, 1), round(buffer_bound(7, host=False) / 2**20, 1)
+    (39.9, 6.7)
+    """
+    reader = 2 * DEFAULT_MAX_FRAME + OVERHEAD + READ_SIZE
+    link = DEFAULT_INBOX_QUOTA + reader + DEFAULT_MAX_PENDING
+    links = seats - 1 if host else 1
+    strangers = MAX_UNSEATED * (DEFAULT_INBOX_QUOTA + reader) if host else 0
+    early = (seats - 1) * DECK_BYTES
+    return links * link + strangers + early

@@ -149,6 +149,16 @@ class _Side:
     def _timer(self, name: str) -> None:
         raise NotImplementedError
 
+    def _links(self) -> list[Link]:
+        raise NotImplementedError
+
+    def buffered_bytes(self) -> int:
+        """Bytes of frames this phone holds now: waiting in its inbox (event costs
+        included), half-received, or queued for sending (bounded: docs/transport.md)."""
+        waiting = getattr(self.inbox, "waiting_bytes", None)
+        total = waiting() if waiting is not None else 0
+        return total + sum(getattr(link, "buffered", 0) for link in self._links())
+
 
 class HostLobby(_Side):
     """The host's side of the lobby."""
@@ -175,6 +185,9 @@ class HostLobby(_Side):
         self.timers.set("ping", PING_EVERY)
 
     # -- queries ------------------------------------------------------------------------
+
+    def _links(self) -> list[Link]:
+        return [*self._peers, *self._closing]
 
     def link_of(self, seat: int) -> Link | None:
         """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
@@ -252,7 +265,7 @@ class HostLobby(_Side):
                 self._drop(peer, "bad_message", f"refused: {exc!r}")
         elif isinstance(event, Closed):
             peer = self._peers.pop(event.link, None)
-            if peer is not None:
+            if peer is not None and not self.closed:  # (after close: our own hang-ups)
                 self._gone(peer, "left" if event.code == "peer_closed" else "lost")
         elif isinstance(event, ListenerFailed):
             self.notice("listener_failed", code=event.error.code)
@@ -396,6 +409,9 @@ class GuestLobby(_Side):
         return cls(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
         )
+
+    def _links(self) -> list[Link]:
+        return [self.link]
 
     def set_ready(self, ready: bool = True) -> None:
         """Tell the host whether we are ready to start."""

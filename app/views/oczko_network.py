@@ -44,6 +44,7 @@ _LEFT_MESSAGES = {
     "stalled": "player_stalled",
     "silent_draw": "player_stalled",
     "flood": "player_flooded",
+    "ahead": "player_cheated",
 }
 
 

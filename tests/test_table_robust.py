@@ -16,7 +16,7 @@ import table_net
 from table_net import open_table
 
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, encode_frame
-from app.bluetooth.link import DEFAULT_INBOX_QUOTA
+from app.bluetooth.link import DEFAULT_INBOX_QUOTA, Received
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
@@ -24,7 +24,7 @@ from app.protocol.messages import Kind
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.limits import buffer_bound
-from app.table.lobby import MAX_UNSEATED
+from app.table.lobby import EVENTS_PER_STEP, JOIN_WITHIN, MAX_UNSEATED
 from app.table.messages import (
     CONTROL,
     Left,
@@ -346,3 +346,21 @@ def test_a_busy_hosts_buffered_frames_stay_under_the_stated_bound() -> None:
     )
     assert all(f.cut for f in floods)
     assert not any(n.code == "player_left" for n in host.notices)
+
+
+def test_the_join_deadline_runs_while_frames_keep_arriving() -> None:
+    """Finding 8: the inbox was drained before any timer ran, so a steady stream of
+    frames kept a stranger past his join deadline. Now a step handles a bounded batch
+    of events, then the due timers."""
+    host, _, clock = open_dealer_table(rounds=1)
+    host.silence_limit = 60.0  # (the guests, not stepped here, stay)
+    lurker, _ = stranger(host)  # connects, never joins
+    pump(host, until=lambda: sum(p.seat is None for p in host._peers.values()) == 1)
+    clock.advance(JOIN_WITHIN + 1)
+    noise = Received(object(), encode(Pong(1)))  # (a link long gone: each costs a lookup)
+    for _ in range(10 * EVENTS_PER_STEP):
+        host.inbox.put(noise)
+    host.step(0)
+    assert not any(p.seat is None for p in host._peers.values())  # the lurker is cut off
+    assert host.inbox.qsize() > 0  # while frames were still waiting
+    pump(host, until=lambda: lurker.closed)

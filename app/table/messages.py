@@ -558,6 +558,9 @@ def encode(message: Message | ProtocolFrame) -> bytes:
 
 def decode(frame: bytes) -> Message | ProtocolFrame:
     """Parse one frame payload; :class:`TableError` ``bad_message`` if malformed."""
+    if not isinstance(frame, bytes | bytearray | memoryview):
+        raise TableError("bad_message", f"bytes expected, not {type(frame).__name__}")
+    frame = bytes(frame)
     channel, body = frame[:1], frame[1:]
     if channel == PROTOCOL:
         return ProtocolFrame(bytes(body))

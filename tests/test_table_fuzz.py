@@ -271,3 +271,92 @@ def session(seed: int) -> dict[str, int]:
 @pytest.mark.parametrize("seed", [*range(40), _fresh_seed()])
 def test_deviating_phones_never_crash_or_drop_an_honest_one(seed: int) -> None:
     session(seed)
+
+
+# -- a host that deviates ----------------------------------------------------------------
+
+_POOL: dict[str, list] = {
+    "seat": [0, 1, 2, 3, 5, 6],
+    "round": [1, 2, 3],
+    "deck": [1, 2, 3, 5, 9],
+    "players": [2, 3, 7],
+    "action": ["draw", "hold", "drawn", "timeout", "bust", "21", "forfeit"],
+    "persian": [[], [1], [0, 2], True],
+    "seats": [[0, 1], [0, 1, 2], [1, 2, 5], []],
+    "ms": [0, 30_000],
+    "n": [0, 7],
+    "reason": ["left", "cheat", "lost"],
+    "code": ["table_full", "game_running"],
+    "rejoin": [True, False],
+    "ready": [True, False],
+    "options": [{"rounds": 2, "turn_time": 30}, {"rounds": 1, "turn_time": 5, "secret": False}],
+    "snapshot": [{}, {"players": 3}, {"players": 3, "options": {}, "points": [0, 0, 0]}],
+    "status": ["open", "bust", "21"],
+    "fingerprint": ["abc123"],
+    "players_list": [[{"seat": 0, "name": "H", "lang": "pl"}], []],
+}
+
+
+def random_event(rng: random.Random) -> bytes:
+    """A control message of any type, its fields plausible values (or wrong ones)."""
+    cls = rng.choice(list(MESSAGES.values()))
+    body: dict = {"t": cls.TYPE}
+    for name in cls.__dataclass_fields__:
+        pool = _POOL.get("players_list" if name == "players" and cls.TYPE == "lobby" else name)
+        if rng.random() < 0.1 or pool is None:
+            body[name] = rng.choice(_WRONG) if rng.random() < 0.5 else "x"
+        else:
+            body[name] = rng.choice(pool)
+    return CONTROL + json.dumps(body).encode()
+
+
+def host_session(seed: int) -> None:
+    """The host's phone deviates: random events, garbage and dealer junk to its guests
+    amid an otherwise normal match. No guest raises; a guest names only the host."""
+    rng = random.Random(seed)
+    clock = FakeClock()
+    host, players = table_net.open_table(
+        rng.randint(2, 3),
+        factory=_factory(seed),
+        options=Options(rounds=1, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: table_net.pump(*sides, until=until, timeout=10),
+    )
+    deadline = time.monotonic() + SESSION_SECONDS
+    ticks = 0
+    while not host.closed and not all(p.closed for p in players):
+        if host.phone is not None and host.phone.match.over:
+            break
+        assert time.monotonic() < deadline, f"seed {seed}: the table stalled"
+        for side in (host, *players):
+            side.step(0.001)  # an exception here fails the session
+        ticks += 1
+        if ticks % 50 == 0:
+            clock.advance(1.0)
+        if ticks % 5 == 0 and rng.random() < 0.3:
+            victim = rng.choice([p for p in players if p.seat is not None])
+            link = host.link_of(victim.seat)
+            if link is None:
+                continue
+            attack = Attacker(rng, link, 0)
+            if rng.random() < 0.7:
+                with contextlib.suppress(TransportError):
+                    link.send(random_event(rng))
+            else:
+                attack.act(host._deck)
+    for p in players:
+        for n in p.notices:
+            if n.code == "violation":
+                assert n.details["seat"] in (0, None), (seed, n)  # only the host named
+            refused = str(n.details.get("detail", "")).startswith("refused:")
+            assert not (n.code == "host_violation" and refused), (seed, n)
+    for side in (host, *players):
+        if isinstance(side, HostTable):
+            side.close()
+        else:
+            side.link.close(linger=0)
+
+
+@pytest.mark.parametrize("seed", [*range(20), _fresh_seed()])
+def test_a_deviating_host_never_crashes_a_guest(seed: int) -> None:
+    host_session(seed)

@@ -364,3 +364,14 @@ def test_the_join_deadline_runs_while_frames_keep_arriving() -> None:
     assert not any(p.seat is None for p in host._peers.values())  # the lurker is cut off
     assert host.inbox.qsize() > 0  # while frames were still waiting
     pump(host, until=lambda: lurker.closed)
+
+
+def test_a_host_relaying_bytes_that_are_no_frame_is_named_not_the_seat_they_name() -> None:
+    """Found by the fuzz: undecodable dealer bytes whose fourth byte reads 2 made a
+    guest name seat 2, an honest player. Nobody signed them: the host is named."""
+    host, players, _ = sra_table()
+    pump(host, *players, until=lambda: host.stage == "play")
+    host.send(host.link_of(1), ProtocolFrame(b"\x09\x09\x09\x02" + bytes(40)))
+    pump(host, *players, until=lambda: players[0].closed)
+    named = [n.details["seat"] for n in players[0].notices if n.code == "violation"]
+    assert named == [0]

@@ -436,8 +436,11 @@ class GuestLobby(_Side):
             except Exception as exc:  # no input from the host may end my loop
                 # A host that sends garbage, or an event my phone cannot apply (a round
                 # or seat that does not exist): leave it, saying why.
-                code = exc.code if isinstance(exc, TableError) else "bad_message"
-                self.notice("host_violation", code=code, detail=str(exc) or repr(exc))
+                if isinstance(exc, TableError):
+                    code, detail = exc.code, str(exc)
+                else:  # (the last resort: no explicit check refused it)
+                    code, detail = "bad_message", f"refused: {exc!r}"
+                self.notice("host_violation", code=code, detail=detail)
                 self.link.close(linger=0)
                 self.closed = True
         elif isinstance(event, Closed) and not self.closed:

@@ -20,10 +20,11 @@ from app.bluetooth.link import DEFAULT_INBOX_QUOTA, Received
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
-from app.protocol.messages import Kind
+from app.protocol.messages import Kind, Message
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
-from app.table.limits import buffer_bound
+from app.table.errors import TableError
+from app.table.limits import DECK_FRAMES, KIND_LIMITS, FrameBudget, buffer_bound
 from app.table.lobby import EVENTS_PER_STEP, JOIN_WITHIN, MAX_UNSEATED
 from app.table.messages import (
     CONTROL,
@@ -375,3 +376,35 @@ def test_a_host_relaying_bytes_that_are_no_frame_is_named_not_the_seat_they_name
     pump(host, *players, until=lambda: players[0].closed)
     named = [n.details["seat"] for n in players[0].notices if n.code == "violation"]
     assert named == [0]
+
+
+def test_the_frame_budget_per_sender_and_deck() -> None:
+    """The limits of app/table/limits.py, one by one (each sender and deck apart)."""
+    group = unsafe_test_group()
+
+    def frame(kind: Kind, deck: int, sender: int = 1, values=()) -> bytes:
+        msg = Message(kind, deck, sender, 0, values=values, sig=bytes(16 + group.byte_len))
+        return msg.encode(group)
+
+    budget = FrameBudget()
+    for _ in range(KIND_LIMITS[Kind.EVIDENCE]):
+        budget.charge(1, frame(Kind.EVIDENCE, 3), deck=3, newest=3)
+    with pytest.raises(TableError) as info:
+        budget.charge(1, frame(Kind.EVIDENCE, 3), deck=3, newest=3)
+    assert info.value.code == "flood"
+    budget.charge(2, frame(Kind.EVIDENCE, 3, 2), deck=3, newest=3)  # another sender
+    budget.charge(1, frame(Kind.EVIDENCE, 2), deck=2, newest=3)  # another deck
+    big = frame(Kind.SHUFFLE, 4, values=tuple(range(2, 600)))
+    with pytest.raises(TableError) as info:
+        for _ in range(DECK_FRAMES):
+            budget.charge(1, big, deck=4, newest=4)
+    assert info.value.code == "flood"  # (bytes: 96 frames of 38 KB are over 288 KiB)
+    with pytest.raises(TableError) as info:
+        budget.charge(1, frame(Kind.KEYS, 5), deck=5, newest=4)
+    assert info.value.code == "ahead"
+    for _ in range(2):
+        budget.charge(1, frame(Kind.HELLO, 0), deck=0, newest=4)
+    with pytest.raises(TableError):
+        budget.charge(1, frame(Kind.HELLO, 0), deck=0, newest=4)
+    budget.new_setup()  # a player is back: a fresh set-up
+    budget.charge(1, frame(Kind.HELLO, 0), deck=0, newest=4)

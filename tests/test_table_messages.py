@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -145,6 +146,26 @@ def test_garbage_is_a_clear_error_never_a_crash(data: bytes) -> None:
 
 def _raw(obj) -> bytes:
     return CONTROL + json.dumps(obj).encode()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=8,
+)
+_FIELDS = sorted({f.name for cls in MESSAGES.values() for f in dataclasses.fields(cls)})
+
+
+@given(
+    st.sampled_from(sorted(MESSAGES)) | _JSON,
+    st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=5),
+)
+def test_a_value_of_any_type_in_any_field_is_refused_never_a_crash(kind, body) -> None:
+    """Issue 13, finding 6: ``{"t": []}`` raised TypeError (unhashable) out of decode."""
+    try:
+        decode(_raw({"t": kind, **body}))
+    except TableError as exc:
+        assert exc.code == "bad_message"
 
 
 @pytest.mark.parametrize(

@@ -226,3 +226,30 @@ def test_widths_and_moduli_are_validated() -> None:
         int_to_bytes(1, 0)
     with pytest.raises(ValueError):
         ints_from_bytes(b"", 0)
+
+
+@pytest.mark.parametrize("wrong", [None, "text", 5, 1.5, [1, 2], {"a": 1}, True])
+def test_every_decoder_refuses_a_wrong_type_with_a_coded_error(wrong) -> None:
+    """Issue 13: a value of the wrong type is the project's error, never a TypeError."""
+    from app.protocol.errors import ProtocolViolation
+    from app.protocol.group import unsafe_test_group
+    from app.protocol.messages import Message
+    from app.table.errors import TableError
+    from app.table.messages import decode
+
+    for call in (
+        lambda: encode_frame(wrong),
+        lambda: FrameDecoder().feed(wrong),
+        lambda: int_from_bytes(wrong, 2),
+        lambda: ints_from_bytes(wrong, 2),
+    ):
+        with pytest.raises(FrameError) as info:
+            call()
+        assert info.value.code == "bad_type"
+    if not isinstance(wrong, int):
+        with pytest.raises(FrameError):
+            int_to_bytes(wrong, 2)
+    with pytest.raises(ProtocolViolation):
+        Message.decode(wrong, unsafe_test_group())
+    with pytest.raises(TableError):
+        decode(wrong)

@@ -10,7 +10,15 @@ import pytest
 
 from app.bluetooth.errors import LinkClosed, TransportError
 from app.bluetooth.framing import encode_frame
-from app.bluetooth.link import Closed, Link, Opened, Received, StreamLink
+from app.bluetooth.link import (
+    EVENT_COST,
+    Closed,
+    Link,
+    LinkInbox,
+    Opened,
+    Received,
+    StreamLink,
+)
 
 WAIT = 5.0
 
@@ -216,3 +224,30 @@ def test_close_later_returns_at_once_and_still_delivers() -> None:
     assert bytes(stream.written) == encode_frame(b"last words")
     assert link.join(WAIT)
     assert f"link{link.id}-c" in stream.done  # the closing thread ended properly too
+
+
+def test_a_bounded_inbox_holds_a_flooding_link_back_and_loses_nothing() -> None:
+    """Issue 13, finding 8: a link's reader waits while its frames fill its quota of a
+    :class:`LinkInbox` (the peer is slowed down by flow control); the other link's
+    frames still get in; once read, every frame arrives, in order."""
+    inbox = LinkInbox(quota=10_000)
+    flood_stream, calm_stream = MemoryStream(), MemoryStream()
+    flood = StreamLink(flood_stream, "mem:flood", inbox=inbox)
+    calm = StreamLink(calm_stream, "mem:calm", inbox=inbox)
+    frames = [bytes([i % 256]) * 1000 for i in range(200)]
+    flood_stream.incoming.put(b"".join(encode_frame(f) for f in frames))
+    deadline = time.monotonic() + WAIT
+    while inbox.waiting_bytes(flood) < 10_000 - 1000 - EVENT_COST and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.05)  # (a reader that did not wait would go on now)
+    assert inbox.waiting_bytes(flood) <= 10_000
+    calm_stream.incoming.put(encode_frame(b"calm"))
+    got: dict[str, list[bytes]] = {"mem:flood": [], "mem:calm": []}
+    while len(got["mem:flood"]) < len(frames) or not got["mem:calm"]:
+        event = inbox.get(timeout=WAIT)
+        if isinstance(event, Received):
+            got[event.link.peer].append(event.data)
+    assert got == {"mem:flood": frames, "mem:calm": [b"calm"]}
+    assert inbox.waiting_bytes() == 0
+    for link in (flood, calm):
+        link.close(linger=0)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bluetooth.errors import LinkClosed, TransportError
-from app.bluetooth.framing import MAGIC, encode_frame
+from app.bluetooth.framing import DEFAULT_MAX_FRAME, MAGIC, encode_frame
 from app.bluetooth.link import Acceptor, Closed, Listener, Opened, Received, Transport
 from app.bluetooth.tcp import TcpTransport, format_address, parse_address
 
@@ -57,7 +57,7 @@ def test_frames_flow_both_ways(transport: TcpTransport, listener) -> None:
     host.send(b"hello guest")
     assert _next(inbox, Received).data == b"hello host"
     assert guest.recv(WAIT) == b"hello guest"
-    big = bytes(range(256)) * 4096  # 1 MiB, the default limit
+    big = bytes(range(256)) * (DEFAULT_MAX_FRAME // 256)  # the default limit
     guest.send(big)
     assert _next(inbox, Received).data == big
     guest.close()

@@ -18,7 +18,8 @@ not read what we send), ``internal_error``.
 
 Frames: ``frame_magic`` (garbage where a frame must start), ``frame_too_large``,
 ``frame_checksum`` (corrupt bytes), ``frame_truncated`` (stream ended inside a frame),
-``bad_int`` (a big integer that does not fit its fixed width).
+``bad_int`` (a big integer that does not fit its fixed width), ``bad_type`` (a value
+of the wrong type where bytes or an integer must be).
 """
 
 from __future__ import annotations

@@ -42,9 +42,10 @@ HEADER = struct.Struct(">2sI")
 TRAILER = struct.Struct(">I")
 #: Bytes a frame adds around its payload.
 OVERHEAD = HEADER.size + TRAILER.size
-#: Default payload limit: a whole 3072-bit deck (52 x 384 bytes) is ~20 KB, so 1 MiB
-#: leaves ample room and still bounds what a hostile peer can make us buffer.
-DEFAULT_MAX_FRAME = 1 << 20
+#: Default payload limit: a whole 3072-bit deck (52 x 384 bytes) is ~20 KB and the
+#: largest table frame (an escrow at 7 seats, 3072 bits) ~110 KB, so 256 KiB leaves
+#: room and bounds what a hostile peer can make us buffer (docs/transport.md).
+DEFAULT_MAX_FRAME = 256 << 10
 #: Hard ceiling of the 4-byte length field.
 ABSOLUTE_MAX_FRAME = (1 << 32) - 1
 
@@ -55,8 +56,15 @@ def _check_limit(max_frame: int) -> int:
     return max_frame
 
 
+def _check_bytes(data: object) -> None:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise FrameError("bad_type", f"bytes expected, not {type(data).__name__}")
+
+
 def encode_frame(payload: bytes, max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
-    """Return ``payload`` wrapped in one frame; :class:`FrameError` if it is too large."""
+    """Return ``payload`` wrapped in one frame; :class:`FrameError` if it is too large
+    (or not bytes: ``bad_type``)."""
+    _check_bytes(payload)
     _check_limit(max_frame)
     if len(payload) > max_frame:
         raise FrameError(
@@ -99,6 +107,7 @@ class FrameDecoder:
         """Append received bytes (any amount, including none)."""
         if self._error is not None:
             raise self._error
+        _check_bytes(data)
         if self._pos:
             # Drop consumed bytes before growing, so the buffer stays one frame long.
             del self._buf[: self._pos]
@@ -188,6 +197,8 @@ def int_to_bytes(value: int, width: int) -> bytes:
     """``value`` as exactly ``width`` unsigned big-endian bytes (:class:`FrameError` if not)."""
     if width < 1:
         raise ValueError(f"width must be >= 1, got {width}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise FrameError("bad_type", f"an integer expected, not {type(value).__name__}")
     if value < 0 or value.bit_length() > 8 * width:
         raise FrameError("bad_int", f"integer does not fit in {width} unsigned bytes", width=width)
     return value.to_bytes(width, "big")
@@ -195,6 +206,7 @@ def int_to_bytes(value: int, width: int) -> bytes:
 
 def int_from_bytes(data: bytes, width: int) -> int:
     """Inverse of :func:`int_to_bytes`; the length must be exactly ``width``."""
+    _check_bytes(data)
     if len(data) != width:
         raise FrameError(
             "bad_int", f"expected {width} bytes for an integer, got {len(data)}", width=width
@@ -211,6 +223,7 @@ def ints_from_bytes(data: bytes, width: int, count: int | None = None) -> list[i
     """Split ``data`` into fixed-width integers; checks the length (and ``count`` if given)."""
     if width < 1:
         raise ValueError(f"width must be >= 1, got {width}")
+    _check_bytes(data)
     if len(data) % width:
         raise FrameError(
             "bad_int", f"{len(data)} bytes is not a whole number of {width}-byte integers"

@@ -58,12 +58,61 @@ from app.bluetooth.framing import DEFAULT_MAX_FRAME, FrameDecoder, encode_frame
 DEFAULT_MAX_PENDING = 4 << 20
 #: Bytes asked for per read.
 READ_SIZE = 16384
+#: Default bound of a :class:`LinkInbox` on what one link may have waiting in it.
+DEFAULT_INBOX_QUOTA = 512 << 10
+#: What one waiting event costs besides its payload (the event and queue objects).
+EVENT_COST = 256
 
 
 class Inbox(Protocol):
     """Where a link delivers its events; ``put`` must not block (e.g. ``queue.Queue()``)."""
 
     def put(self, item: Any) -> None: ...
+
+
+class LinkInbox(queue.Queue):
+    """An inbox with a bound per link: a link's reader waits (so TCP or RFCOMM flow
+    control slows its peer down) while that link has ``quota`` bytes of frames waiting,
+    counting :data:`EVENT_COST` per frame. One flooding peer therefore never grows the
+    phone's memory, nor crowds out the other links' frames. ``put`` never blocks; a
+    :class:`StreamLink` asks :meth:`wait_for_room` before it puts a frame.
+    """
+
+    def __init__(self, quota: int = DEFAULT_INBOX_QUOTA) -> None:
+        super().__init__()
+        self.quota = quota
+        self._used: dict[Any, int] = {}
+        self._room = threading.Condition(self.mutex)
+
+    def wait_for_room(self, link: Any, size: int, stop: Any) -> None:
+        """Block until ``link`` may queue a frame of ``size`` bytes (at once if it has
+        none waiting: a frame up to the link's own limit always fits), or ``stop()``."""
+        cost = size + EVENT_COST
+        with self._room:
+            while not stop():
+                used = self._used.get(link, 0)
+                if used == 0 or used + cost <= self.quota:
+                    self._used[link] = used + cost
+                    return
+                self._room.wait(0.1)
+
+    def _get(self) -> Any:  # (called by queue.Queue with its mutex held)
+        item = super()._get()
+        if isinstance(item, Received):
+            left = self._used.get(item.link, 0) - (len(item.data) + EVENT_COST)
+            if left > 0:
+                self._used[item.link] = left
+            else:
+                self._used.pop(item.link, None)
+            self._room.notify_all()
+        elif isinstance(item, Closed):  # a link's last event: nothing of it waits any more
+            self._used.pop(item.link, None)
+        return item
+
+    def waiting_bytes(self, link: Any = None) -> int:
+        """Bytes of frames waiting (for ``link``, or for all links), event costs included."""
+        with self.mutex:
+            return sum(self._used.values()) if link is None else self._used.get(link, 0)
 
 
 # -- events ---------------------------------------------------------------------------
@@ -252,7 +301,8 @@ class StreamLink:
         self._stream = stream
         self._read_size = read_size
         self._private = inbox is None
-        self._inbox: Inbox = queue.Queue() if inbox is None else inbox
+        self._inbox: Inbox = LinkInbox() if inbox is None else inbox
+        self._decoder = FrameDecoder(max_frame)
         self._cond = threading.Condition()
         self._out: collections.deque[bytes] = collections.deque()
         self._pending = 0  # bytes queued or being written
@@ -339,8 +389,15 @@ class StreamLink:
 
     # -- receiving ----------------------------------------------------------------------
 
+    @property
+    def buffered(self) -> int:
+        """Bytes this link holds besides its inbox: received but not yet a whole frame,
+        and queued for sending."""
+        return self._decoder.buffered + self._pending
+
     def _read_loop(self) -> None:
-        decoder = FrameDecoder(self.max_frame)
+        decoder = self._decoder
+        room = getattr(self._inbox, "wait_for_room", None)
         try:
             while not self.closed:
                 chunk = self._stream.read(self._read_size)
@@ -350,6 +407,8 @@ class StreamLink:
                     return
                 decoder.feed(chunk)
                 while (frame := decoder.next_frame()) is not None:
+                    if room is not None:  # a bounded inbox: no more reading until room
+                        room(self, len(frame), lambda: self._close_code is not None)
                     with self._cond:
                         if self._close_code is not None:
                             return

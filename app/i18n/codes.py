@@ -102,6 +102,14 @@ MESSAGES: dict[str, str] = {
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),
     "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),
+    "open_dealer": N_(
+        "This table deals without card secrecy: the host's phone sees every card. "
+        "For practice only."
+    ),
+    "no_secure_dealer": N_(
+        "The secure card shuffle cannot run on this phone, so no table can be opened."
+    ),
+    "player_flooded": N_("{name}'s phone sent far too many messages and was removed."),
     # protocol violations (app.protocol.errors): the seat to blame is {name}
     "bad_frame": N_("{name}'s phone sent a message that could not be read."),
     "bad_signature": N_("A message said to come from {name} was forged."),

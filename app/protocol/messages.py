@@ -125,6 +125,8 @@ class Message:
         The sender field is only a claim until the signature is checked; a frame too
         short to name a sender is blamed on seat -1 (unknown: the link it came from).
         """
+        if not isinstance(frame, bytes | bytearray | memoryview):
+            raise ProtocolViolation(-1, BAD_FRAME, f"not bytes: {type(frame).__name__}")
         sender = frame[3] if len(frame) > 3 else -1
         if len(frame) < HEADER_LEN:
             raise ProtocolViolation(sender, BAD_FRAME, "short header")

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from app.bluetooth.errors import TransportError
@@ -54,12 +55,22 @@ def dealer_factory(kind: str, seed: int | None = None) -> DealerFactory:
 
 
 def default_dealer() -> str:
-    """``sra`` if the protocol package is installed, else ``open``."""
+    """``sra``: the only dealer a table uses unless told otherwise. Without its native
+    module there is no silent fall-back to the open dealer (no card secrecy): a
+    :class:`TableError` ``no_secure_dealer``, so that no networked table opens."""
     try:
+        import app.native.sra
         import app.table.sra_dealer  # noqa: F401
-    except ImportError:
-        return "open"
+    except ImportError as exc:
+        raise TableError(
+            "no_secure_dealer", f"the SRA dealer cannot load ({exc}); no table without it"
+        ) from exc
     return "sra"
+
+
+def table_options(options: Options, kind: str) -> Options:
+    """The options a host announces for dealer ``kind`` (open dealing is shown everywhere)."""
+    return replace(options, secret=kind != "open")
 
 
 def _print(text: str, quiet: bool = False) -> None:
@@ -111,8 +122,9 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
     args = p.parse_args(list(argv))
     args.options = _options(p, args)
-    kind = args.dealer or default_dealer()
     try:
+        kind = args.dealer or default_dealer()
+        args.options = table_options(args.options, kind)
         factory = dealer_factory(kind)
         if args.host:
             return _host(args, factory)
@@ -284,10 +296,13 @@ def demo_main(argv: Sequence[str]) -> int:
             p.error(f"--fault {item!r}: SEAT must be a guest seat 1..{args.players - 1}")
         parse_faults(spec)  # ValueError -> a clear message below
         faults[int(seat_text)] = spec
-    kind = args.dealer or default_dealer()
-    note = (
-        "" if kind == "sra" else " (test dealer without secrecy; the SRA dealer needs app.protocol)"
-    )
+    try:
+        kind = args.dealer or default_dealer()
+    except TableError as exc:
+        print(f"blu21 demo: {exc.code}: {exc} (--dealer open: no secrecy)", file=sys.stderr)
+        return 1
+    options = table_options(options, kind)
+    note = "" if kind == "sra" else " (test dealer without secrecy, shown on every phone)"
     print(f"dealer: {kind}{note}", flush=True)
     host = HostTable(
         TcpTransport().listen(),

@@ -27,7 +27,16 @@ from time import monotonic as _monotonic
 from typing import Any
 
 from app.bluetooth.errors import TransportError
-from app.bluetooth.link import Acceptor, Closed, Link, Listener, ListenerFailed, Opened, Received
+from app.bluetooth.link import (
+    Acceptor,
+    Closed,
+    Link,
+    LinkInbox,
+    Listener,
+    ListenerFailed,
+    Opened,
+    Received,
+)
 from app.table.clock import Clock, Timers
 from app.table.errors import TableError
 from app.table.messages import (
@@ -50,6 +59,16 @@ from app.table.seating import Seating
 PING_EVERY = 2.0
 SILENCE_LIMIT = 10.0
 JOIN_WITHIN = 10.0
+#: Events handled per :meth:`_Side.step` before the timers run: frames that keep
+#: arriving never hold the clock (turns, heartbeats, the join deadline) up.
+EVENTS_PER_STEP = 64
+#: Links not seated yet that the host keeps at once; a further one is closed at once.
+MAX_UNSEATED = 8
+#: Frames a link may send before it has joined (its Join, a few heartbeats).
+PRE_JOIN_FRAMES = 8
+#: Control messages per link: a burst, and the rate it refills at (per second).
+CONTROL_BURST = 200
+CONTROL_RATE = 20.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +85,17 @@ class _Peer:
     seat: int | None = None
     last_heard: float = 0.0
     pings: int = 0
+    frames: int = 0  # frames received (before joining: at most PRE_JOIN_FRAMES)
+    tokens: float = CONTROL_BURST  # control messages it may still send now
+    refilled: float = 0.0  # when the tokens were last refilled
+
+    def charge(self, now: float) -> None:
+        """Count one control message; TableError ``flood`` past the rate limit."""
+        self.tokens = min(CONTROL_BURST, self.tokens + (now - self.refilled) * CONTROL_RATE)
+        self.refilled = self.last_heard = now
+        if self.tokens < 1:
+            raise TableError("flood", f"over {CONTROL_RATE:.0f} control messages a second")
+        self.tokens -= 1
 
 
 class _Side:
@@ -77,7 +107,7 @@ class _Side:
     def __init__(self, clock: Clock, on_notice: Callable[[Notice], None] | None) -> None:
         self.clock = clock
         self.timers = Timers(clock)
-        self.inbox: queue.Queue = queue.Queue()
+        self.inbox: queue.Queue = LinkInbox()
         self.notices: list[Notice] = []
         self._on_notice = on_notice
 
@@ -104,9 +134,10 @@ class _Side:
             wait = min(wait, next_timer)
         try:
             event = self.inbox.get(timeout=wait) if wait > 0 else self.inbox.get_nowait()
-            while True:
+            for _ in range(EVENTS_PER_STEP - 1):
                 self._event(event)
                 event = self.inbox.get_nowait()
+            self._event(event)
         except queue.Empty:
             pass
         for name in self.timers.due():
@@ -117,6 +148,16 @@ class _Side:
 
     def _timer(self, name: str) -> None:
         raise NotImplementedError
+
+    def _links(self) -> list[Link]:
+        raise NotImplementedError
+
+    def buffered_bytes(self) -> int:
+        """Bytes of frames this phone holds now: waiting in its inbox (event costs
+        included), half-received, or queued for sending (bounded: docs/transport.md)."""
+        waiting = getattr(self.inbox, "waiting_bytes", None)
+        total = waiting() if waiting is not None else 0
+        return total + sum(getattr(link, "buffered", 0) for link in self._links())
 
 
 class HostLobby(_Side):
@@ -144,6 +185,9 @@ class HostLobby(_Side):
         self.timers.set("ping", PING_EVERY)
 
     # -- queries ------------------------------------------------------------------------
+
+    def _links(self) -> list[Link]:
+        return [*self._peers, *self._closing]
 
     def link_of(self, seat: int) -> Link | None:
         """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
@@ -195,21 +239,33 @@ class HostLobby(_Side):
 
     def _event(self, event: Any) -> None:
         if isinstance(event, Opened):
-            self._peers[event.link] = _Peer(event.link, last_heard=self.clock.now())
+            if sum(p.seat is None for p in self._peers.values()) >= MAX_UNSEATED:
+                event.link.close(linger=0)  # strangers must not crowd the phone out
+                return
+            now = self.clock.now()
+            self._peers[event.link] = _Peer(event.link, last_heard=now, refilled=now)
             self.timers.set(f"join:{id(event.link)}", JOIN_WITHIN)
         elif isinstance(event, Received):
             peer = self._peers.get(event.link)
             if peer is None:
                 return
-            peer.last_heard = self.clock.now()
+            peer.frames += 1
             try:
+                if peer.seat is None and peer.frames > PRE_JOIN_FRAMES:
+                    raise TableError("flood", f"{peer.frames} frames without joining")
                 message = decode(event.data)
+                if isinstance(message, ProtocolFrame):
+                    peer.last_heard = self.clock.now()  # (limited per deck by the match)
+                else:
+                    peer.charge(self.clock.now())
                 self._message(peer, message)
             except TableError as exc:
                 self._drop(peer, exc.code, str(exc))
+            except Exception as exc:  # no peer's input may end the host's loop
+                self._drop(peer, "bad_message", f"refused: {exc!r}")
         elif isinstance(event, Closed):
             peer = self._peers.pop(event.link, None)
-            if peer is not None:
+            if peer is not None and not self.closed:  # (after close: our own hang-ups)
                 self._gone(peer, "left" if event.code == "peer_closed" else "lost")
         elif isinstance(event, ListenerFailed):
             self.notice("listener_failed", code=event.error.code)
@@ -348,11 +404,14 @@ class GuestLobby(_Side):
         on_notice: Callable[[Notice], None] | None = None,
     ) -> GuestLobby:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = queue.Queue()
+        inbox: queue.Queue = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
         )
+
+    def _links(self) -> list[Link]:
+        return [self.link]
 
     def set_ready(self, ready: bool = True) -> None:
         """Tell the host whether we are ready to start."""
@@ -374,9 +433,14 @@ class GuestLobby(_Side):
             try:
                 message = decode(event.data)
                 self._message(message)
-            except TableError as exc:
-                # A host that sends garbage: leave it, saying why.
-                self.notice("host_violation", code=exc.code, detail=str(exc))
+            except Exception as exc:  # no input from the host may end my loop
+                # A host that sends garbage, or an event my phone cannot apply (a round
+                # or seat that does not exist): leave it, saying why.
+                if isinstance(exc, TableError):
+                    code, detail = exc.code, str(exc)
+                else:  # (the last resort: no explicit check refused it)
+                    code, detail = "bad_message", f"refused: {exc!r}"
+                self.notice("host_violation", code=code, detail=detail)
                 self.link.close(linger=0)
                 self.closed = True
         elif isinstance(event, Closed) and not self.closed:
@@ -390,6 +454,8 @@ class GuestLobby(_Side):
         elif isinstance(message, Pong):
             pass
         elif isinstance(message, Welcome):
+            if message.seat == 0 or not self._seat_may_change():
+                raise TableError("bad_message", f"no seat {message.seat} for me now")
             self.seat = message.seat
             self.notice("seated", seat=message.seat, rejoin=message.rejoin)
         elif isinstance(message, Lobby):
@@ -409,6 +475,10 @@ class GuestLobby(_Side):
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
         """Messages of the match (extended by the match layer); in the lobby: a violation."""
         raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
+
+    def _seat_may_change(self) -> bool:
+        """Whether the host may (re)seat me now (not once my match has begun)."""
+        return True
 
     def _timer(self, name: str) -> None:
         if name != "ping" or self.closed:

@@ -210,12 +210,19 @@ class Refused(Message):
 
 @dataclass(frozen=True)
 class Options(Message):
-    """The table options: rounds per match, seconds per decision."""
+    """The table options: rounds per match, seconds per decision, and whether the cards
+    are dealt in secret (``secret``: the SRA dealer; False only when the host chose the
+    open test dealer explicitly: every phone then deals openly and says so)."""
 
     TYPE = "options"
-    CHECKS: ClassVar[dict[str, Check]] = {"rounds": _int(1, 99), "turn_time": _int(5, 600)}
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "rounds": _int(1, 99),
+        "turn_time": _int(5, 600),
+        "secret": _bool,
+    }
     rounds: int = 5
     turn_time: int = 30
+    secret: bool = True
 
     @classmethod
     def checked(cls, rounds: int, turn_time: int) -> Options:
@@ -551,6 +558,9 @@ def encode(message: Message | ProtocolFrame) -> bytes:
 
 def decode(frame: bytes) -> Message | ProtocolFrame:
     """Parse one frame payload; :class:`TableError` ``bad_message`` if malformed."""
+    if not isinstance(frame, bytes | bytearray | memoryview):
+        raise TableError("bad_message", f"bytes expected, not {type(frame).__name__}")
+    frame = bytes(frame)
     channel, body = frame[:1], frame[1:]
     if channel == PROTOCOL:
         return ProtocolFrame(bytes(body))
@@ -564,9 +574,11 @@ def decode(frame: bytes) -> Message | ProtocolFrame:
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constants,
         )
-        if not isinstance(data, dict) or data.get("t") not in MESSAGES:
+        kind = data.get("t") if isinstance(data, dict) else None
+        # (a type that is not text, e.g. a list, must not reach the dict lookup: unhashable)
+        if not isinstance(kind, str) or kind not in MESSAGES:
             raise ValueError("no known message type")
-        kind = MESSAGES[data.pop("t")]
-        return _build(kind, data)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        del data["t"]
+        return _build(MESSAGES[kind], data)
+    except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         raise TableError("bad_message", f"malformed control message: {exc}") from exc

@@ -72,6 +72,11 @@ class _Deck:
     holdings: dict[int, list[int]] = field(default_factory=dict)  # seat -> positions
 
 
+def _is_card(code: int | None) -> bool:
+    """A card code the dealer opened (None: not yet; outside 0-51: never, it was void)."""
+    return isinstance(code, int) and 0 <= code < 52
+
+
 class Waiting(Exception):
     """An event cannot be applied yet (a card is not open); retried by :meth:`pump`."""
 
@@ -163,6 +168,13 @@ class PhoneMatch:
 
     def _collect_audits(self) -> None:
         """Each finished deck's audit, once in: shown to the players; a cheat is named."""
+        r = self.match.round
+        for deck in self._round_decks.get(r.number, []) if r is not None else []:
+            # A deck voided in play (a card that did not open: a complaint) is audited
+            # before its round ends: its cheater is named at once (then nothing goes on).
+            verdict = self.dealer.verdict(deck)
+            if verdict is not None and not verdict.ok and deck not in self._audits:
+                self._audits.append(deck)
         for deck in list(self._audits):
             verdict = self.dealer.verdict(deck)
             if verdict is None:
@@ -265,8 +277,8 @@ class PhoneMatch:
 
     def _card(self, deck: int, position: int) -> Card:
         code = self.dealer.card(deck, position)
-        if code is None:
-            raise Waiting
+        if not _is_card(code):
+            raise Waiting  # not open yet, or never (a wrong key: the audit names him)
         return Card.from_code(code)
 
     def _check_round(self, number: int) -> None:
@@ -387,7 +399,7 @@ class PhoneMatch:
         deck, _, position = pending
         key = (self.match.round.number, position + 1000 * deck.deck)
         code = self.dealer.card(deck.deck, position)
-        if code is None or key in self._announced:
+        if not _is_card(code) or key in self._announced:
             return
         self._announced.add(key)
         hand = self.match.round.hand(self.seat)
@@ -404,8 +416,8 @@ class PhoneMatch:
         if not mine:
             return
         codes = [self.dealer.card(deck.deck, p) for p in mine]
-        if any(c is None for c in codes):
-            return
+        if not all(_is_card(c) for c in codes):
+            return  # (a card that did not open: my complaint voids the deck)
         self._told_dealt.add((deck.round, deck.deck))
         persian = all(Card.from_code(c).rank == 1 for c in codes if c is not None)
         if persian:

@@ -52,7 +52,10 @@ class SraDealer:
         try:
             return Message.decode(frame, self._group)
         except ProtocolViolation as exc:
-            raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+            # Bytes that are no frame were signed by nobody: a guest blames the host,
+            # whose link they came on, never the seat a garbage byte names.
+            seat = exc.seat if self.seat == self._host else self._host
+            raise DealerViolation(seat, exc.code, exc.detail) from exc
 
     def hello(self) -> list[bytes]:
         return self._encode(self._seat.hello())

@@ -26,12 +26,13 @@ import queue
 from collections.abc import Callable
 from typing import Any
 
-from app.bluetooth.link import Listener
+from app.bluetooth.link import LinkInbox, Listener
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
 from app.table.clock import Clock
-from app.table.dealer import Dealer, DealerViolation
+from app.table.dealer import Dealer, DealerViolation, OpenDealer
 from app.table.errors import TableError
+from app.table.limits import FrameBudget, frame_deck
 from app.table.lobby import GuestLobby, HostLobby, Notice
 from app.table.messages import (
     Act,
@@ -116,6 +117,7 @@ class HostTable(HostLobby):
         self._pending_left: list[tuple[int, str]] = []
         self._stall_key: object = None
         self._returning: set[int] = set()  # seats back on a new link, to rejoin next round
+        self._budget = FrameBudget()  # what each guest's dealer frames may cost
 
     # -- the match ------------------------------------------------------------------------
 
@@ -127,6 +129,8 @@ class HostTable(HostLobby):
         self.phone = PhoneMatch(
             0, players, seating.options, self._dealer_factory(0, players), on_log=self._on_log
         )
+        if not seating.options.secret:
+            self.notice("open_dealer")  # every phone says the cards are not secret
         self._relay_out(self.phone.dealer.hello())
         self.stage = "setup"
         self._drive()
@@ -161,6 +165,9 @@ class HostTable(HostLobby):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            # Charged to the seat of the link it came on: past a limit, he is dropped.
+            _, deck = frame_deck(message.data, phone.dealer)
+            self._budget.charge(seat, message.data, deck=deck, newest=self._deck)
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
@@ -435,6 +442,7 @@ class HostTable(HostLobby):
         snapshot = m.snapshot()
         for _, link in back:
             self.send(link, Resume(self.seating.options, snapshot, first, seats))
+        self._budget.new_setup()
         phone.rekey(first, self._dealer_factory(0, m.players), seats)
         self._flush()
         for seat, _ in back:
@@ -534,6 +542,8 @@ class GuestTable(GuestLobby):
         self.phone: PhoneMatch | None = None
         self._told_setup = False
         self.turn: Turn | None = None
+        self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
+        self._budget = FrameBudget()  # what each sender's relayed dealer frames may cost
 
     @classmethod
     def join(
@@ -545,7 +555,7 @@ class GuestTable(GuestLobby):
         **kwargs: Any,
     ) -> GuestTable:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = queue.Queue()
+        inbox: queue.Queue = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(link, inbox, **kwargs)
 
@@ -561,11 +571,13 @@ class GuestTable(GuestLobby):
         if isinstance(message, Begin):
             if self.phone is not None or self.seat is None:
                 raise TableError("bad_message", "the match has already begun")
+            if not 0 < self.seat < message.players:
+                raise TableError("bad_message", f"no seat {self.seat} at {message.players}")
             self.phone = PhoneMatch(
                 self.seat,
                 message.players,
                 message.options,
-                self._dealer_factory(self.seat, message.players),
+                self._dealer_for(message.options, message.players),
                 on_log=self._on_log,
             )
             for frame in self.phone.dealer.hello():
@@ -578,21 +590,44 @@ class GuestTable(GuestLobby):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            # Past a limit the host relayed what an honest host refuses: he is named.
+            sender, deck = frame_deck(message.data, phone.dealer)
+            sender = 0 if sender is None else sender
+            self._budget.charge(sender, message.data, deck=deck, newest=self._last_deck)
             phone.frame(message.data)
         elif isinstance(message, Rekey):
-            if self.seat not in message.seats:
-                raise TableError("bad_message", "a set-up without me")
+            players = phone.match.players
+            if self.seat not in message.seats or max(message.seats) >= players:
+                raise TableError("bad_message", "a set-up without me or with a seat too many")
+            if message.deck <= self._last_deck:
+                raise TableError("bad_message", f"deck {message.deck} is not new")
             factory = self._dealer_factory
+            self._budget.new_setup()
             phone.rekey(message.deck, factory(self.seat, phone.match.players), message.seats)
             self._told_setup = False
         elif isinstance(message, Turn):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
         elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin):
+            if isinstance(message, Left) and message.seat == self.seat:
+                raise TableError("bad_message", "the host says I left, while I am here")
+            if isinstance(message, Go | NewDeck | Deal):
+                self._last_deck = max(self._last_deck, message.deck)
             phone.announce(message)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
+
+    def _seat_may_change(self) -> bool:
+        return self.phone is None
+
+    def _dealer_for(self, options: Options, players: int) -> Dealer:
+        """My dealer: the host's explicit choice of open dealing is followed and shown."""
+        assert self.seat is not None
+        if options.secret:
+            return self._dealer_factory(self.seat, players)
+        self.notice("open_dealer")
+        return OpenDealer(self.seat)
 
     def _rejoining(self) -> bool:
         return any(n.code == "seated" and n.details.get("rejoin") for n in self.notices)
@@ -606,12 +641,15 @@ class GuestTable(GuestLobby):
             raise TableError("bad_message", "a set-up without me")
         if not 2 <= players <= 16 or not 0 < self.seat < players:
             raise TableError("bad_message", "not a match to resume")
+        if max(message.seats) >= players:
+            raise TableError("bad_message", "a set-up with a seat too many")
+        self._last_deck = message.deck - 1
         try:
             self.phone = PhoneMatch(
                 self.seat,
                 players,
                 message.options,
-                self._dealer_factory(self.seat, players),
+                self._dealer_for(message.options, players),
                 on_log=self._on_log,
                 snapshot=message.snapshot,
                 first_deck=message.deck,
@@ -659,6 +697,14 @@ class GuestTable(GuestLobby):
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)
-        if self.phone is not None and not self.closed:
-            self.phone.work()
+        phone = self.phone
+        if phone is not None and not self.closed:
+            phone.work()
             self._after()
+        elif phone is not None and phone.violation is None and phone.dealer.has_work():
+            # The table closed (e.g. the host found a cheat): finish the checks whose
+            # frames are in hand, so that this phone names a cheater itself.
+            phone.work()
+            if phone.violation is not None:
+                v = phone.violation
+                self.notice("violation", seat=v.seat, code=v.code, detail=v.detail)

@@ -43,6 +43,8 @@ _LEFT_MESSAGES = {
     "cheat": "player_cheated",
     "stalled": "player_stalled",
     "silent_draw": "player_stalled",
+    "flood": "player_flooded",
+    "ahead": "player_cheated",
 }
 
 
@@ -111,13 +113,14 @@ class NetworkTable:
     # -- the worker thread ----------------------------------------------------------------
     def _make(self) -> Any:
         from app.bluetooth.ids import new_player_id
-        from app.table.cli import dealer_factory, default_dealer
+        from app.table.cli import dealer_factory, default_dealer, table_options
         from app.table.clock import SystemClock
         from app.table.messages import Options
         from app.table.table import GuestTable, HostTable
 
         transport = self._transport
-        factory = dealer_factory(self._dealer or default_dealer())
+        kind = self._dealer or default_dealer()  # no secure dealer: no table (shown)
+        factory = dealer_factory(kind)
         common = dict(
             player_id=new_player_id(),
             name=self._name,
@@ -129,7 +132,9 @@ class NetworkTable:
         if self.hosting:
             listener = self._listen(transport) if self._listen else transport.listen()
             table = HostTable(
-                listener, options=Options(rounds=self._rounds, turn_time=self._turn), **common
+                listener,
+                options=table_options(Options(rounds=self._rounds, turn_time=self._turn), kind),
+                **common,
             )
             self.address = table.address
             return table
@@ -237,6 +242,8 @@ class NetworkTable:
         elif n.code == "host_lost" or (n.code == "table_closed" and d.get("reason") == "host_left"):
             if not self.hosting and not (self._match is not None and self._match.over):
                 self._note("host_left", {})
+        elif n.code == "open_dealer":
+            self._note("open_dealer", {})
         elif n.code in ("refused", "join_refused"):
             self._note(d.get("code", "table_full"), {})
         self._bump()

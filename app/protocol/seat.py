@@ -146,6 +146,8 @@ class _Round:
     # every claim ever made (a later showdown claim must not hide a false Persian 21)
     claim_log: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
     unchecked_claims: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
+    # claims this seat has opened and found true (claimer -> pairs): only these count
+    proven: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     complaints: list[tuple[int, int]] = field(default_factory=list)
     audit_wanted: bool = False
     audit_sent: bool = False
@@ -412,9 +414,16 @@ class Seat:
         return rnd
 
     def claimed_cards(self, round_id: int, seat: int) -> dict[int, int] | None:
-        """The cards ``seat`` claimed in ``round_id`` (position -> card code), None if no claim."""
-        claim = self._round(round_id).claims.get(seat)
-        return None if claim is None else dict(claim[2])
+        """The cards ``seat`` has proven in ``round_id`` (position -> card code): None
+        until this seat has opened the claimed cards itself and found them as claimed.
+        A claim that does not open never counts (it voids the round: a complaint)."""
+        proven = self._round(round_id).proven.get(seat)
+        return None if proven is None else dict(proven)
+
+    def disputed(self, round_id: int) -> bool:
+        """True once somebody complained in ``round_id``: the round is void, and only
+        its audit (every seat's seed) can say who cheated."""
+        return bool(self._round(round_id).complaints)
 
     def verdict_of(self, round_id: int) -> Verdict | None:
         """The audit verdict of ``round_id`` (None while pending)."""
@@ -440,6 +449,8 @@ class Seat:
             have = self._seeds if self.table_id else self._pubs
             return set() if self.ready else {s for s in present if s not in have}
         rnd = self._round(round_id)
+        if rnd.verdict is None and not rnd.suspended and (rnd.complaints or rnd.audit_wanted):
+            return self._audit_owed(rnd)
         if not rnd.owner:
             return set()
         need = 1 + max(rnd.owner)
@@ -456,6 +467,19 @@ class Seat:
             for s in order
             if s != owner and s not in rnd.keys.get(pos, {})
         }
+
+    @staticmethod
+    def _audit_owed(rnd: _Round) -> set[int]:
+        """Whose round seed the audit of a void or finished round still lacks.
+
+        After a complaint the complainer reveals first (the others only then): while
+        no complainer has, the complainers owe it; then every seat that has not. The
+        seat that keeps its seed is named, never the seats waiting for it.
+        """
+        complainers = {c for c, _ in rnd.complaints}
+        if complainers and not complainers & set(rnd.audits):
+            return complainers
+        return {s for s in rnd.order if s not in rnd.audits}
 
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and
@@ -1138,16 +1162,17 @@ class Seat:
         ]
 
     def _next_job(self, rnd: _Round):
-        if rnd.secret is None:
-            return None
-        me = rnd.order.index(self.seat)
+        # A seat outside the order (a tiebreak's onlooker) only checks: the claims it
+        # must open in the engine, the signatures, the values, and the audit.
+        observer = rnd.secret is None
+        me = -1 if observer else rnd.order.index(self.seat)
         n = rnd.n
         # A later round freezes this one (a dropout's fresh shuffle, or the next round
         # while this one's audit runs): no more shuffling, locking or dealing here.
         void = rnd.audit_wanted or bool(rnd.complaints)
-        busy = not void and not rnd.frozen and rnd.verdict is None
+        busy = not observer and not void and not rnd.frozen and rnd.verdict is None
         # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
-        if busy and me < n - 1 and not rnd.shuffle_sent:
+        if busy and 0 <= me < n - 1 and not rnd.shuffle_sent:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
             if len(rnd.my_encrypted) < len(inp):
                 return lambda: self._encrypt_incoming(rnd, inp)
@@ -1164,7 +1189,7 @@ class Seat:
         if not void and rnd.verdict is None and self._openable(rnd):
             return lambda: self._open_mine(rnd)
         # 5. locking, streamed in chunks
-        if busy and me < n - 1:
+        if busy and 0 <= me < n - 1:
             inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
             if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
                 return lambda: self._lock_chunk(rnd, inp)
@@ -1172,7 +1197,7 @@ class Seat:
         if rnd.deferred_sigs and rnd.verdict is None:
             return lambda: self._run_deferred_sig(rnd)
         # 7. check others' claims (once their keys are all in)
-        if not void and rnd.verdict is None and self._checkable_claim(rnd) is not None:
+        if not rnd.complaints and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
         # 8. open a dropped seat's released hand
         pend = [o for o in rnd.released if o not in rnd.held]
@@ -1184,9 +1209,9 @@ class Seat:
         # 10. the audit (background)
         if rnd.verdict is not None:
             return None
-        if not rnd.audit_sent and self._reveal_due(rnd):
+        if not observer and not rnd.audit_sent and self._reveal_due(rnd):
             return lambda: self._send_audit(rnd)
-        if rnd.audit_sent and len(rnd.audits) == n:
+        if (rnd.audit_sent or observer and self._reveal_due(rnd)) and len(rnd.audits) == n:
             return lambda: self._run_audit(rnd)
         return None
 
@@ -1326,6 +1351,10 @@ class Seat:
         exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
         opened = self._pow_many([rnd.final[p] for p in positions], exps)
         wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
+        if not wrong:
+            # (a showdown claim after a Persian one covers its cards too)
+            merged = {**dict(rnd.proven.get(claimer, ())), **dict(pairs)}
+            rnd.proven[claimer] = tuple(sorted(merged.items()))
         if wrong:
             # the transcript check decides who lied (not in a suspended round: my seed
             # would open my own cards, still in play)

@@ -52,6 +52,7 @@ from app.table.messages import (
     Resume,
     SetUp,
     Turn,
+    Void,
 )
 from app.table.play import PhoneMatch
 
@@ -247,7 +248,7 @@ class HostTable(HostLobby):
         the dealer misses nothing. The host's own work is never a stall."""
         assert self.phone is not None
         waiting = self.phone.dealer.waiting_for(deck)
-        return waiting & self._guests() if waiting else None
+        return waiting & (self._guests() | {0}) if waiting else None
 
     def _blockers(self) -> set[int]:
         """Guests the match is waiting for (a report or a proof), besides a drawer; at the
@@ -262,17 +263,79 @@ class HostTable(HostLobby):
         r = m.round
         if self.stage != "play" or m.over or r is None:
             return set()
+        owed = self._audit_owed(r.number)
+        if owed is not None:
+            return owed
         if r.phase is Phase.DEAL and r.number in self._went:
             # A player who cannot open his cards because another one holds the deck up
-            # is not to blame; with nothing missing, a report is.
+            # is not to blame; with nothing missing, a report is, or a Persian 21
+            # reported and not proven.
             culprits = self._culprits(self._deck)
             if culprits is not None:
                 return culprits
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
-            return (playing - self._dealt.get(r.number, set())) & guests
+            late = (playing - self._dealt.get(r.number, set())) & guests
+            return late or self._unproven_persian(r.number)
         if r.phase is Phase.SHOWDOWN:
             return set(r.to_reveal) & (guests | set(m.gone) | {0})
         return set()
+
+    def _disputed(self, number: int) -> list[int]:
+        """The decks of round ``number`` somebody complained about, or whose audit this
+        phone has started and not finished: the round's result waits for them."""
+        phone = self.phone
+        assert phone is not None
+        return [
+            d
+            for d in phone.decks_of(number)
+            if phone.dealer.disputed(d) or d in phone.settling(number)
+        ]
+
+    def _audit_owed(self, number: int) -> set[int] | None:
+        """Whose round seed the audit of a disputed or finishing deck of round ``number``
+        lacks (the host's own counts like anybody's); None when no audit holds the
+        round up. An empty set: the audit is running, nobody is late."""
+        decks = self._disputed(number)
+        if not decks:
+            return None
+        assert self.phone is not None
+        owed: set[int] = set()
+        for deck in decks:
+            owed |= self.phone.dealer.waiting_for(deck)
+        return owed & (self._guests() | {0})
+
+    def _unproven_persian(self, number: int) -> set[int]:
+        """Players who reported a Persian 21 whose proof has not opened on this phone."""
+        assert self.phone is not None
+        return {
+            s
+            for s in self._persian.get(number, set())
+            if self.phone.dealer.claimed(self._deck, s) is None
+        }
+
+    def _remove(self, seat: int, reason: str, code: str = "") -> None:
+        """Take ``seat`` out of the match. If the round in play has a deck under dispute
+        or audit, or he was named as a cheater, the round does not count: every phone
+        voids it (it is played again without him)."""
+        phone = self.phone
+        assert phone is not None
+        m = phone.match
+        r = m.round
+        void = reason == "cheat" or (r is not None and bool(self._disputed(r.number)))
+        if void and r is not None and not m.over and r.number in self._went:
+            self._void(r.number)
+        self._drop_seat(seat, reason, code)
+
+    def _void(self, number: int) -> None:
+        """Every phone voids round ``number``; the replay is a new round (new number)."""
+        for timer in ("turn", "drew", "stall"):
+            self.timers.cancel(timer)
+        self._stall_key = None
+        self._drawing = None
+        self._deck_due = False
+        self._turn_key = None
+        self._announce(Void(number))
+        self.notice("round_void", round=number)
 
     def _watch_stalls(self) -> None:
         """Whoever keeps the table waiting longer than a turn is dropped (``stalled``):
@@ -291,7 +354,16 @@ class HostTable(HostLobby):
         assert phone is not None
         m = phone.match
         if phone.violation is not None:
-            self.notice("violation", seat=phone.violation.seat, code=phone.violation.code)
+            v = phone.violation
+            if v.seat is not None and v.seat != 0:
+                # A guest cheated (his own signed frame, his own claim, his audit): he is
+                # named and removed, the round he cheated in is void, play goes on.
+                phone.violation = None
+                self.notice("cheat_named", seat=v.seat, code=v.code)
+                if v.seat in self._guests():
+                    self._remove(v.seat, "cheat", v.code)
+                return
+            self.notice("violation", seat=v.seat, code=v.code)
             self.close("violation")
             return
         if self.stage == "setup":
@@ -301,7 +373,16 @@ class HostTable(HostLobby):
                 self.notice("fingerprint", code=phone.dealer.fingerprint)
             else:
                 return
-        if self.stage != "play" or phone.waiting:
+        if self.stage != "play":
+            return
+        r = m.round
+        if r is not None and not m.over and r.number in self._went:
+            for deck in self._disputed(r.number):
+                verdict = phone.dealer.verdict(deck)
+                if verdict is not None and not verdict.cheaters:
+                    self._void(r.number)  # nobody can be named: the round is played again
+                    return
+        if phone.waiting:
             return
         if self._pending_left:
             self._announce_left()
@@ -335,7 +416,9 @@ class HostTable(HostLobby):
         if r.phase is Phase.DEAL:
             # Every phone has opened its cards: the deal goes into every engine at once.
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
-            if playing <= self._dealt.get(r.number, set()):
+            if playing <= self._dealt.get(r.number, set()) and not (
+                self._unproven_persian(r.number) & playing
+            ):
                 self._closed_deal.add(r.number)
                 persian = tuple(sorted(self._persian.get(r.number, set()) & playing))
                 self._announce(CloseDeal(r.number, persian))
@@ -360,6 +443,8 @@ class HostTable(HostLobby):
                     self._act(0, action)
 
     def _timer(self, name: str) -> None:
+        if self.timers.remaining(name) is not None:
+            return  # re-armed by a timer that fired just before it: not due any more
         phone = self.phone
         if name == "turn" and phone is not None and self.stage == "play":
             m = phone.match
@@ -367,9 +452,13 @@ class HostTable(HostLobby):
                 self._announce(Applied(m.round.number, m.to_act, "timeout"))
                 self._drive()
         elif name == "stall" and phone is not None:
-            self._stall_key = None
+            armed, self._stall_key = self._stall_key, None
             m = phone.match
-            for seat in sorted(self._blockers()):
+            blockers = self._blockers()
+            if (self.stage, self._round(), frozenset(blockers)) != armed:
+                self._watch_stalls()  # the table moved on meanwhile: a fresh wait
+                return
+            for seat in sorted(blockers):
                 r = m.round
                 if r is not None and not m.over and seat in m.gone:
                     # A leaver's hand that cannot be opened any more counts as bust.
@@ -380,9 +469,10 @@ class HostTable(HostLobby):
                     self.close("stalled")
                     return
                 else:
-                    # A player whose report or proof does not come is out (then his
-                    # hand, if still needed, is forfeited like any leaver's).
-                    self._drop_seat(seat, "stalled")
+                    # A player whose report, proof or seed does not come is out (then his
+                    # hand, if still needed, is forfeited like any leaver's; a round
+                    # whose audit he held up is void).
+                    self._remove(seat, "stalled")
             self._drive()
         elif name == "drew" and self._drawing is not None:
             culprits = self._culprits(self._drawing_deck)
@@ -391,7 +481,11 @@ class HostTable(HostLobby):
                 # card, cut off, is dealt again), not the drawer.
                 self.timers.set("drew", float(self.seating.options.turn_time))
                 for seat in sorted(culprits):
-                    self._drop_seat(seat, "stalled")
+                    if seat == 0:
+                        self.notice("violation", seat=0, code="stalled")
+                        self.close("stalled")
+                        return
+                    self._remove(seat, "stalled")
                 self._drive()
                 return
             seat, self._drawing = self._drawing, None
@@ -443,10 +537,10 @@ class HostTable(HostLobby):
         self._set_up = set()
         self.stage = "setup"
 
-    def _drop_seat(self, seat: int, reason: str) -> None:
+    def _drop_seat(self, seat: int, reason: str, detail: str = "") -> None:
         for peer in list(self._peers.values()):
             if peer.seat == seat:
-                self._drop(peer, reason, "")
+                self._drop(peer, reason, detail)
 
     def _gone(self, peer: Any, reason: str, detail: str = "") -> None:
         seat = peer.seat
@@ -534,6 +628,7 @@ class GuestTable(GuestLobby):
         self.phone: PhoneMatch | None = None
         self._told_setup = False
         self.turn: Turn | None = None
+        self._accused: int | None = None  # a player my phone caught, for the host to remove
 
     @classmethod
     def join(
@@ -588,7 +683,18 @@ class GuestTable(GuestLobby):
         elif isinstance(message, Turn):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
-        elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin):
+        elif isinstance(message, Left):
+            if message.seat == self._accused:
+                self._accused = None  # the host removed whom my phone caught
+                self.timers.cancel("accused")
+            self.notice(
+                "player_left",
+                seat=message.seat,
+                name=self._name_of(message.seat),
+                reason=message.reason,
+            )
+            phone.announce(message)
+        elif isinstance(message, Go | Deal | CloseDeal | Applied | NewDeck | Rejoin | Void):
             phone.announce(message)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
@@ -632,10 +738,18 @@ class GuestTable(GuestLobby):
             self.send(self.link, phone.outbox.pop(0))
         if phone.violation is not None:
             v = phone.violation
-            self.notice("violation", seat=v.seat, code=v.code, detail=v.detail)
-            self.closed = True
-            self.link.close_later(linger=0.5)
-            return
+            if v.seat is not None and v.seat not in (0, self.seat) and self._accused is None:
+                # Another guest cheated: the host, which sees every frame he signed,
+                # removes him and voids the round. A host that does not, in time,
+                # shields him: then it is named.
+                phone.violation = None
+                self._accused = v.seat
+                self.notice("cheat_named", seat=v.seat, code=v.code)
+                self.timers.set("accused", float(phone.options.turn_time))
+                phone.pump()
+            else:
+                self._leave_named(v.seat, v.code, v.detail)
+                return
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))
@@ -656,6 +770,23 @@ class GuestTable(GuestLobby):
             if action is not None:
                 self.turn = None
                 self.act(action)
+
+    def _leave_named(self, seat: int | None, code: str, detail: str = "") -> None:
+        """My phone caught ``seat`` (None or 0: the host): say so and leave the table."""
+        self.notice("violation", seat=seat, code=code, detail=detail)
+        self.closed = True
+        self.link.close_later(linger=0.5)
+
+    def _name_of(self, seat: int) -> str:
+        players = self.lobby.players if self.lobby is not None else ()
+        return players[seat].name if 0 <= seat < len(players) else ""
+
+    def _timer(self, name: str) -> None:
+        if name == "accused" and self._accused is not None and not self.closed:
+            # The host kept a player my phone proved a cheater: it is not a fair table.
+            self._leave_named(0, "shielded_cheater", f"seat {self._accused}")
+            return
+        super()._timer(name)
 
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)

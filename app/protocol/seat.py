@@ -73,6 +73,10 @@ _MAX_BUFFERED = 256
 _CHECKS_PER_STEP = 8
 
 
+def _seed_commitment(seed: bytes) -> bytes:
+    return digest(b"blu21/round-seed", seed)
+
+
 @dataclass(frozen=True)
 class TableConfig:
     """Fixed for a table: number of seats, the host seat (the relay), the group."""
@@ -132,6 +136,7 @@ class _Round:
     spec: RoundSpec
     secret: RoundSecret | None
     enc: CardEncoding
+    commits: dict[int, bytes] = field(default_factory=dict)  # seat -> H(round seed)
     recv_seq: dict[int, int] = field(default_factory=dict)
     stages: list[list[int]] = field(default_factory=list)  # shuffle outputs by order index
     locks: list[list[int]] = field(default_factory=list)  # lock outputs by locker index
@@ -392,6 +397,11 @@ class Seat:
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
+        if secret is not None:
+            # Bind my permutation and keys before anybody's pass exists: a seat that
+            # could pick its seed after seeing its input could place cards it found.
+            rnd.commits[self.seat] = _seed_commitment(secret.seed)
+            out.append(self._send(Kind.COMMIT, spec.round_id, data=rnd.commits[self.seat]))
         buffered, self._buffer = self._buffer, []
         later = []
         for msg in buffered:
@@ -455,6 +465,9 @@ class Seat:
             return set()
         need = 1 + max(rnd.owner)
         order = rnd.order
+        uncommitted = {s for s in order if s not in rnd.commits}
+        if uncommitted and len(rnd.stages[0]) < DECK_SIZE:
+            return uncommitted
         for i, s in enumerate(order):
             if len(rnd.stages[i]) < (DECK_SIZE if i < rnd.n - 1 else need):
                 return {s}
@@ -844,7 +857,7 @@ class Seat:
             return False
         i = rnd.order.index(msg.sender)
         if msg.kind == Kind.SHUFFLE:
-            return i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE
+            return (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n
         if msg.kind == Kind.LOCK and i < rnd.n - 1:
             inp = rnd.stages[-1] if i == 0 else rnd.locks[i - 1]
             return msg.start + len(msg.values) > len(inp)
@@ -909,6 +922,7 @@ class Seat:
             Kind.ESCROW: self._on_escrow,
             Kind.RELEASE: self._on_release,
             Kind.EVIDENCE: self._on_evidence,
+            Kind.COMMIT: self._on_commit,
         }.get(msg.kind)
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
@@ -990,8 +1004,9 @@ class Seat:
         i = rnd.order.index(msg.sender)
         if rnd.audit_sent:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
-        if i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE:
-            # the sender must have had its input: an in-order relay lost it
+        if (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n:
+            # the sender must have had its input and every commitment: an in-order
+            # relay lost them
             raise ProtocolViolation(
                 self._blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
             )
@@ -1004,6 +1019,14 @@ class Seat:
         if not set(prev).isdisjoint(msg.values):
             raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
         stage.extend(msg.values)
+
+    def _on_commit(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 32 or msg.values or msg.sender in rnd.commits:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "commitment")
+        if rnd.stages[0]:
+            # the first pass waits for every commitment: this one comes too late
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "commitment after the shuffle")
+        rnd.commits[msg.sender] = msg.data
 
     def _on_lock(self, rnd: _Round, msg: Message) -> None:
         u = rnd.order.index(msg.sender)
@@ -1122,6 +1145,9 @@ class Seat:
     def _on_audit(self, rnd: _Round, msg: Message) -> None:
         if msg.sender in rnd.audits or len(msg.data) != 32:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
+        if _seed_commitment(msg.data) != rnd.commits.get(msg.sender):
+            # not the seed it bound itself to before the shuffle (or none was bound)
+            raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "round seed")
         last = rnd.order[-1]
         if msg.sender != last and msg.values:
             raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
@@ -1176,7 +1202,7 @@ class Seat:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
             if len(rnd.my_encrypted) < len(inp):
                 return lambda: self._encrypt_incoming(rnd, inp)
-            if len(rnd.my_encrypted) == DECK_SIZE:
+            if len(rnd.my_encrypted) == DECK_SIZE and (me or len(rnd.commits) == n):
                 return lambda: self._release_shuffle(rnd)
         # 2. the last shuffler streams its per-card-keyed output up to the lock target
         last_ready = me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE
@@ -1211,7 +1237,7 @@ class Seat:
             return None
         if not observer and not rnd.audit_sent and self._reveal_due(rnd):
             return lambda: self._send_audit(rnd)
-        if (rnd.audit_sent or observer and self._reveal_due(rnd)) and len(rnd.audits) == n:
+        if (rnd.audit_sent or (observer and self._reveal_due(rnd))) and len(rnd.audits) == n:
             return lambda: self._run_audit(rnd)
         return None
 

@@ -123,7 +123,8 @@ class SraDealer:
         return self._encode(self._seat.reveal(list(assignments), round_id=deck))
 
     def card(self, deck: int, position: int) -> int | None:
-        return self._seat.hand_in(deck).get(position)
+        code = self._seat.hand_in(deck).get(position)
+        return None if code is None or code < 0 else code  # -1: it did not open (complaint)
 
     def progress(self, deck: int) -> float:
         return float(self._seat.progress(deck))

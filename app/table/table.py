@@ -628,7 +628,7 @@ class GuestTable(GuestLobby):
         self.phone: PhoneMatch | None = None
         self._told_setup = False
         self.turn: Turn | None = None
-        self._accused: int | None = None  # a player my phone caught, for the host to remove
+        self._accused: set[int] = set()  # players my phone caught, for the host to remove
 
     @classmethod
     def join(
@@ -684,9 +684,7 @@ class GuestTable(GuestLobby):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
         elif isinstance(message, Left):
-            if message.seat == self._accused:
-                self._accused = None  # the host removed whom my phone caught
-                self.timers.cancel("accused")
+            self._accused.discard(message.seat)  # the host removed whom my phone caught
             self.notice(
                 "player_left",
                 seat=message.seat,
@@ -738,14 +736,15 @@ class GuestTable(GuestLobby):
             self.send(self.link, phone.outbox.pop(0))
         if phone.violation is not None:
             v = phone.violation
-            if v.seat is not None and v.seat not in (0, self.seat) and self._accused is None:
+            if v.seat is not None and v.seat not in (0, self.seat):
                 # Another guest cheated: the host, which sees every frame he signed,
                 # removes him and voids the round. A host that does not, in time,
                 # shields him: then it is named.
                 phone.violation = None
-                self._accused = v.seat
                 self.notice("cheat_named", seat=v.seat, code=v.code)
-                self.timers.set("accused", float(phone.options.turn_time))
+                if v.seat in phone.match.active and v.seat not in self._accused:
+                    self._accused.add(v.seat)
+                    self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
                 phone.pump()
             else:
                 self._leave_named(v.seat, v.code, v.detail)
@@ -782,9 +781,11 @@ class GuestTable(GuestLobby):
         return players[seat].name if 0 <= seat < len(players) else ""
 
     def _timer(self, name: str) -> None:
-        if name == "accused" and self._accused is not None and not self.closed:
-            # The host kept a player my phone proved a cheater: it is not a fair table.
-            self._leave_named(0, "shielded_cheater", f"seat {self._accused}")
+        if name.startswith("accused:"):
+            seat = int(name.split(":")[1])
+            if seat in self._accused and not self.closed:
+                # The host kept a player my phone proved a cheater: not a fair table.
+                self._leave_named(0, "shielded_cheater", f"seat {seat}")
             return
         super()._timer(name)
 

@@ -22,6 +22,16 @@ _LOW = (4, 5, 6, 7, 40, 41, 42, 43)  # the twos and the jacks (2 points each)
 _TWENTY_ONE = {2: [0, 36], 3: [36, 32, 4], 4: [32, 24, 8, 4]}
 
 
+class Cheat(SraDealer):
+    """A cheating dealer; ``cheated``: the decks in which it did (for the harness)."""
+
+    label = "cheat"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cheated: set[int] = set()
+
+
 def keep_seed(dealer: SraDealer) -> None:
     """From now on this seat never reveals its round seed (its AUDIT never goes out)."""
 
@@ -38,7 +48,7 @@ def mine(dealer: SraDealer, deck: int) -> list[int]:
     return sorted(p for p, d in rnd.owner.items() if d == dealer.seat)
 
 
-class FalsePersian(SraDealer):
+class FalsePersian(Cheat):
     """Claims a Persian 21 with two aces it does not hold, and keeps its seed."""
 
     fake = (0, 1)  # the ace of spades and the ace of hearts
@@ -51,6 +61,7 @@ class FalsePersian(SraDealer):
         real = super().card(deck, position)
         first = mine(self, deck)[:2]
         if real is not None and position in first:
+            self.cheated.add(deck)
             return self.fake[first.index(position)]  # its phone believes it, and says so
         return real
 
@@ -73,7 +84,7 @@ class SilentPersian(FalsePersian):
         return [] if kind == CLAIM_PERSIAN else SraDealer.claim(self, deck, kind)
 
 
-class FalseShowdown(SraDealer):
+class FalseShowdown(Cheat):
     """Claims 21 at the showdown with cards it does not hold, and keeps its seed."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -85,6 +96,7 @@ class FalseShowdown(SraDealer):
             return super().claim(deck, kind)
         rnd = self._seat._round(deck)
         positions = mine(self, deck)
+        self.cheated.add(deck)
         codes = _TWENTY_ONE.get(len(positions), [0, 36, *[4] * (len(positions) - 2)])
         msg = self._seat._claim_message(
             rnd, ClaimKind.SHOWDOWN, positions, codes, oczko_total(codes)
@@ -93,7 +105,7 @@ class FalseShowdown(SraDealer):
         return self._encode([msg])
 
 
-class HiddenBust(SraDealer):
+class HiddenBust(Cheat):
     """Its phone sees a two (or a jack) in every card it draws: it says "open" when it is bust,
     draws on and holds; at the showdown its true cards are proven."""
 
@@ -104,6 +116,7 @@ class HiddenBust(SraDealer):
             return real
         first = {SraDealer.card(self, deck, p) for p in held[:2]}
         low = [c for c in _LOW if c not in first]
+        self.cheated.add(deck)
         return low[held[2:].index(position)]
 
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
@@ -122,7 +135,7 @@ def greedy_bot(phone: Any) -> str | None:
     return None if total is None else "draw" if total < 19 else "hold"
 
 
-class FalseComplaint(SraDealer):
+class FalseComplaint(Cheat):
     """Complains at the deal about one of its own cards (which opened fine) and keeps
     its seed (``reveal=True``: reveals it, and is judged by the audit)."""
 
@@ -141,6 +154,7 @@ class FalseComplaint(SraDealer):
             pos = [p for p in mine(self, deck) if p in rnd.hand]
             if pos and deck not in self._complained:
                 self._complained.add(deck)
+                self.cheated.add(deck)
                 rnd.complaints.append((self.seat, pos[0]))
                 rnd.audit_wanted = self.reveal
                 out += self._encode([seat._send(Kind.COMPLAIN, deck, data=bytes([pos[0]]))])
@@ -151,7 +165,7 @@ class RevealingFalseComplaint(FalseComplaint):
     reveal = True
 
 
-class MinusX(SraDealer):
+class MinusX(Cheat):
     """In its shuffle pass it puts x and -x (p - x) side by side: the next shuffler's
     even key makes them one value (-x is outside the group)."""
 
@@ -161,6 +175,7 @@ class MinusX(SraDealer):
         honest = seat._release_shuffle
 
         def release(rnd: Any) -> list:
+            self.cheated.add(rnd.spec.round_id)
             perm = rnd.secret.permutation(DECK_SIZE)
             rnd.my_encrypted[perm[1]] = seat.group.p - rnd.my_encrypted[perm[0]]
             return honest(rnd)
@@ -191,7 +206,7 @@ def find_tagged(values: list[int], p: int) -> dict[int, int]:
     return found
 
 
-class Tagger(SraDealer):
+class Tagger(Cheat):
     """Colluder 1, first shuffler of ``deck``: tags two aces (see related_values)."""
 
     deck = 3
@@ -212,7 +227,7 @@ class Tagger(SraDealer):
         return out
 
 
-class Stacker(SraDealer):
+class Stacker(Cheat):
     """Colluder 2, last shuffler of ``deck``: finds the tagged aces in its input and
     places them at its partner's two deal positions (against its own permutation)."""
 

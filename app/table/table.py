@@ -379,8 +379,10 @@ class HostTable(HostLobby):
         if r is not None and not m.over and r.number in self._went:
             for deck in self._disputed(r.number):
                 verdict = phone.dealer.verdict(deck)
-                if verdict is not None and not verdict.cheaters:
-                    self._void(r.number)  # nobody can be named: the round is played again
+                if verdict is not None and not set(verdict.cheaters) & self._guests():
+                    # Nobody left to remove (none named, or he is gone already): the
+                    # disputed round is played again all the same.
+                    self._void(r.number)
                     return
         if phone.waiting:
             return
@@ -769,6 +771,15 @@ class GuestTable(GuestLobby):
             if action is not None:
                 self.turn = None
                 self.act(action)
+
+    def wind_down(self, steps: int = 100_000) -> None:
+        """The host ended the table: finish what this phone has in hand (the last
+        round's audit, on which its result waits), sending nothing."""
+        phone = self.phone
+        while phone is not None and not phone.match.over and phone.violation is None and steps:
+            steps -= 1
+            if not phone.work():
+                break
 
     def _leave_named(self, seat: int | None, code: str, detail: str = "") -> None:
         """My phone caught ``seat`` (None or 0: the host): say so and leave the table."""

@@ -136,3 +136,21 @@ def test_a_guest_saying_persian_21_without_proof_is_named_not_the_host() -> None
         assert side.phone.violation is None and not side.closed
     assert len({(p.phone.match.winner, p.phone.match.points) for p in (host, *honest)}) == 1
     assert host.phone.match.points[1] == 0
+
+
+def test_a_void_round_says_so_in_every_language() -> None:
+    from app.i18n import set_language
+    from app.rules.oczko import Match
+    from app.views.oczko_vm import round_result_text
+
+    m, _ = Match.new(2)
+    m, _ = m.void_round()
+    texts = set()
+    for lang in ("de", "en", "pl"):
+        set_language(lang)
+        text = round_result_text(m.history[0], ["A", "B"])
+        tie = round_result_text(m.history[0].__class__(1, False, None, "tie", ()), ["A", "B"])
+        assert text.splitlines()[0] != tie.splitlines()[0]
+        texts.add(text.splitlines()[0])
+    set_language("en")
+    assert len(texts) == 3

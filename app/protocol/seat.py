@@ -159,6 +159,7 @@ class _Round:
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
     suspended: bool = False  # a dropout interrupted it: its dealt cards are still in play
+    closed: bool = False  # given up unaudited (close_round): late frames are ignored
     early_releases: list[tuple[int, int, bytes]] = field(default_factory=list)
     deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
@@ -650,6 +651,7 @@ class Seat:
         rnd = self._round(round_id)
         if rnd.verdict is None:
             rnd.verdict = Verdict(round_id, False, (), None)
+            rnd.closed = True
 
     # -- escrow of a held result (dropouts) --------------------------------------
 
@@ -831,6 +833,8 @@ class Seat:
             # get the host named by a guest whose audit happened to finish first.
             self._authenticate_sig(msg)
             seqs[msg.sender] = expected + 1
+            if rnd.closed:
+                return  # given up here (a void round): its frames still in flight are moot
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "round already audited")
         if msg.kind == Kind.HELLO:
             if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
@@ -909,6 +913,8 @@ class Seat:
             self._buffer.append(msg)
             return []
         rnd = self._rounds[msg.round_id]
+        if rnd.closed:
+            return []  # (authenticated, and moot: see _authenticate)
         if msg.sender not in rnd.order:
             raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
         rnd.frames[(msg.sender, msg.seq)] = msg

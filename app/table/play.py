@@ -365,10 +365,13 @@ class PhoneMatch:
             self._void(event)
 
     def _void(self, event: Void) -> None:
-        """The round does not count: its decks are closed (no more dealing, no audit
-        waiting for a cheater's seed) and it is played again."""
+        """The round does not count: it is played again. Its decks deal no more; one
+        under audit (a complaint, or the round's end) is audited on, the others are
+        closed unaudited."""
         self._check_round(event.round)
         for deck_id in self._round_decks.get(event.round, []):
+            if deck_id in self._finished or self.dealer.disputed(deck_id):
+                continue  # its audit runs on: it names the cheaters on this phone too
             self.dealer.suspend_deck(deck_id)
             self._finish(deck_id)
         self._dealing = None

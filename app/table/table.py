@@ -607,6 +607,10 @@ class HostTable(HostLobby):
 class GuestTable(GuestLobby):
     """A guest's phone: lobby, then its own copy of the match."""
 
+    #: turns a guest waits for the host's own part before naming it (longer than the
+    #: host's watchdog on the others, which acts first when a guest holds things up)
+    host_patience = 2.0
+
     def __init__(
         self,
         link: Any,
@@ -631,6 +635,7 @@ class GuestTable(GuestLobby):
         self._told_setup = False
         self.turn: Turn | None = None
         self._accused: set[int] = set()  # players my phone caught, for the host to remove
+        self._host_owes: object = None  # what my dealer waits for from the host, and since when
 
     @classmethod
     def join(
@@ -792,6 +797,9 @@ class GuestTable(GuestLobby):
         return players[seat].name if 0 <= seat < len(players) else ""
 
     def _timer(self, name: str) -> None:
+        if name == "host_owes" and self._host_owes is not None and not self.closed:
+            self._leave_named(0, "stalled", "the host's own part never came")
+            return
         if name.startswith("accused:"):
             seat = int(name.split(":")[1])
             if seat in self._accused and not self.closed:
@@ -800,8 +808,27 @@ class GuestTable(GuestLobby):
             return
         super()._timer(name)
 
+    def _watch_host(self) -> None:
+        """The host is counted like any phone: when my dealer waits for the host's own
+        part (a commitment, pass, lock, key or seed) longer than ``host_patience``
+        turns, the host is named and I leave. (Its watchdog judges everybody else.)"""
+        phone = self.phone
+        r = phone.match.round if phone is not None else None
+        owes = None
+        if phone is not None and r is not None and not phone.match.over:
+            waiting = set().union(*(phone.dealer.waiting_for(d) for d in phone.decks_of(r.number)))
+            owes = (r.number, frozenset(waiting)) if 0 in waiting else None
+        if owes is None:
+            self.timers.cancel("host_owes")
+        elif owes != self._host_owes:
+            assert phone is not None
+            self.timers.set("host_owes", self.host_patience * phone.options.turn_time)
+        self._host_owes = owes
+
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)
         if self.phone is not None and not self.closed:
             self.phone.work()
             self._after()
+            if not self.closed:
+                self._watch_host()

@@ -282,9 +282,8 @@ def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
     t = LocalTable(3, TOY, seed=6)
     t.setup()
     spec = RoundSpec(1, (0, 1, 2), shuffle_parts=3)
-    first = t.seats[0].start_round(spec)
-    for s in t.seats[1:]:
-        s.start_round(spec)
+    t.commit_only(spec)  # every seat binds its seed first
+    first = []
     while t.seats[0].has_work():
         first += t.seats[0].work()
     assert [len(m.values) for m in first] == [17, 17, 18]  # released together
@@ -475,8 +474,7 @@ def _signed(seat: Seat, kind: Kind, round_id: int, **fields) -> Message:
 )
 def test_shuffle_values_are_validated(values, code):
     t = _table_at_shuffle()
-    for s in t.seats:
-        s.start_round(RoundSpec(1, (0, 1, 2)))
+    t.commit_only(RoundSpec(1, (0, 1, 2)))
     msg = _signed(t.seats[0], Kind.SHUFFLE, 1, values=values)
     # range, length and duplicates are checked on arrival; the Jacobi test may run in
     # the background (even keys keep a non-residue from leaking meanwhile)
@@ -493,8 +491,7 @@ def test_shuffle_values_are_validated(values, code):
 
 def test_message_order_and_senders_are_validated():
     t = _table_at_shuffle()
-    for s in t.seats:
-        s.start_round(RoundSpec(1, (0, 1, 2)))
+    t.commit_only(RoundSpec(1, (0, 1, 2)))
     # seat 1 cannot shuffle before seat 0
     early = _signed(t.seats[1], Kind.SHUFFLE, 1, values=(16,))
     with pytest.raises(ProtocolViolation) as exc:
@@ -507,8 +504,7 @@ def test_message_order_and_senders_are_validated():
     assert (exc.value.seat, exc.value.code) == (2, E.WRONG_SENDER)
     # a seat outside the round
     t2 = _table_at_shuffle(4)
-    for s in t2.seats:
-        s.start_round(RoundSpec(1, (0, 1, 2)))
+    t2.commit_only(RoundSpec(1, (0, 1, 2)))
     with pytest.raises(ProtocolViolation) as exc:
         t2.seats[0].handle(_signed(t2.seats[3], Kind.SHUFFLE, 1, values=(16,)))
     assert (exc.value.seat, exc.value.code) == (3, E.WRONG_SENDER)
@@ -526,8 +522,7 @@ def test_message_order_and_senders_are_validated():
 )
 def test_keys_are_validated(values, data, code):
     t = _table_at_shuffle()
-    for s in t.seats:
-        s.start_round(RoundSpec(1, (0, 1, 2)))
+    t.commit_only(RoundSpec(1, (0, 1, 2)))
     with pytest.raises(ProtocolViolation) as exc:
         t.seats[0].handle(_signed(t.seats[1], Kind.KEYS, 1, values=values, data=data))
     assert (exc.value.seat, exc.value.code) == (1, code)
@@ -535,8 +530,7 @@ def test_keys_are_validated(values, data, code):
 
 def test_a_rejected_message_is_not_applied_and_the_seat_goes_on():
     t = _table_at_shuffle()
-    for s in t.seats:
-        s.start_round(RoundSpec(1, (0, 1, 2)))
+    t.commit_only(RoundSpec(1, (0, 1, 2)))
     bad = _signed(t.seats[1], Kind.KEYS, 1, values=(0,), data=bytes([0]))
     with pytest.raises(ProtocolViolation):
         t.seats[0].handle(bad)

@@ -485,8 +485,7 @@ def test_a_guest_sending_its_pass_before_its_input_cannot_get_the_host_named():
     t = LocalTable(3, TOY, seed=18)
     t.setup()
     spec = RoundSpec(1, (0, 1, 2))
-    for s in t.seats:
-        s.start_round(spec)  # nothing sent yet
+    t.commit_only(spec)  # no pass sent yet
     early = t.seats[2]._send(Kind.SHUFFLE, 1, values=tuple(pow(4, k, TOY.p) for k in range(2, 54)))
     t._send(2, early)
     assert (2, E.OUT_OF_ORDER) in t.codes_by(0)
@@ -541,3 +540,75 @@ def test_escrow_works_while_the_next_round_is_preshuffled():
     t.post(1, t.seats[1].release(2, 1))
     t.run()
     assert t.seats[0].held_result(2, 1) == hand2
+
+
+# ------------------------------------------------------------- bound permutations
+
+
+class _Swapped:
+    """A round secret whose permutation swaps two positions (all else honest)."""
+
+    def __init__(self, honest) -> None:
+        self._honest = honest
+
+    def __getattr__(self, name: str):
+        return getattr(self._honest, name)
+
+    def permutation(self, n: int) -> tuple[int, ...]:
+        perm = list(self._honest.permutation(n))
+        perm[0], perm[1] = perm[1], perm[0]
+        return tuple(perm)
+
+
+def test_a_pass_reordered_against_the_committed_seed_is_named():
+    """Issue 13, finding 3: the audit compared each pass with its input only as a
+    multiset, so a last shuffler could place cards where it liked (it found them by
+    related values, or ground a seed). Each pass is now checked at its exact
+    positions against the permutation of the seed bound before the shuffle."""
+
+    class Reorders(Seat):
+        def start_round(self, spec):
+            out = super().start_round(spec)
+            rnd = self._round(spec.round_id)
+            rnd.secret = _Swapped(rnd.secret)
+            return out
+
+    t = LocalTable(
+        3, TOY, seed=31, seat_factory=lambda s, c, r: (Reorders if s == 2 else Seat)(s, c, r)
+    )
+    t.setup()
+    t.play_round(1)
+    only_named(t, 2, E.BAD_SHUFFLE, [0, 1])
+
+
+def test_a_seed_other_than_the_committed_one_is_refused_and_named():
+    """A seat that reveals another seed than the one it bound itself to at the start of
+    the round (one ground to fit what it saw) is named on sight."""
+    from app.protocol.keys import RoundSecret
+
+    t = dealt(3, seed=32)
+    rnd = t.seats[2]._round(1)
+    rnd.secret = RoundSecret(TOY, bytes(32), 1)
+    t.finish([0, 1, 2])
+    for s in (0, 1):
+        assert (2, E.COMMIT_MISMATCH) in t.codes_by(s)
+        assert t.named_by(s) == {2}
+
+
+def test_the_first_pass_waits_for_every_seed_to_be_bound():
+    """The first shuffler releases nothing before every seat's commitment is in; a
+    commitment after the first pass is refused (too late to bind anything)."""
+    t = LocalTable(3, TOY, seed=33)
+    t.setup()
+    spec = RoundSpec(1, (0, 1, 2))
+    first = t.seats[0].start_round(spec)
+    late = [t.seats[s].start_round(spec) for s in (1, 2)]
+    while t.seats[0].has_work():
+        first += t.seats[0].work()
+    assert [m.kind for m in first] == [Kind.COMMIT]  # no pass without the others' seeds
+    for msgs in late:
+        for m in msgs:
+            t.seats[0].handle(m)
+    while t.seats[0].has_work():
+        first += t.seats[0].work()
+    assert Kind.SHUFFLE in [m.kind for m in first]

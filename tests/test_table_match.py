@@ -291,7 +291,7 @@ def test_a_guest_names_a_host_that_voids_a_card_that_can_still_open() -> None:
         assert violation.details["code"] == "wrong_phase"
 
 
-def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:
+def test_a_failed_audit_names_the_cheater_who_is_removed_and_play_goes_on() -> None:
     from app.table.dealer import DeckVerdict
 
     class CaughtDealer(OpenDealer):
@@ -301,16 +301,23 @@ def test_a_failed_audit_names_the_cheater_and_ends_the_table() -> None:
             return DeckVerdict(False, (1,)) if deck == 1 else DeckVerdict(True)
 
     rng = random.Random(2)
-    host, (guest,) = open_table(
-        1,
+    host, guests = open_table(
+        2,
         factory=lambda seat, n: CaughtDealer(seat, rng=rng),
-        options=Options(rounds=5),
+        options=Options(rounds=2),
         clock=FakeClock(),
         settle=lambda sides, until: pump(*sides, until=until),
     )
-    pump(host, guest, until=lambda: host.closed)
-    named = next(n.details for n in host.notices if n.code == "violation")
-    assert named == {"seat": 1, "code": "audit_failed"}
+    honest = guests[1]
+    pump(host, *guests, until=lambda: finished(host, [honest]))
+    assert not host.closed and not honest.closed
+    assert [n.details["seat"] for n in host.notices if n.code == "player_left"] == [1]
+    assert {"seat": 1, "code": "audit_failed"} in [
+        n.details for n in (*host.notices, *honest.notices) if n.code == "cheat_named"
+    ]
+    m = host.phone.match
+    assert m.history[0].reason == "void" and m.points[1] == 0  # his round did not count
+    assert (m.points, m.winner) == (honest.phone.match.points, honest.phone.match.winner)
     assert any(e["event"] == "audit" and not e["ok"] for e in host.phone.log)
 
 

@@ -22,12 +22,16 @@ from app.table.table import GuestTable
 WAIT = 60.0
 
 
-def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30):
+def make_table(
+    guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None
+):
+    """``dealers``: seat -> dealer class for a modified (cheating) phone."""
     group = group or unsafe_test_group()
     clock = FakeClock()
 
     def factory(seat: int, players: int) -> SraDealer:
-        return SraDealer(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
+        kind = (dealers or {}).get(seat, SraDealer)
+        return kind(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
 
     host, players = open_table(
         guests,

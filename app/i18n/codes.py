@@ -41,6 +41,7 @@ MESSAGES: dict[str, str] = {
     "player_lost": N_("{name} lost the connection and is out of the match."),
     "player_cheated": N_("{name} sent invalid data and was removed from the table."),
     "player_stalled": N_("{name} kept the table waiting too long and was removed."),
+    "shielded_cheater": N_("The host kept a player who cheated at the table. You left it."),
     "already_decided": N_("Your hand is already decided."),
     "not_in_round": N_("You are not playing in this round."),
     "player_gone": N_("This player has left the table."),

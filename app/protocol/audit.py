@@ -14,9 +14,12 @@ Each seat then checks *its own copy* of the signed transcript:
 4. Claims match the opened deck (``false_claim``); a complaint about a position that
    opens fine is a ``false_complaint``.
 
-Only when 2 or 3 fail does the full transcript check run: each shuffle pass is compared
-as a multiset with its input raised to the revealed key (``bad_shuffle``), the last
-pass through its card keys, and every locking step is recomputed (``bad_lock``). Every
+The final deck must also hold every card exactly where the revealed permutations
+put it (no exponentiation): a pass reordered against its sender's committed seed
+fails. Only when 2 or 3 fail does the full transcript check run: each shuffle pass is
+recomputed position by position from its input, the revealed key and permutation
+(``bad_shuffle``), the last pass through its card keys, and every locking step
+(``bad_lock``). Every
 check uses only frames signed by their senders and the senders' own revealed seeds, so
 the named seat is the one whose signed messages contradict its own keys.
 
@@ -27,7 +30,6 @@ seat (:meth:`app.protocol.seat.Seat.work`), after the round's messages.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from app.protocol import errors as E
@@ -74,7 +76,10 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
         k_inv = group.prod_exp(secrets[s].shuffle_key_inv for s in order[:-1])
         exps = [k_inv * secrets[last].card_key_inv(j) % group.q for j in range(DECK_SIZE)]
         deck = [rnd.enc.card_of(v) for v in seat._pow_many(full_f, exps)]
-        if None in deck or len(set(deck)) != DECK_SIZE:
+        # Every card must sit exactly where the revealed permutations put it: a pass
+        # reordered after its sender saw its input (related values tagging cards
+        # through an honest pass, then a stacked last pass) fails here.
+        if deck != dealt_order(secrets, order):
             need_full = True
         # 3. the locked cards open to the same cards
         final = rnd.final
@@ -104,6 +109,17 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
     return Verdict(rid, ok, tuple(cheaters), tuple(deck) if ok else None)  # type: ignore[arg-type]
 
 
+def dealt_order(secrets: dict[int, RoundSecret], order: tuple[int, ...]) -> list[int]:
+    """The card at each final position as the revealed permutations place it: pass i
+    outputs at j its input at ``perm_i[j]``, the first pass's input being the cards in
+    code order."""
+    cards = list(range(DECK_SIZE))
+    for s in order:
+        perm = secrets[s].permutation(DECK_SIZE)
+        cards = [cards[perm[j]] for j in range(DECK_SIZE)]
+    return cards
+
+
 def full_transcript_check(
     seat: Seat, rnd: _Round, secrets: dict[int, RoundSecret], full_f: list[int]
 ) -> list[tuple[int, str]]:
@@ -123,20 +139,26 @@ def full_transcript_check(
             break
         inp = rnd.enc.values if i == 0 else rnd.stages[i - 1]
         k = secrets[order[i]].shuffle_key
-        expect = seat._pow_batch(inp, k)
-        if Counter(expect) != Counter(out) and (
-            honest_prev is None or Counter(seat._pow_batch(honest_prev, k)) != Counter(out)
-        ):
+        perm = secrets[order[i]].permutation(DECK_SIZE)
+
+        def passed(values: list[int], k: int = k, perm: tuple[int, ...] = perm) -> list[int]:
+            raised = seat._pow_batch(values, k)
+            return [raised[perm[j]] for j in range(DECK_SIZE)]
+
+        expect = passed(list(inp))
+        if expect != out and (honest_prev is None or passed(honest_prev) != out):
             found.append((order[i], E.BAD_SHUFFLE))
-            honest_prev = expect if honest_prev is None else seat._pow_batch(honest_prev, k)
+            honest_prev = expect if honest_prev is None else passed(honest_prev)
         else:
             honest_prev = None
     # last pass: each output opened with its card key is one of the inputs, once
     if len(rnd.stages[-2]) == DECK_SIZE and len(full_f) == DECK_SIZE:
         last = secrets[order[-1]]
-        back = Counter(seat._pow_many(full_f, [last.card_key_inv(j) for j in range(DECK_SIZE)]))
-        if back != Counter(rnd.stages[-2]) and (
-            honest_prev is None or back != Counter(honest_prev)
+        perm = last.permutation(DECK_SIZE)
+        back = seat._pow_many(full_f, [last.card_key_inv(j) for j in range(DECK_SIZE)])
+        inp = rnd.stages[-2]
+        if any(back[j] != inp[perm[j]] for j in range(DECK_SIZE)) and (
+            honest_prev is None or any(back[j] != honest_prev[perm[j]] for j in range(DECK_SIZE))
         ):
             found.append((order[-1], E.BAD_SHUFFLE))
     # locking steps, recomputed exactly

@@ -133,6 +133,15 @@ class LocalTable:
             self.post(i, self.seats[i].start_round(spec))
         self.run()
 
+    def commit_only(self, spec: RoundSpec) -> None:
+        """Start a round on every seat and exchange only the seed commitments (no pass
+        is computed yet): for tests that then hand-craft the round's frames."""
+        sent = {s.seat: s.start_round(spec) for s in self.seats}
+        for s in self.seats:
+            for other, messages in sent.items():
+                for msg in messages if other != s.seat else ():
+                    s.handle(msg)
+
     def reveal(self, assignments: Sequence[tuple[int, int]], seats: Sequence[int]) -> None:
         """A public deal event on every listed seat."""
         for i in seats:

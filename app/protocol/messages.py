@@ -28,6 +28,8 @@ COMPLAIN   data = position that did not open (triggers the full transcript check
 ESCROW     data = per recipient: seat u8, length u16, encrypted (positions, keys)
 RELEASE    data = escrow owner u8 + the per-record key that decrypts the escrow
 EVIDENCE   data = a complete signed frame of another seat that contradicts its seed
+COMMIT     data = H(round seed): sent at the start of a round, before any pass, so that
+           no seat chooses its permutation after seeing its input
 =========  ============================================================================
 
 Usage::
@@ -68,6 +70,7 @@ class Kind(IntEnum):
     ESCROW = 9
     RELEASE = 10
     EVIDENCE = 11
+    COMMIT = 12
 
 
 class ClaimKind(IntEnum):

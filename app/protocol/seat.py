@@ -73,6 +73,10 @@ _MAX_BUFFERED = 256
 _CHECKS_PER_STEP = 8
 
 
+def _seed_commitment(seed: bytes) -> bytes:
+    return digest(b"blu21/round-seed", seed)
+
+
 @dataclass(frozen=True)
 class TableConfig:
     """Fixed for a table: number of seats, the host seat (the relay), the group."""
@@ -132,6 +136,7 @@ class _Round:
     spec: RoundSpec
     secret: RoundSecret | None
     enc: CardEncoding
+    commits: dict[int, bytes] = field(default_factory=dict)  # seat -> H(round seed)
     recv_seq: dict[int, int] = field(default_factory=dict)
     stages: list[list[int]] = field(default_factory=list)  # shuffle outputs by order index
     locks: list[list[int]] = field(default_factory=list)  # lock outputs by locker index
@@ -146,12 +151,15 @@ class _Round:
     # every claim ever made (a later showdown claim must not hide a false Persian 21)
     claim_log: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
     unchecked_claims: list[tuple[int, tuple[tuple[int, int], ...]]] = field(default_factory=list)
+    # claims this seat has opened and found true (claimer -> pairs): only these count
+    proven: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     complaints: list[tuple[int, int]] = field(default_factory=list)
     audit_wanted: bool = False
     audit_sent: bool = False
     audits: dict[int, tuple[bytes, tuple[int, ...]]] = field(default_factory=dict)
     frozen: bool = False
     suspended: bool = False  # a dropout interrupted it: its dealt cards are still in play
+    closed: bool = False  # given up unaudited (close_round): late frames are ignored
     early_releases: list[tuple[int, int, bytes]] = field(default_factory=list)
     deferred_sigs: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
@@ -390,6 +398,11 @@ class Seat:
         self._rounds[spec.round_id] = rnd
         self._current = spec.round_id
         out: list[Message] = []
+        if secret is not None:
+            # Bind my permutation and keys before anybody's pass exists: a seat that
+            # could pick its seed after seeing its input could place cards it found.
+            rnd.commits[self.seat] = _seed_commitment(secret.seed)
+            out.append(self._send(Kind.COMMIT, spec.round_id, data=rnd.commits[self.seat]))
         buffered, self._buffer = self._buffer, []
         later = []
         for msg in buffered:
@@ -412,9 +425,16 @@ class Seat:
         return rnd
 
     def claimed_cards(self, round_id: int, seat: int) -> dict[int, int] | None:
-        """The cards ``seat`` claimed in ``round_id`` (position -> card code), None if no claim."""
-        claim = self._round(round_id).claims.get(seat)
-        return None if claim is None else dict(claim[2])
+        """The cards ``seat`` has proven in ``round_id`` (position -> card code): None
+        until this seat has opened the claimed cards itself and found them as claimed.
+        A claim that does not open never counts (it voids the round: a complaint)."""
+        proven = self._round(round_id).proven.get(seat)
+        return None if proven is None else dict(proven)
+
+    def disputed(self, round_id: int) -> bool:
+        """True once somebody complained in ``round_id``: the round is void, and only
+        its audit (every seat's seed) can say who cheated."""
+        return bool(self._round(round_id).complaints)
 
     def verdict_of(self, round_id: int) -> Verdict | None:
         """The audit verdict of ``round_id`` (None while pending)."""
@@ -440,10 +460,15 @@ class Seat:
             have = self._seeds if self.table_id else self._pubs
             return set() if self.ready else {s for s in present if s not in have}
         rnd = self._round(round_id)
+        if rnd.verdict is None and not rnd.suspended and (rnd.complaints or rnd.audit_wanted):
+            return self._audit_owed(rnd)
         if not rnd.owner:
             return set()
         need = 1 + max(rnd.owner)
         order = rnd.order
+        uncommitted = {s for s in order if s not in rnd.commits}
+        if uncommitted and len(rnd.stages[0]) < DECK_SIZE:
+            return uncommitted
         for i, s in enumerate(order):
             if len(rnd.stages[i]) < (DECK_SIZE if i < rnd.n - 1 else need):
                 return {s}
@@ -456,6 +481,19 @@ class Seat:
             for s in order
             if s != owner and s not in rnd.keys.get(pos, {})
         }
+
+    @staticmethod
+    def _audit_owed(rnd: _Round) -> set[int]:
+        """Whose round seed the audit of a void or finished round still lacks.
+
+        After a complaint the complainer reveals first (the others only then): while
+        no complainer has, the complainers owe it; then every seat that has not. The
+        seat that keeps its seed is named, never the seats waiting for it.
+        """
+        complainers = {c for c, _ in rnd.complaints}
+        if complainers and not complainers & set(rnd.audits):
+            return complainers
+        return {s for s in rnd.order if s not in rnd.audits}
 
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and
@@ -613,6 +651,7 @@ class Seat:
         rnd = self._round(round_id)
         if rnd.verdict is None:
             rnd.verdict = Verdict(round_id, False, (), None)
+            rnd.closed = True
 
     # -- escrow of a held result (dropouts) --------------------------------------
 
@@ -794,6 +833,8 @@ class Seat:
             # get the host named by a guest whose audit happened to finish first.
             self._authenticate_sig(msg)
             seqs[msg.sender] = expected + 1
+            if rnd.closed:
+                return  # given up here (a void round): its frames still in flight are moot
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "round already audited")
         if msg.kind == Kind.HELLO:
             if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
@@ -820,7 +861,7 @@ class Seat:
             return False
         i = rnd.order.index(msg.sender)
         if msg.kind == Kind.SHUFFLE:
-            return i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE
+            return (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n
         if msg.kind == Kind.LOCK and i < rnd.n - 1:
             inp = rnd.stages[-1] if i == 0 else rnd.locks[i - 1]
             return msg.start + len(msg.values) > len(inp)
@@ -872,6 +913,8 @@ class Seat:
             self._buffer.append(msg)
             return []
         rnd = self._rounds[msg.round_id]
+        if rnd.closed:
+            return []  # (authenticated, and moot: see _authenticate)
         if msg.sender not in rnd.order:
             raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
         rnd.frames[(msg.sender, msg.seq)] = msg
@@ -885,6 +928,7 @@ class Seat:
             Kind.ESCROW: self._on_escrow,
             Kind.RELEASE: self._on_release,
             Kind.EVIDENCE: self._on_evidence,
+            Kind.COMMIT: self._on_commit,
         }.get(msg.kind)
         if handler is None:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, msg.kind.name)
@@ -966,8 +1010,9 @@ class Seat:
         i = rnd.order.index(msg.sender)
         if rnd.audit_sent:
             raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
-        if i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE:
-            # the sender must have had its input: an in-order relay lost it
+        if (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n:
+            # the sender must have had its input and every commitment: an in-order
+            # relay lost them
             raise ProtocolViolation(
                 self._blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
             )
@@ -980,6 +1025,14 @@ class Seat:
         if not set(prev).isdisjoint(msg.values):
             raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
         stage.extend(msg.values)
+
+    def _on_commit(self, rnd: _Round, msg: Message) -> None:
+        if len(msg.data) != 32 or msg.values or msg.sender in rnd.commits:
+            raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "commitment")
+        if rnd.stages[0]:
+            # the first pass waits for every commitment: this one comes too late
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "commitment after the shuffle")
+        rnd.commits[msg.sender] = msg.data
 
     def _on_lock(self, rnd: _Round, msg: Message) -> None:
         u = rnd.order.index(msg.sender)
@@ -1098,6 +1151,9 @@ class Seat:
     def _on_audit(self, rnd: _Round, msg: Message) -> None:
         if msg.sender in rnd.audits or len(msg.data) != 32:
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
+        if _seed_commitment(msg.data) != rnd.commits.get(msg.sender):
+            # not the seed it bound itself to before the shuffle (or none was bound)
+            raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "round seed")
         last = rnd.order[-1]
         if msg.sender != last and msg.values:
             raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
@@ -1138,20 +1194,21 @@ class Seat:
         ]
 
     def _next_job(self, rnd: _Round):
-        if rnd.secret is None:
-            return None
-        me = rnd.order.index(self.seat)
+        # A seat outside the order (a tiebreak's onlooker) only checks: the claims it
+        # must open in the engine, the signatures, the values, and the audit.
+        observer = rnd.secret is None
+        me = -1 if observer else rnd.order.index(self.seat)
         n = rnd.n
         # A later round freezes this one (a dropout's fresh shuffle, or the next round
         # while this one's audit runs): no more shuffling, locking or dealing here.
         void = rnd.audit_wanted or bool(rnd.complaints)
-        busy = not void and not rnd.frozen and rnd.verdict is None
+        busy = not observer and not void and not rnd.frozen and rnd.verdict is None
         # 1. my shuffle pass (non-last shufflers): encrypt input as it arrives, release whole
-        if busy and me < n - 1 and not rnd.shuffle_sent:
+        if busy and 0 <= me < n - 1 and not rnd.shuffle_sent:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
             if len(rnd.my_encrypted) < len(inp):
                 return lambda: self._encrypt_incoming(rnd, inp)
-            if len(rnd.my_encrypted) == DECK_SIZE:
+            if len(rnd.my_encrypted) == DECK_SIZE and (me or len(rnd.commits) == n):
                 return lambda: self._release_shuffle(rnd)
         # 2. the last shuffler streams its per-card-keyed output up to the lock target
         last_ready = me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE
@@ -1164,7 +1221,7 @@ class Seat:
         if not void and rnd.verdict is None and self._openable(rnd):
             return lambda: self._open_mine(rnd)
         # 5. locking, streamed in chunks
-        if busy and me < n - 1:
+        if busy and 0 <= me < n - 1:
             inp = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
             if len(rnd.locks[me]) < min(len(inp), rnd.lock_target):
                 return lambda: self._lock_chunk(rnd, inp)
@@ -1172,7 +1229,7 @@ class Seat:
         if rnd.deferred_sigs and rnd.verdict is None:
             return lambda: self._run_deferred_sig(rnd)
         # 7. check others' claims (once their keys are all in)
-        if not void and rnd.verdict is None and self._checkable_claim(rnd) is not None:
+        if not rnd.complaints and rnd.verdict is None and self._checkable_claim(rnd) is not None:
             return lambda: self._check_claim(rnd)
         # 8. open a dropped seat's released hand
         pend = [o for o in rnd.released if o not in rnd.held]
@@ -1184,9 +1241,9 @@ class Seat:
         # 10. the audit (background)
         if rnd.verdict is not None:
             return None
-        if not rnd.audit_sent and self._reveal_due(rnd):
+        if not observer and not rnd.audit_sent and self._reveal_due(rnd):
             return lambda: self._send_audit(rnd)
-        if rnd.audit_sent and len(rnd.audits) == n:
+        if (rnd.audit_sent or (observer and self._reveal_due(rnd))) and len(rnd.audits) == n:
             return lambda: self._run_audit(rnd)
         return None
 
@@ -1326,6 +1383,10 @@ class Seat:
         exps = [self._open_exponent(rnd, p, rnd.keys[p][claimer]) for p in positions]
         opened = self._pow_many([rnd.final[p] for p in positions], exps)
         wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
+        if not wrong:
+            # (a showdown claim after a Persian one covers its cards too)
+            merged = {**dict(rnd.proven.get(claimer, ())), **dict(pairs)}
+            rnd.proven[claimer] = tuple(sorted(merged.items()))
         if wrong:
             # the transcript check decides who lied (not in a suspended round: my seed
             # would open my own cards, still in play)

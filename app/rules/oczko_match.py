@@ -43,6 +43,7 @@ Events = tuple[Event, ...]
 MIN_PLAYERS = 2
 MAX_PLAYERS = 7
 MAX_ROUNDS = 99
+VOID = "void"  # the end reason of a round that does not count (see Match.void_round)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +288,34 @@ class Match:
             return m._after_round_op(*rnd.disconnect(self.round, seat))
         return m._after_round_op(self.round, (Disconnected(self.round.number, seat),))
 
+    def void_round(self) -> tuple[Match, Events]:
+        """The round in play is void (its deck was proven unfair, or a player cheated in
+        it): nobody scores it, it does not count as played, and it is played again
+        (a tiebreak again as a tiebreak) among the players still at the table.
+
+        >>> m, _ = Match.new(2)
+        >>> m, ev = m.void_round()
+        >>> [e.kind for e in ev], m.round.number, m.played, m.points
+        (['round_ended', 'round_started'], 2, 0, (0, 0))
+        """
+        self._check_open()
+        r = self.round
+        assert r is not None
+        m = replace(
+            self,
+            history=(*self.history, RoundResult(r.number, r.tiebreak, None, VOID, r.hands)),
+        )
+        ended = RoundEnded(
+            r.number,
+            r.tiebreak,
+            None,
+            VOID,
+            tuple((h.seat, h.total) for h in r.hands),
+            tuple((h.seat, str(h.status)) for h in r.hands),
+            m.points,
+        )
+        return m._call_round((ended,), tiebreak=r.tiebreak)
+
     @property
     def between_rounds(self) -> bool:
         """True while the round in play waits for its first card (a rejoin is possible)."""
@@ -402,9 +431,10 @@ class Match:
             raise ValueError("played and tiebreaks are integers")
         if [r.number for r in hist] != list(range(1, len(hist) + 1)):
             raise ValueError("the finished rounds are numbered 1, 2, ...")
+        counted = [r for r in hist if r.reason != VOID]
         if (played, tiebreaks) != (
-            len(hist) - sum(r.tiebreak for r in hist),
-            sum(r.tiebreak for r in hist),
+            len(counted) - sum(r.tiebreak for r in counted),
+            sum(r.tiebreak for r in counted),
         ):
             raise ValueError("played and tiebreaks do not match the finished rounds")
         won = [sum(r.winner == s for r in hist) for s in range(n)]

@@ -260,6 +260,7 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
                 guest.act("draw" if command.startswith("d") else "hold")
             elif command in ("q", "quit"):
                 guest.leave()
+    guest.wind_down()  # (the host may end the table while my last audit still runs)
     over = guest.phone is not None and guest.phone.match.over
     if over and not printed:
         _finish(guest.phone, args)

@@ -106,6 +106,11 @@ class Dealer(Protocol):
         nothing missing)."""
         ...
 
+    def disputed(self, deck: int) -> bool:
+        """True once somebody complained about ``deck`` (a card or a claim that did not
+        open): the round is void and only the deck's audit can name the cheater."""
+        ...
+
     def shared(self, deck: int, position: int, seat: int) -> bool:
         """True once ``seat`` has given its part for opening a dealt position (SRA: its
         key). A card whose part from a leaver never came cannot open: it is voided."""
@@ -236,6 +241,9 @@ class OpenDealer:
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return True  # the host announced the card in the open when it was dealt
+
+    def disputed(self, deck: int) -> bool:
+        return False  # the host checks every claim against the deck it dealt
 
     def waiting_for(self, deck: int) -> set[int]:
         return set()  # every card comes from the host at once
@@ -368,6 +376,9 @@ class Rekeyed:
 
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return self._for(deck).shared(deck, position, seat)
+
+    def disputed(self, deck: int) -> bool:
+        return self._for(deck).disputed(deck)
 
     def waiting_for(self, deck: int) -> set[int]:
         return (self.current if deck == 0 else self._for(deck)).waiting_for(deck)

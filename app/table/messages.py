@@ -434,6 +434,16 @@ class NewDeck(Message):
 
 
 @dataclass(frozen=True)
+class Void(Message):
+    """Host -> guests: ``round`` does not count (its deck failed, or a player cheated in
+    it); it is played again. The cheater's ``Left`` follows."""
+
+    TYPE = "void"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round}
+    round: int
+
+
+@dataclass(frozen=True)
 class Rejoin(Message):
     """Host -> guests: ``seat``, who left, plays again from ``round`` (his points kept)."""
 
@@ -510,6 +520,7 @@ MESSAGES: dict[str, type[Message]] = {
         CloseDeal,
         Drew,
         NewDeck,
+        Void,
         Rejoin,
         Rekey,
         Resume,

@@ -35,6 +35,7 @@ from app.cards import Card
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
 from app.rules.oczko_events import Event, MatchEnded, RoundEnded
+from app.rules.oczko_match import VOID
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
 from app.table.messages import (
     Applied,
@@ -49,9 +50,10 @@ from app.table.messages import (
     Options,
     ProtocolFrame,
     Rejoin,
+    Void,
 )
 
-PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin
+PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin | Void
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class PhoneMatch:
         self._released: set[tuple[int, int]] = set()
         self._told_dealt: set[tuple[int, int]] = set()
         self._audits: list[int] = []  # decks whose audit verdict is still to come
+        self._finished: set[int] = set()  # decks whose audit this phone has started
         self._dealing: _Deck | None = None  # a deal announced, not yet in the engine
         self._pending_draw: tuple[_Deck, int, int] | None = None  # (deck, seat, position)
         self.cut_off = False  # the card on its way lacks a leaver's part: it never opens
@@ -139,6 +142,10 @@ class PhoneMatch:
         """A public event from the host (applied now or as soon as possible)."""
         if self.violation is not None:
             return
+        if isinstance(event, Void):
+            # What was still to come in the void round (a deal closing on a proof that
+            # never opens, a draw, ...) is moot: the round is played again.
+            self._queue = deque(e for e in self._queue if getattr(e, "round", 0) != event.round)
         self._queue.append(event)
         self.pump()
 
@@ -263,17 +270,55 @@ class PhoneMatch:
             self._note(event.to_json())
             if isinstance(event, RoundEnded):
                 for deck in self._round_decks.get(event.round, []):
-                    self._send_frames(self.dealer.finish_deck(deck))
-                    self._audits.append(deck)
+                    self._finish(deck)
             if isinstance(event, MatchEnded):
                 self._queue.clear()
+
+    def _finish(self, deck: int) -> None:
+        """Start the audit of ``deck`` (once)."""
+        if deck not in self._finished:
+            self._finished.add(deck)
+            self._send_frames(self.dealer.finish_deck(deck))
 
     def _send_frames(self, frames: list[bytes]) -> None:
         self.outbox.extend(ProtocolFrame(f) for f in frames)
 
     def _step(self, result: tuple[Match, tuple[Event, ...]]) -> None:
-        self.match, events = result
+        m, events = result
+        for event in events:
+            if isinstance(event, RoundEnded) and event.reason != VOID:
+                self._settle(event.round, m)
+        self.match = m
         self._events(events)
+
+    def _settle(self, number: int, after: Match) -> None:
+        """A round's result stands only once its decks' audits have passed on this phone:
+        Waiting until then (the audit is started here). A deck that fails names its
+        cheater (:meth:`work`); the host then voids the round on every phone. A deck a
+        player left cannot be audited (his seed is gone): its claims were each checked
+        when they were opened, which is what stands for it."""
+        pending = False
+        for deck_id in self._round_decks.get(number, []):
+            if any(s in after.gone for s in self._decks[deck_id].order):
+                continue
+            self._finish(deck_id)
+            verdict = self.dealer.verdict(deck_id)
+            pending = pending or verdict is None or bool(verdict.cheaters)
+        if pending:
+            raise Waiting
+
+    def decks_of(self, number: int) -> list[int]:
+        """The decks round ``number`` was dealt from (more than one after a dropout)."""
+        return list(self._round_decks.get(number, []))
+
+    def settling(self, number: int) -> list[int]:
+        """The decks of round ``number`` whose audit this phone has started and which have
+        no verdict yet (the table's watchdog names whoever keeps his seed)."""
+        return [
+            d
+            for d in self._round_decks.get(number, [])
+            if d in self._finished and self.dealer.verdict(d) is None
+        ]
 
     def _card(self, deck: int, position: int) -> Card:
         code = self.dealer.card(deck, position)
@@ -328,6 +373,25 @@ class PhoneMatch:
         elif isinstance(event, Rejoin):
             self._check_round(event.round)  # (Waiting while my previous round still ends)
             self._step(self.match.rejoin(event.seat))
+        elif isinstance(event, Void):
+            self._void(event)
+
+    def _void(self, event: Void) -> None:
+        """The round does not count: it is played again. Its decks deal no more; one
+        under audit (a complaint, or the round's end) is audited on, the others are
+        closed unaudited."""
+        self._check_round(event.round)
+        for deck_id in self._round_decks.get(event.round, []):
+            if deck_id in self._finished or self.dealer.disputed(deck_id):
+                continue  # its audit runs on: it names the cheaters on this phone too
+            self.dealer.suspend_deck(deck_id)
+            self._finish(deck_id)
+        self._dealing = None
+        self._pending_draw = None
+        self.cut_off = False
+        self.redraw = None
+        self._note({"event": "round_void", "round": event.round})
+        self._step(self.match.void_round())
 
     def _start_deck(self, event: Go | NewDeck) -> None:
         self._check_round(event.round)
@@ -364,6 +428,7 @@ class PhoneMatch:
         self._decks[event.deck] = deck
         self._deck = deck
         self._round_decks.setdefault(event.round, []).append(event.deck)
+        self._audits.append(event.deck)  # (a complaint may bring its verdict early)
         # Every phone is told (a seat outside ``order``, e.g. in a tiebreak, only follows).
         self._send_frames(self.dealer.start_deck(event.deck, order))
 
@@ -442,24 +507,30 @@ class PhoneMatch:
         deck = self._current(event.round)
         r = self.match.round
         assert r is not None
-        if r.phase is not Phase.DEAL or self._dealing is not deck:
+        if r.phase is Phase.DEAL_CHECK and self._dealing is None:
+            pass  # dealt already: this close waited for a proof or the deck's audit
+        elif r.phase is not Phase.DEAL or self._dealing is not deck:
             raise IllegalAction("wrong_phase", "the deal is not being checked")
-        # Every phone has opened its cards: the deal goes into the engine (mine known,
-        # the others hidden), in the engine's own dealing order.
-        cards = [self._card(deck.deck, p) for p in deck.holdings.get(self.seat, [])]
-        given = 0
-        while self.match.to_deal is not None:
-            seat = self.match.to_deal
-            card = None
-            if seat == self.seat:
-                card, given = cards[given], given + 1
-            self._step(self.match.deal(card))
-        self._dealing = None
+        else:
+            # Every phone has opened its cards: the deal goes into the engine (mine
+            # known, the others hidden), in the engine's own dealing order.
+            cards = [self._card(deck.deck, p) for p in deck.holdings.get(self.seat, [])]
+            given = 0
+            while self.match.to_deal is not None:
+                seat = self.match.to_deal
+                card = None
+                if seat == self.seat:
+                    card, given = cards[given], given + 1
+                self._step(self.match.deal(card))
+            self._dealing = None
         r = self.match.round
         if r is None or r.number != event.round or r.phase is not Phase.DEAL_CHECK:
             return  # the deal decided the round (everybody else left meanwhile)
         for seat in event.persian:  # proven by the dealer, the owner's own phone included
-            self._step(self.match.reveal(seat, self._proven(seat, event.round)[:2]))
+            if not r.hand(seat).shown:  # (not opened by an earlier try)
+                self._step(self._reveal(seat, self._proven(seat, event.round)[:2]))
+                r = self.match.round
+                assert r is not None
         self._step(self.match.close_deal())
 
     def _applied(self, event: Applied) -> None:
@@ -483,8 +554,8 @@ class PhoneMatch:
             if self.cut_off:
                 raise IllegalAction("wrong_phase", f"seat {seat}'s card can never open")
             card = self._card(pending[0].deck, pending[2]) if seat == self.seat else None
-            self._pending_draw = None
             self._step(self.match.draw(seat, card))
+            self._pending_draw = None
         elif action == "bust":
             self._step(self.match.bust(seat))
         elif action in ("hold", "21"):
@@ -493,6 +564,23 @@ class PhoneMatch:
             self._step(self.match.forfeit(seat))
         elif action == "timeout":
             self._step(self.match.timeout(seat))
+
+    def _reveal(self, seat: int, cards: list[Card]) -> tuple[Match, tuple[Event, ...]]:
+        """Open ``seat``'s proven cards in the engine. Cards the dealer proved but the
+        rules refuse (a bust hand he said was open and then held, ...) contradict what
+        he announced about his own hand: he is named, not the host who relayed it. A
+        card proven twice means the deck is bad: its audit (started here) names who."""
+        try:
+            return self.match.reveal(seat, cards)
+        except IllegalAction as exc:
+            if seat == self.seat:
+                raise
+            if exc.code == "duplicate_card":
+                r = self.match.round
+                for deck_id in self._round_decks.get(r.number if r else 0, []):
+                    self._finish(deck_id)
+                raise Waiting from exc
+            raise DealerViolation(seat, exc.code, f"his cards contradict his moves: {exc}") from exc
 
     def _claim_showdown(self, number: int) -> None:
         if number in self._claimed_showdown:
@@ -522,7 +610,7 @@ class PhoneMatch:
                 cards = self._proven(seat, number)
             except Waiting:
                 continue  # another hand may open meanwhile
-            self._step(self.match.reveal(seat, cards))
+            self._step(self._reveal(seat, cards))
             if self.match.round is None or self.match.round.phase is not Phase.SHOWDOWN:
                 return
         if self.match.to_reveal:

@@ -44,6 +44,7 @@ class SraDealer:
         self._suspended: set[int] = set()
         self._escrowed: dict[int, frozenset[int]] = {}
         self._proved: set[int] = set()  # decks whose cards I have claimed
+        self._told: list[ProtocolViolation] = []  # the seat's accusations the table heard
 
     def _encode(self, messages: list[Message]) -> list[bytes]:
         return [m.encode(self._group) for m in messages]
@@ -91,13 +92,32 @@ class SraDealer:
             raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
 
     def has_work(self) -> bool:
-        return bool(self._seat.has_work())
+        return self._untold() is not None or bool(self._seat.has_work())
+
+    def _untold(self) -> ProtocolViolation | None:
+        told = self._told
+        return next((a for a in self._seat.accusations if all(a is not t for t in told)), None)
 
     def work(self) -> list[bytes]:
+        # What the seat found in the background (a value outside the group, x and -x in
+        # a pass, a forgery, the audit's cheaters) reaches the table here, one at a
+        # time and before the next step, so no frame of a step is lost with it.
+        exc = self._untold()
+        if exc is not None:
+            self._told.append(exc)
+            raise DealerViolation(exc.seat, exc.code, exc.detail)
         try:
             return self._encode(self._seat.work())
         except ProtocolViolation as exc:
             raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
+
+    def disputed(self, deck: int) -> bool:
+        """True once somebody complained about ``deck``: the round is void, its audit
+        names the cheater (or the seat that keeps the seed it owes)."""
+        try:
+            return bool(self._seat.disputed(deck))
+        except ProtocolUsageError:
+            return False
 
     def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
         return self._encode(self._seat.start_round(RoundSpec(deck, tuple(order))))
@@ -106,7 +126,8 @@ class SraDealer:
         return self._encode(self._seat.reveal(list(assignments), round_id=deck))
 
     def card(self, deck: int, position: int) -> int | None:
-        return self._seat.hand_in(deck).get(position)
+        code = self._seat.hand_in(deck).get(position)
+        return None if code is None or code < 0 else code  # -1: it did not open (complaint)
 
     def progress(self, deck: int) -> float:
         return float(self._seat.progress(deck))

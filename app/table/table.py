@@ -53,6 +53,7 @@ from app.table.messages import (
     Resume,
     SetUp,
     Turn,
+    Void,
 )
 from app.table.play import PhoneMatch
 
@@ -254,7 +255,7 @@ class HostTable(HostLobby):
         the dealer misses nothing. The host's own work is never a stall."""
         assert self.phone is not None
         waiting = self.phone.dealer.waiting_for(deck)
-        return waiting & self._guests() if waiting else None
+        return waiting & (self._guests() | {0}) if waiting else None
 
     def _blockers(self) -> set[int]:
         """Guests the match is waiting for (a report or a proof), besides a drawer; at the
@@ -269,17 +270,79 @@ class HostTable(HostLobby):
         r = m.round
         if self.stage != "play" or m.over or r is None:
             return set()
+        owed = self._audit_owed(r.number)
+        if owed is not None:
+            return owed
         if r.phase is Phase.DEAL and r.number in self._went:
             # A player who cannot open his cards because another one holds the deck up
-            # is not to blame; with nothing missing, a report is.
+            # is not to blame; with nothing missing, a report is, or a Persian 21
+            # reported and not proven.
             culprits = self._culprits(self._deck)
             if culprits is not None:
                 return culprits
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
-            return (playing - self._dealt.get(r.number, set())) & guests
+            late = (playing - self._dealt.get(r.number, set())) & guests
+            return late or self._unproven_persian(r.number)
         if r.phase is Phase.SHOWDOWN:
             return set(r.to_reveal) & (guests | set(m.gone) | {0})
         return set()
+
+    def _disputed(self, number: int) -> list[int]:
+        """The decks of round ``number`` somebody complained about, or whose audit this
+        phone has started and not finished: the round's result waits for them."""
+        phone = self.phone
+        assert phone is not None
+        return [
+            d
+            for d in phone.decks_of(number)
+            if phone.dealer.disputed(d) or d in phone.settling(number)
+        ]
+
+    def _audit_owed(self, number: int) -> set[int] | None:
+        """Whose round seed the audit of a disputed or finishing deck of round ``number``
+        lacks (the host's own counts like anybody's); None when no audit holds the
+        round up. An empty set: the audit is running, nobody is late."""
+        decks = self._disputed(number)
+        if not decks:
+            return None
+        assert self.phone is not None
+        owed: set[int] = set()
+        for deck in decks:
+            owed |= self.phone.dealer.waiting_for(deck)
+        return owed & (self._guests() | {0})
+
+    def _unproven_persian(self, number: int) -> set[int]:
+        """Players who reported a Persian 21 whose proof has not opened on this phone."""
+        assert self.phone is not None
+        return {
+            s
+            for s in self._persian.get(number, set())
+            if self.phone.dealer.claimed(self._deck, s) is None
+        }
+
+    def _remove(self, seat: int, reason: str, code: str = "") -> None:
+        """Take ``seat`` out of the match. If the round in play has a deck under dispute
+        or audit, or he was named as a cheater, the round does not count: every phone
+        voids it (it is played again without him)."""
+        phone = self.phone
+        assert phone is not None
+        m = phone.match
+        r = m.round
+        void = reason == "cheat" or (r is not None and bool(self._disputed(r.number)))
+        if void and r is not None and not m.over and r.number in self._went:
+            self._void(r.number)
+        self._drop_seat(seat, reason, code)
+
+    def _void(self, number: int) -> None:
+        """Every phone voids round ``number``; the replay is a new round (new number)."""
+        for timer in ("turn", "drew", "stall"):
+            self.timers.cancel(timer)
+        self._stall_key = None
+        self._drawing = None
+        self._deck_due = False
+        self._turn_key = None
+        self._announce(Void(number))
+        self.notice("round_void", round=number)
 
     def _watch_stalls(self) -> None:
         """Whoever keeps the table waiting longer than a turn is dropped (``stalled``):
@@ -298,7 +361,16 @@ class HostTable(HostLobby):
         assert phone is not None
         m = phone.match
         if phone.violation is not None:
-            self.notice("violation", seat=phone.violation.seat, code=phone.violation.code)
+            v = phone.violation
+            if v.seat is not None and v.seat != 0:
+                # A guest cheated (his own signed frame, his own claim, his audit): he is
+                # named and removed, the round he cheated in is void, play goes on.
+                phone.violation = None
+                self.notice("cheat_named", seat=v.seat, code=v.code)
+                if v.seat in self._guests():
+                    self._remove(v.seat, "cheat", v.code)
+                return
+            self.notice("violation", seat=v.seat, code=v.code)
             self.close("violation")
             return
         if self.stage == "setup":
@@ -308,7 +380,18 @@ class HostTable(HostLobby):
                 self.notice("fingerprint", code=phone.dealer.fingerprint)
             else:
                 return
-        if self.stage != "play" or phone.waiting:
+        if self.stage != "play":
+            return
+        r = m.round
+        if r is not None and not m.over and r.number in self._went:
+            for deck in self._disputed(r.number):
+                verdict = phone.dealer.verdict(deck)
+                if verdict is not None and not set(verdict.cheaters) & self._guests():
+                    # Nobody left to remove (none named, or he is gone already): the
+                    # disputed round is played again all the same.
+                    self._void(r.number)
+                    return
+        if phone.waiting:
             return
         if self._pending_left:
             self._announce_left()
@@ -342,7 +425,9 @@ class HostTable(HostLobby):
         if r.phase is Phase.DEAL:
             # Every phone has opened its cards: the deal goes into every engine at once.
             playing = {s for s in r.order if s in m.active and not r.hand(s).dropped}
-            if playing <= self._dealt.get(r.number, set()):
+            if playing <= self._dealt.get(r.number, set()) and not (
+                self._unproven_persian(r.number) & playing
+            ):
                 self._closed_deal.add(r.number)
                 persian = tuple(sorted(self._persian.get(r.number, set()) & playing))
                 self._announce(CloseDeal(r.number, persian))
@@ -367,6 +452,8 @@ class HostTable(HostLobby):
                     self._act(0, action)
 
     def _timer(self, name: str) -> None:
+        if self.timers.remaining(name) is not None:
+            return  # re-armed by a timer that fired just before it: not due any more
         phone = self.phone
         if name == "turn" and phone is not None and self.stage == "play":
             m = phone.match
@@ -374,9 +461,13 @@ class HostTable(HostLobby):
                 self._announce(Applied(m.round.number, m.to_act, "timeout"))
                 self._drive()
         elif name == "stall" and phone is not None:
-            self._stall_key = None
+            armed, self._stall_key = self._stall_key, None
             m = phone.match
-            for seat in sorted(self._blockers()):
+            blockers = self._blockers()
+            if (self.stage, self._round(), frozenset(blockers)) != armed:
+                self._watch_stalls()  # the table moved on meanwhile: a fresh wait
+                return
+            for seat in sorted(blockers):
                 r = m.round
                 if r is not None and not m.over and seat in m.gone:
                     # A leaver's hand that cannot be opened any more counts as bust.
@@ -387,9 +478,10 @@ class HostTable(HostLobby):
                     self.close("stalled")
                     return
                 else:
-                    # A player whose report or proof does not come is out (then his
-                    # hand, if still needed, is forfeited like any leaver's).
-                    self._drop_seat(seat, "stalled")
+                    # A player whose report, proof or seed does not come is out (then his
+                    # hand, if still needed, is forfeited like any leaver's; a round
+                    # whose audit he held up is void).
+                    self._remove(seat, "stalled")
             self._drive()
         elif name == "drew" and self._drawing is not None:
             culprits = self._culprits(self._drawing_deck)
@@ -398,7 +490,11 @@ class HostTable(HostLobby):
                 # card, cut off, is dealt again), not the drawer.
                 self.timers.set("drew", float(self.seating.options.turn_time))
                 for seat in sorted(culprits):
-                    self._drop_seat(seat, "stalled")
+                    if seat == 0:
+                        self.notice("violation", seat=0, code="stalled")
+                        self.close("stalled")
+                        return
+                    self._remove(seat, "stalled")
                 self._drive()
                 return
             seat, self._drawing = self._drawing, None
@@ -451,10 +547,10 @@ class HostTable(HostLobby):
         self._set_up = set()
         self.stage = "setup"
 
-    def _drop_seat(self, seat: int, reason: str) -> None:
+    def _drop_seat(self, seat: int, reason: str, detail: str = "") -> None:
         for peer in list(self._peers.values()):
             if peer.seat == seat:
-                self._drop(peer, reason, "")
+                self._drop(peer, reason, detail)
 
     def _gone(self, peer: Any, reason: str, detail: str = "") -> None:
         seat = peer.seat
@@ -519,6 +615,10 @@ class HostTable(HostLobby):
 class GuestTable(GuestLobby):
     """A guest's phone: lobby, then its own copy of the match."""
 
+    #: turns a guest waits for the host's own part before naming it (longer than the
+    #: host's watchdog on the others, which acts first when a guest holds things up)
+    host_patience = 2.0
+
     def __init__(
         self,
         link: Any,
@@ -544,6 +644,8 @@ class GuestTable(GuestLobby):
         self.turn: Turn | None = None
         self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
         self._budget = FrameBudget()  # what each sender's relayed dealer frames may cost
+        self._accused: set[int] = set()  # players my phone caught, for the host to remove
+        self._host_owes: object = None  # what my dealer waits for from the host, and since when
 
     @classmethod
     def join(
@@ -608,9 +710,18 @@ class GuestTable(GuestLobby):
         elif isinstance(message, Turn):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
-        elif isinstance(message, Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin):
-            if isinstance(message, Left) and message.seat == self.seat:
+        elif isinstance(message, Left):
+            if message.seat == self.seat:
                 raise TableError("bad_message", "the host says I left, while I am here")
+            self._accused.discard(message.seat)  # the host removed whom my phone caught
+            self.notice(
+                "player_left",
+                seat=message.seat,
+                name=self._name_of(message.seat),
+                reason=message.reason,
+            )
+            phone.announce(message)
+        elif isinstance(message, Go | Deal | CloseDeal | Applied | NewDeck | Rejoin | Void):
             if isinstance(message, Go | NewDeck | Deal):
                 self._last_deck = max(self._last_deck, message.deck)
             phone.announce(message)
@@ -670,10 +781,19 @@ class GuestTable(GuestLobby):
             self.send(self.link, phone.outbox.pop(0))
         if phone.violation is not None:
             v = phone.violation
-            self.notice("violation", seat=v.seat, code=v.code, detail=v.detail)
-            self.closed = True
-            self.link.close_later(linger=0.5)
-            return
+            if v.seat is not None and v.seat not in (0, self.seat):
+                # Another guest cheated: the host, which sees every frame he signed,
+                # removes him and voids the round. A host that does not, in time,
+                # shields him: then it is named.
+                phone.violation = None
+                self.notice("cheat_named", seat=v.seat, code=v.code)
+                if v.seat in phone.match.active and v.seat not in self._accused:
+                    self._accused.add(v.seat)
+                    self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
+                phone.pump()
+            else:
+                self._leave_named(v.seat, v.code, v.detail)
+                return
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))
@@ -695,12 +815,62 @@ class GuestTable(GuestLobby):
                 self.turn = None
                 self.act(action)
 
+    def wind_down(self, steps: int = 100_000) -> None:
+        """The host ended the table: finish what this phone has in hand (the last
+        round's audit, on which its result waits), sending nothing."""
+        phone = self.phone
+        while phone is not None and not phone.match.over and phone.violation is None and steps:
+            steps -= 1
+            if not phone.work():
+                break
+
+    def _leave_named(self, seat: int | None, code: str, detail: str = "") -> None:
+        """My phone caught ``seat`` (None or 0: the host): say so and leave the table."""
+        self.notice("violation", seat=seat, code=code, detail=detail)
+        self.closed = True
+        self.link.close_later(linger=0.5)
+
+    def _name_of(self, seat: int) -> str:
+        players = self.lobby.players if self.lobby is not None else ()
+        return players[seat].name if 0 <= seat < len(players) else ""
+
+    def _timer(self, name: str) -> None:
+        if name == "host_owes" and self._host_owes is not None and not self.closed:
+            self._leave_named(0, "stalled", "the host's own part never came")
+            return
+        if name.startswith("accused:"):
+            seat = int(name.split(":")[1])
+            if seat in self._accused and not self.closed:
+                # The host kept a player my phone proved a cheater: not a fair table.
+                self._leave_named(0, "shielded_cheater", f"seat {seat}")
+            return
+        super()._timer(name)
+
+    def _watch_host(self) -> None:
+        """The host is counted like any phone: when my dealer waits for the host's own
+        part (a commitment, pass, lock, key or seed) longer than ``host_patience``
+        turns, the host is named and I leave. (Its watchdog judges everybody else.)"""
+        phone = self.phone
+        r = phone.match.round if phone is not None else None
+        owes = None
+        if phone is not None and r is not None and not phone.match.over:
+            waiting = set().union(*(phone.dealer.waiting_for(d) for d in phone.decks_of(r.number)))
+            owes = (r.number, frozenset(waiting)) if 0 in waiting else None
+        if owes is None:
+            self.timers.cancel("host_owes")
+        elif owes != self._host_owes:
+            assert phone is not None
+            self.timers.set("host_owes", self.host_patience * phone.options.turn_time)
+        self._host_owes = owes
+
     def step(self, wait: float = 0.0) -> None:
         super().step(wait)
         phone = self.phone
         if phone is not None and not self.closed:
             phone.work()
             self._after()
+            if not self.closed:
+                self._watch_host()
         elif phone is not None and phone.violation is None and phone.dealer.has_work():
             # The table closed (e.g. the host found a cheat): finish the checks whose
             # frames are in hand, so that this phone names a cheater itself.

@@ -93,7 +93,9 @@ def round_result_text(result: Any, names: Sequence[str]) -> str:
     """The text of a finished round (the engine's RoundResult)."""
     lines = []
     if result.winner is None:
-        if result.reason == "persian":
+        if result.reason == "void":
+            lines.append(_("The round does not count: a player cheated. It is played again."))
+        elif result.reason == "persian":
             lines.append(_("Several Persian 21s: nobody gets the point."))
         else:
             lines.append(_("Tie at the top or everybody bust: nobody gets the point."))

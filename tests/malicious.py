@@ -1,0 +1,289 @@
+"""The malicious-phone harness (issue 13): seeded table sessions in which one phone
+(a guest's, or about one time in four the host's) deviates from the protocol at a
+random moment, against the real HostTable,
+GuestTable and SraDealer over TCP links.
+
+A deviation is a function ``(rng) -> dealer class`` in :data:`DEVIATIONS`; the class
+is an :class:`~app.table.sra_dealer.SraDealer` that misbehaves once (or from some
+point on) and records in ``cheated`` the decks in which it did. More kinds (strangers,
+floods, wrong types) are added by appending to the list. :func:`session` plays one
+seeded match and checks the invariants; it returns a one-line summary.
+
+Invariants, on every session: no exception escapes an honest phone (the loop would
+raise); the cheater keeps no point from a round he cheated in on any honest phone.
+A cheating guest: no honest phone is named, dropped or closed, and every honest phone
+ends with the same result. A cheating host: an honest guest names nobody but the
+host (and leaves) or plays on; the guests that finish agree.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import cheats
+
+from app.protocol.keys import DeterministicRng
+from app.protocol.messages import Kind, Message
+from app.table.sra_dealer import SraDealer
+
+Deviation = Callable[[random.Random], type]
+_BLAMES = ("cheat_named", "violation")
+
+
+def _frame_deviation(name: str, mutate: Callable[[Any, list[Message], random.Random], list | None]):
+    """A dealer whose ``at``-th outgoing frame (counted over the match) is changed by
+    ``mutate(dealer, messages, rng)``, which returns the frames to send instead (None:
+    this frame cannot be changed that way, it goes out as it is)."""
+
+    def make(rng: random.Random) -> type:
+        at = rng.randint(1, 24)
+        seed = rng.randrange(1 << 30)
+
+        class Deviant(SraDealer):
+            label = f"{name}@{at}"
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.count = 0
+                self.cheated: set[int] = set()
+                self.sent: list[Message] = []
+                self.rng = random.Random(seed)
+                self.stopped = False
+
+            def _encode(self, messages: list[Message]) -> list[bytes]:
+                out: list = []
+                for msg in messages:
+                    self.count += 1
+                    if self.stopped:
+                        self.cheated.add(msg.round_id)
+                        continue
+                    changed = mutate(self, [msg], self.rng) if self.count == at else None
+                    if changed == [msg]:
+                        changed = None  # (the change came out the same: no deviation)
+                    if changed is not None and msg.round_id:
+                        self.cheated.add(msg.round_id)
+                        out += changed
+                    else:
+                        out.append(msg)
+                    self.sent.append(msg)
+                return [m if isinstance(m, bytes) else m.encode(self._group) for m in out]
+
+        Deviant.__name__ = f"Deviant_{name}"
+        return Deviant
+
+    return make
+
+
+def _resign(dealer: SraDealer, msg: Message, **fields: Any) -> Message:
+    """``msg`` with other content, validly signed by its sender (the cheater)."""
+    seat = dealer._seat
+    body = replace(msg, sig=b"", **fields)
+    return body.signed(seat.identity.sign(seat.table_id, body.body(seat.group)))
+
+
+def _forged(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    msg = msgs[0]
+    sig = bytearray(msg.sig)
+    sig[rng.randrange(len(sig))] ^= 1 + rng.randrange(255)
+    return [replace(msg, sig=bytes(sig))]
+
+
+def _replayed(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    old = dealer.sent[rng.randrange(len(dealer.sent))] if dealer.sent else msgs[0]
+    return [msgs[0], old]
+
+
+def _reordered(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    dealer._held = msgs[0]  # goes out after the next frame (see _Reorder)
+    return []
+
+
+def _withheld(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    dealer.stopped = True  # from here on nothing goes out
+    return []
+
+
+def _related(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    """Values of the frame replaced by powers of its first value (related values)."""
+    msg = msgs[0]
+    if len(msg.values) < 2:
+        return None  # nothing to relate: the deviation does not apply here
+    p = dealer._seat.group.p
+    x = msg.values[0]
+    values = tuple([x, *(pow(x, r + 2, p) for r in range(len(msg.values) - 1))])
+    return [_resign(dealer, msg, values=values)]
+
+
+def _wrong_values(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
+    """One value (a key, a lock, a pass entry) swapped for another valid one."""
+    msg = msgs[0]
+    if not msg.values:
+        return [_resign(dealer, msg, data=bytes(reversed(msg.data)))]
+    group = dealer._seat.group
+    values = list(msg.values)
+    i = rng.randrange(len(values))
+    values[i] = pow(values[i], 3, group.p) if msg.kind != Kind.KEYS else (values[i] * 3) % group.q
+    return [_resign(dealer, msg, values=tuple(values))]
+
+
+def _reorder_class(rng: random.Random) -> type:
+    base = _frame_deviation("reordered", _reordered)(rng)
+
+    class Reorder(base):  # type: ignore[misc,valid-type]
+        _held: Message | None = None
+
+        def _encode(self, messages: list[Message]) -> list[bytes]:
+            held = self._held
+            out = super()._encode(messages)
+            if held is not None and held is self._held and out:
+                self._held = None
+                out.append(held.encode(self._group))
+            return out
+
+    return Reorder
+
+
+def _lie(kind: type) -> Deviation:
+    """A scripted lie from tests/cheats.py (it records the decks it lied in)."""
+
+    def make(rng: random.Random) -> type:
+        return type(kind.__name__, (kind,), {"label": kind.__name__})
+
+    return make
+
+
+#: every deviation the harness draws from (table-robust adds strangers, floods, types)
+DEVIATIONS: list[Deviation] = [
+    _frame_deviation("forged", _forged),
+    _frame_deviation("replayed", _replayed),
+    _reorder_class,
+    _frame_deviation("withheld", _withheld),
+    _frame_deviation("related", _related),
+    _frame_deviation("wrong_values", _wrong_values),
+    _lie(cheats.FalsePersian),
+    _lie(cheats.FalseShowdown),
+    _lie(cheats.HiddenBust),
+    _lie(cheats.SilentPersian),
+    _lie(cheats.FalseComplaint),
+    _lie(cheats.RevealingFalseComplaint),
+    _lie(cheats.MinusX),
+]
+
+
+def session(seed: int, *, wait: float = 60.0, sides: list | None = None) -> str:
+    """One seeded table session with one deviating phone (a guest, or the host about
+    one time in four); asserts the invariants."""
+    from test_table_sra import make_table
+
+    rng = random.Random(seed)
+    guests = rng.randint(1, 3)
+    cheater = 0 if rng.random() < 0.25 else rng.randint(1, guests)
+    deviation = rng.choice(DEVIATIONS)(rng)
+    host, players, clock = make_table(
+        guests, seed=seed, rounds=rng.randint(1, 2), turn_time=5, dealers={cheater: deviation}
+    )
+    host.silence_limit = 600  # the watchdog, not the heartbeat, judges a silent phone
+    if deviation.label == "HiddenBust":
+        (host, *players)[cheater].bot = cheats.greedy_bot
+    honest = [side for i, side in enumerate((host, *players)) if i != cheater]
+    if sides is not None:
+        sides += [host, *players]  # (for a debugger)
+    label = f"seed {seed}: {guests + 1} seats, seat {cheater} {deviation.label}"
+    deadline = time.monotonic() + wait
+    ticks = 0
+    while not all(side.closed or _over(side) for side in honest):
+        assert time.monotonic() < deadline, f"{label}: the table stalled"
+        for side in (host, *players):
+            side.step(0.001)
+        ticks += 1
+        if ticks % 50 == 0:
+            clock.advance(1.0)
+    check = _check_host_cheat if cheater == 0 else _check_guest_cheat
+    check(label, host, players, honest, cheater)
+    dealer = _dealer_of((host, *players)[cheater])
+    for side in honest:
+        if _over(side):
+            _kept_nothing(label, side, dealer, cheater)
+    acted = bool(getattr(dealer, "cheated", None))
+    caught = (
+        _caught(host, cheater)
+        if cheater
+        else any(
+            n.code == "violation" and n.details.get("seat") in (0, None)
+            for side in honest
+            for n in side.notices
+        )
+    )
+    host.close()
+    for p in players:
+        p.link.close(linger=0)
+    verdict = "named" if caught else "unnoticed" if acted else "never acted"
+    return f"{label}: {verdict}"
+
+
+def _over(side: Any) -> bool:
+    return side.phone is not None and side.phone.match.over
+
+
+def _check_guest_cheat(label: str, host: Any, players: list, honest: list, cheater: int) -> None:
+    """A guest cheated: every honest phone plays on to the end, only he is removed."""
+    from test_table_sra import departures
+
+    assert not host.closed, f"{label}: the host closed: {host.notices[-3:]}"
+    left = departures(host)
+    assert {s for s, _ in left} <= {cheater}, f"{label}: honest dropped: {left}"
+    for side in honest:
+        assert not side.closed and side.phone.violation is None, (
+            f"{label}: seat {side.phone.seat}: {side.notices[-3:]}; host: {host.notices[-4:]}"
+        )
+        blamed = {n.details.get("seat") for n in side.notices if n.code in _BLAMES}
+        assert blamed <= {cheater}, f"{label}: blamed {blamed}"
+    results = {(p.phone.match.winner, p.phone.match.points, p.phone.match.gone) for p in honest}
+    assert len(results) == 1, f"{label}: phones disagree: {results}"
+
+
+def _check_host_cheat(label: str, host: Any, players: list, honest: list, cheater: int) -> None:
+    """The host cheated: an honest guest either names the host and leaves or plays on;
+    it never blames another guest; those who finish agree."""
+    for side in honest:
+        blamed = {n.details.get("seat") for n in side.notices if n.code in _BLAMES}
+        assert blamed <= {0, None}, f"{label}: a guest blamed {blamed}"
+    done = {
+        (p.phone.match.winner, p.phone.match.points, p.phone.match.gone) for p in honest if _over(p)
+    }
+    assert len(done) <= 1, f"{label}: guests disagree: {done}"
+
+
+def _kept_nothing(label: str, side: Any, dealer: Any, cheater: int) -> None:
+    """On ``side``'s phone the cheater won no round he cheated in (void or not his)."""
+    decks = side.phone._decks
+    cheated = {decks[d].round for d in getattr(dealer, "cheated", ()) if d in decks}
+    for r in side.phone.match.history:
+        if r.number in cheated:
+            assert r.reason == "void" or r.winner != cheater, f"{label}: kept round {r.number}"
+
+
+def _dealer_of(side: Any) -> Any:
+    phone = side.phone
+    return None if phone is None else phone.dealer.current
+
+
+def _caught(host: Any, cheater: int) -> bool:
+    return any(
+        n.details.get("seat") == cheater
+        for n in host.notices
+        if n.code in ("cheat_named", "player_left")
+        and (n.code == "cheat_named" or n.details.get("reason") in ("cheat", "stalled"))
+    )
+
+
+def seeds(fixed: list[int], fresh: int) -> list[int]:
+    """The fixed seeds plus ``fresh`` new ones (printed by the caller)."""
+    return [*fixed, *(random.SystemRandom().randrange(10**9) for _ in range(fresh))]
+
+
+__all__ = ["DEVIATIONS", "DeterministicRng", "seeds", "session"]

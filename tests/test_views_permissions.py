@@ -245,6 +245,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 if (now.code, now.retry) != last:
                     seen.append(now.code)
                     last = (now.code, now.retry)
+                    continue  # tap on the next frame, once the new texts are laid out
                 settings_shown |= screen.retry and screen.ids.settings.opacity == 1
                 if not screen.busy and not screen.ids.action.disabled:
                     _tap(screen.ids.action)

@@ -832,7 +832,7 @@ class AndroidTransport:
         closes the socket, which aborts the blocked call. While the phones show their
         pairing dialog (a first secure connection to an unpaired host: the bond state is
         BONDING) the timeout does not run; the players get up to
-        :data:`PAIRING_TIMEOUT` to confirm it.
+        :data:`PAIRING_TIMEOUT` to confirm it, and once paired the timeout starts afresh.
         """
         api = self.api
         address = address.removeprefix("bt:").upper()
@@ -888,14 +888,15 @@ class AndroidTransport:
 
 
 class _Budget:
-    """The time a connection may take on ``clock``, not counting the time the phones
-    spend pairing (up to :data:`PAIRING_TIMEOUT`)."""
+    """The time a connection may take on ``clock``: ``timeout``, suspended while the
+    phones pair (up to :data:`PAIRING_TIMEOUT`) and given afresh once they have."""
 
     def __init__(
         self, clock: Callable[[], float], timeout: float, pairing: Callable[[], bool]
     ) -> None:
         self._clock = clock
         self._pairing = pairing
+        self._timeout = timeout
         self._deadline = clock() + timeout
         self._pairing_since: float | None = None
         self._lock = threading.Lock()
@@ -908,8 +909,8 @@ class _Budget:
                 if self._pairing_since is None:
                     self._pairing_since = now
                 return self._pairing_since + PAIRING_TIMEOUT - now
-            if self._pairing_since is not None:  # pairing over: its time does not count
-                self._deadline += now - self._pairing_since
+            if self._pairing_since is not None:  # paired: the connection goes on from here
+                self._deadline = max(self._deadline, now + self._timeout)
                 self._pairing_since = None
             return self._deadline - now
 

@@ -100,9 +100,9 @@ public final class BluetoothSocket implements Closeable {
      * blocks until the players confirm it (Standin.setPairing: how long, or refused).
      */
     private void pair() throws IOException {
-        Standin.log.add("pairing");
-        device.bondState(BluetoothDevice.BOND_BONDING);
         long until = Standin.now() + Standin.pairingMs;
+        device.bondState(BluetoothDevice.BOND_BONDING);
+        Standin.log.add("pairing");  // last: a test that sees it may let time pass
         if (!Standin.waitUntil(until, () -> closed)) {
             device.bondState(BluetoothDevice.BOND_NONE);
             throw new IOException("socket closed");

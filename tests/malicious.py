@@ -187,9 +187,10 @@ def session(seed: int, *, wait: float = 60.0, sides: list | None = None) -> str:
         guests, seed=seed, rounds=rng.randint(1, 2), turn_time=5, dealers={cheater: deviation}
     )
     host.silence_limit = 600  # the watchdog, not the heartbeat, judges a silent phone
+    by_seat = {0: host, **{p.seat: p for p in players}}  # (seats go by order of joining)
     if deviation.label == "HiddenBust":
-        (host, *players)[cheater].bot = cheats.greedy_bot
-    honest = [side for i, side in enumerate((host, *players)) if i != cheater]
+        by_seat[cheater].bot = cheats.greedy_bot
+    honest = [side for seat, side in by_seat.items() if seat != cheater]
     if sides is not None:
         sides += [host, *players]  # (for a debugger)
     label = f"seed {seed}: {guests + 1} seats, seat {cheater} {deviation.label}"
@@ -204,7 +205,7 @@ def session(seed: int, *, wait: float = 60.0, sides: list | None = None) -> str:
             clock.advance(1.0)
     check = _check_host_cheat if cheater == 0 else _check_guest_cheat
     check(label, host, players, honest, cheater)
-    dealer = _dealer_of((host, *players)[cheater])
+    dealer = _dealer_of(by_seat[cheater])
     for side in honest:
         if _over(side):
             _kept_nothing(label, side, dealer, cheater)

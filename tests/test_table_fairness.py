@@ -67,7 +67,7 @@ def test_a_false_persian_21_is_not_scored_and_its_claimer_is_named(group: str) -
     and the claimer, who keeps the seed the audit needs, is named and removed."""
     grp = DEFAULT_GROUP if group == "ffdhe2048" else None
     host, players, clock = make_table(2, seed=31, rounds=2, group=grp, dealers={1: FalsePersian})
-    cheat = players[0]
+    cheat = next(p for p in players if p.seat == 1)
     run(host, players, clock, until=lambda: cheat.phone is not None and cheat.phone._told_dealt)
     dealer = cheat.phone.dealer.current
     real = [Card.from_code(dealer._seat.hand_in(1)[p]) for p in mine(dealer, 1)[:2]]
@@ -123,7 +123,7 @@ def test_a_guest_hiding_that_he_is_bust_is_named_not_the_host() -> None:
     """Finding 7: his phone says "open" while he is bust, and he holds; his proven
     cards at the showdown contradict it: he is named, not the host."""
     host, players, clock = make_table(2, seed=36, rounds=2, dealers={1: HiddenBust})
-    players[0].bot = greedy_bot  # it draws on, seeing twos, far past 21
+    next(p for p in players if p.seat == 1).bot = greedy_bot  # it draws on, past 21
     honest = play_out(host, players, clock, {1})
     judged(host, honest, {1}, number=1)
 

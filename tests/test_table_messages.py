@@ -39,6 +39,7 @@ from app.table.messages import (
     Resume,
     SetUp,
     Turn,
+    Void,
     Welcome,
     clean_name,
     decode,
@@ -103,6 +104,7 @@ messages = st.one_of(
     st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
     st.builds(Drew, round=rounds, deck=decks, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
+    st.builds(Void, round=rounds),
     st.builds(Rejoin, round=rounds, seat=seats),
     st.builds(Rekey, deck=decks, seats=st.lists(seats, unique=True).map(tuple)),
     st.builds(
@@ -126,7 +128,7 @@ def test_every_message_type_is_covered() -> None:
     # The round-trip strategy above builds each of these; a new type must be added there.
     covered = {Join, Ready, Act, Ping, Pong, Bye, Refused, Options, PlayerInfo, Lobby, Welcome}
     covered |= {Turn, Applied, Left, Begin, SetUp, Go, Deal, Dealt, CloseDeal, Drew, NewDeck}
-    covered |= {Rejoin, Rekey, Resume}
+    covered |= {Rejoin, Rekey, Resume, Void}
     assert set(MESSAGES.values()) == covered
 
 

@@ -1008,8 +1008,10 @@ class Seat:
 
     def _on_shuffle(self, rnd: _Round, msg: Message) -> None:
         i = rnd.order.index(msg.sender)
-        if rnd.audit_sent:
-            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after audit")
+        if msg.sender in rnd.audits:
+            # (its own AUDIT came first: the last shuffler's chunks sent before it were
+            # still in flight when this seat revealed, which is no fault of anybody's)
+            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after its audit")
         if (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n:
             # the sender must have had its input and every commitment: an in-order
             # relay lost them

@@ -99,6 +99,8 @@ _ACTIONS = {
     "double": lambda: _("double"),
     "split": lambda: _("split"),
     "surrender": lambda: _("surrender"),
+    "insure": lambda: _("insurance"),
+    "decline_insurance": lambda: _("no insurance"),
 }
 
 

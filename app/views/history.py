@@ -320,6 +320,9 @@ class StatsScreen(_PageScreen):
             page.add_widget(Factory.Heading(text=vm.game_name(game)))
             for line in vm.stats_lines(game, s):
                 page.add_widget(Factory.Body(text=line))
+            if not s["rounds"]:
+                page.add_widget(Factory.Body(text=_("No rounds yet. Play a game!")))
+                continue
             page.add_widget(
                 Factory.Caption(
                     text=_("Chips over time") if game == "blackjack" else _("Points over time")

@@ -1,7 +1,8 @@
 """The history's Android share sheet (app/history/share.py) against a real JVM with the
-stand-in Android classes (tests/java; see tests/test_transport_android.py for how the
-JVM is found and the stand-ins compiled). Each scenario runs in a fresh subprocess
-(one JVM per process, its class path fixed at start)."""
+stand-in Android classes (tests/java; the JDK is found as in
+tests/test_transport_android.py; only the classes sharing needs are compiled). The
+scenario runs in a fresh subprocess (one JVM per process, its class path fixed at
+start)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import os
 import subprocess
 import sys
 
-from test_transport_android import standin_env  # noqa: F401  (the fixture)
+import pytest
+from test_transport_android import JAVA_SOURCES, find_java_home
 
 from app.history.model import Facts, RoundRecord
 from app.history.share import share_payload
@@ -36,10 +38,29 @@ def test_the_share_text_holds_the_newest_rounds_that_fit() -> None:
     assert m == 500 and everything.endswith(text[len(lines[0]) + 2 :])
 
 
-def test_the_share_sheet_opens_with_the_history_as_text(standin_env) -> None:  # noqa: F811
+@pytest.fixture(scope="module")
+def share_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The stand-ins sharing needs (no Bluetooth), compiled; the subprocess's env."""
+    home = find_java_home()
+    if home is None:
+        pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
+    out = tmp_path_factory.mktemp("share-classes")
+    dirs = ("android/content", "android/os", "android/view", "org/kivy/android")
+    sources = sorted(str(p) for d in dirs for p in (JAVA_SOURCES / d).glob("*.java"))
+    result = subprocess.run(
+        [str(home / "bin" / "javac"), "--release", "11", "-d", str(out), *sources],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, f"javac failed:\n{result.stdout}\n{result.stderr}"
+    return dict(os.environ, JAVA_HOME=str(home), BLU21_STANDIN_CLASSES=str(out))
+
+
+def test_the_share_sheet_opens_with_the_history_as_text(share_env) -> None:
     result = subprocess.run(
         [sys.executable, __file__, "share"],
-        env=standin_env,
+        env=share_env,
         capture_output=True,
         text=True,
         timeout=60,

@@ -16,7 +16,7 @@ from app.history.store import HistoryStore
 from tests.history_rounds import record
 
 #: one writer process after the other on the same file (each costs a Python start-up)
-KILLS = 24
+KILLS = 16
 
 WRITER = r"""
 import sys

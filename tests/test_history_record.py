@@ -4,6 +4,7 @@ Oczko on every phone (host and guests over TCP loopback with the SRA dealer)."""
 from __future__ import annotations
 
 import itertools
+import random
 from fractions import Fraction
 
 import pytest
@@ -73,8 +74,8 @@ def test_a_blackjack_session_is_stored_with_chips_and_reviewed_decisions(recorde
     rules = g.rules
     for d in decisions:  # each review is the engine's hint for that hand
         cards = parse_cards(" ".join(d["cards"]))
-        if len(cards) != 2 or d["action"] == "split":
-            continue  # (a split hand's review needs the split state; checked by count)
+        if len(cards) != 2 or d["action"] in ("split", "insure", "decline_insurance"):
+            continue  # a split hand needs the split state; insurance has its own test
         h = hint(rules, Card.parse(d["up"]), cards, [])
         best = max(d["evs"], key=d["evs"].get)
         assert d["best"] == best
@@ -172,3 +173,36 @@ def test_a_networked_match_is_stored_on_every_phone_with_its_fairness_record(tmp
         rec.configure(None)
     with open_store(tmp_path / "phone1") as s:
         assert s.count() == n
+
+
+@pytest.mark.parametrize("choice", ["insure", "decline"])
+def test_insurance_decisions_are_reviewed_by_the_hint(recorder, choice):
+    from app.cards import Card, parse_cards
+    from app.rules.shoe import Shoe
+    from app.rules.table_rules import TableRules
+    from app.strategy.hint import hint
+    from app.views.bj_game import BlackjackGame
+
+    rules = TableRules(rounds=1)
+    # player 9s 7d against the dealer's ace (hole: 5c), then the cards to finish
+    shoe = Shoe.stacked("9s Ah 7d 5c Th 9c 8d 7h", rules.decks, rules.penetration, random.Random(1))
+    g = BlackjackGame(rules, "Me", shoe=shoe)
+    g.bet(1, 20)
+    g.deal()
+    if choice == "insure":
+        g.insure(1, 10)
+    else:
+        g.decide("decline_insurance")
+    while not g.round.settled and g.legal():
+        g.decide("stand")
+    (stored,) = recorder.store.rounds()
+    d = stored.detail["decisions"][0]
+    ins = hint(rules, Card.parse("Ah"), parse_cards("9s 7d")).insurance
+    assert ins < 0  # insurance is a bad bet here
+    assert d["best"] == "decline_insurance"
+    assert d["action"] == ("insure" if choice == "insure" else "decline_insurance")
+    want = -ins * 10 if choice == "insure" else 0.0
+    assert d["ev_lost"] == pytest.approx(want, abs=1e-6)
+    decisions = stored.detail["decisions"]
+    assert [x["action"] for x in decisions][1:] == ["stand"]  # 16 against an ace: hit was best
+    assert stored.facts.mistakes == (choice == "insure") + 1

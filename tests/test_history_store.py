@@ -38,7 +38,7 @@ def _fresh(s: HistoryStore) -> HistoryStore:
     return s
 
 
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(rounds=st.lists(records, max_size=12))
 def test_rounds_read_back_equal_written(shared, rounds):
     s = _fresh(shared)

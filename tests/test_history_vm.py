@@ -92,6 +92,8 @@ def test_fairness_record_and_decisions():
     assert vm.decision_lines(rec) == [
         "Th 6d against 7c: you chose stand, best was hit (EV lost 0.70)"
     ]
+    i18n.set_language("pl")
+    assert vm.decision_lines(rec)[0].endswith("(utracona wartość oczekiwana 0,70)")
 
 
 @pytest.mark.parametrize("lang", ["de", "en", "pl"])

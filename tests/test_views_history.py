@@ -66,6 +66,7 @@ def test_statistics_and_charts(run: dict) -> None:
     assert s["charts"] == 4 and s["drawn"] == 4
     assert s["lines"] > 8
     assert s["limit_after_tap"] == 5000
+    assert s["smaller_limit"] == {"asked": True, "kept_on_no": True, "after_yes": [1000, 1000]}
 
 
 def test_export_json_and_csv(run: dict) -> None:
@@ -282,6 +283,28 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             _tap(next(b for b in buttons(st) if b.text == "5000"))
             yield
             result["stats"]["limit_after_tap"] = store.limit
+            # a smaller limit that would delete rounds asks first
+            many = store.rounds(limit=1)[0]
+            store.add_many([many.with_id(None)] * 1000)
+            before = store.count()
+            st.refresh()
+            st._scroll.scroll_y = 0
+            yield
+            _tap(next(b for b in buttons(st) if b.text == "1000"))
+            yield
+            asked = self.dialog is not None and self.dialog._is_open
+            self.dialog.answer(False)
+            kept = store.count() == before and store.limit == 5000
+            yield
+            _tap(next(b for b in buttons(st) if b.text == "1000"))
+            yield
+            self.dialog.answer(True)
+            yield
+            result["stats"]["smaller_limit"] = {
+                "asked": asked,
+                "kept_on_no": kept,
+                "after_yes": [store.count(), store.limit],
+            }
             # every screen at every size and language
             for size in SIZES:
                 Window.size = size

@@ -9,6 +9,7 @@ The detail of a blackjack record::
                     "ev_lost": 0.1, "stake": "10"}]}
 
 ``evs`` are per chip of the hand's stake (the hint's unit), ``ev_lost`` is in chips.
+Insurance decisions are reviewed too (:func:`review_insurance`); even money is not.
 """
 
 from __future__ import annotations
@@ -71,6 +72,48 @@ def review(before: Any, me: str, box: int, hand: int, action: str) -> dict[str, 
         "best": best,
         "ev_lost": round(lost, 6),
         "stake": str(money_json(stake)),
+    }
+
+
+def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, Any] | None:
+    """The player's insurance decision on ``box`` of round ``before`` (``amount``
+    insured, or None: declined) against the best one by the hint's insurance EV (per
+    chip insured, from the unseen cards): insure the most allowed (half the stake) when
+    it is positive, else decline. ``evs`` per chip of the stake, ``ev_lost`` in chips.
+    None when it cannot be valued (no ace up, the strategy module missing)."""
+    hands = before.box_hands(box)
+    if not hands or not before.dealer or before.dealer[0].rank != 1:
+        return None
+    h = hands[0]
+    stake = h.stake_of(me)
+    if stake is None:
+        return None
+    try:
+        from app.strategy.hint import hint
+    except ImportError:
+        return None
+    seen = [c for other in before.hands if other is not h for c in other.cards]
+    try:
+        ins = hint(before.rules, before.dealer[0], h.cards, seen).insurance
+    except ValueError:
+        return None
+    if ins is None:
+        return None
+    most = float(stake.amount) / 2
+    best_chips = max(0.0, ins * most)
+    chosen_chips = 0.0 if amount is None else ins * float(amount)
+    action = "decline_insurance" if amount is None else "insure"
+    evs = {"insure": round(ins * most / float(stake.amount), 6), "decline_insurance": 0.0}
+    return {
+        "box": box,
+        "hand": h.number,
+        "action": action,
+        "cards": [str(c) for c in h.cards],
+        "up": str(before.dealer[0]),
+        "evs": evs,
+        "best": "insure" if ins > 0 else "decline_insurance",
+        "ev_lost": round(max(0.0, best_chips - chosen_chips), 6),
+        "stake": str(money_json(stake.amount)),
     }
 
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from app.history.blackjack_record import blackjack_record, review
+from app.history.blackjack_record import blackjack_record, review, review_insurance
 from app.history.model import RoundRecord
 from app.history.oczko_record import OczkoRounds
 from app.history.store import HistoryError, HistoryStore, open_store
@@ -208,11 +208,18 @@ class Recorder:
         state.times.extend([now] * len(new_events))
         if state.prev is not None:
             for e in new_events:
-                if e.kind == "action" and e.player == game.me:
+                if getattr(e, "player", None) != game.me:
+                    continue
+                if e.kind == "action":
                     d = review(state.prev, game.me, e.box, e.hand, e.action)
-                    if d is not None:
-                        state.decisions.append({"t": round(now - state.started, 3), **d})
-                    break  # one decision per intent; the rest are the bots' and the dealer's
+                elif e.kind in ("insurance", "insurance_declined"):
+                    amount = getattr(e, "amount", None)
+                    d = review_insurance(state.prev, game.me, e.box, amount)
+                else:
+                    continue
+                if d is not None:
+                    state.decisions.append({"t": round(now - state.started, 3), **d})
+                break  # one decision per intent; the rest are the bots' and the dealer's
         state.prev = rnd
         if rnd.settled:
             state.done = True

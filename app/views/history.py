@@ -320,6 +320,9 @@ class StatsScreen(_PageScreen):
             page.add_widget(Factory.Heading(text=vm.game_name(game)))
             for line in vm.stats_lines(game, s):
                 page.add_widget(Factory.Body(text=line))
+            if not s["rounds"]:
+                page.add_widget(Factory.Body(text=_("No rounds yet. Play a game!")))
+                continue
             page.add_widget(
                 Factory.Caption(
                     text=_("Chips over time") if game == "blackjack" else _("Points over time")
@@ -338,7 +341,24 @@ class StatsScreen(_PageScreen):
         page.add_widget(choices)
 
     def set_limit(self, n: int) -> None:
+        """Keep the newest ``n`` rounds; asks first when that deletes older ones."""
         store = _store()
-        if store is not None:
+        if store is None:
+            return
+        extra = store.count() - n
+        if extra <= 0:
             store.set_limit(n)
-        self.refresh()
+            self.refresh()
+            return
+
+        def answer(yes: bool) -> None:
+            if yes:
+                store.set_limit(n)
+            self.refresh()
+
+        self.app.confirm(
+            _("Keep only the newest {n} rounds? The {k} older ones will be deleted.").format(
+                n=n, k=extra
+            ),
+            answer,
+        )

@@ -41,10 +41,15 @@ def list_line(r: Any) -> str:
     return f"{when}  {game_name(r.game)}, {what}: {result_name(r.result)}  ({score})"
 
 
+def number(x: float, places: int = 2) -> str:
+    """A decimal number with the language's decimal mark."""
+    text = f"{x:.{places}f}"
+    return text.replace(".", ",") if get_language() in ("de", "pl") else text
+
+
 def seconds(t: float) -> str:
     """Seconds since the round began, with the language's decimal mark."""
-    text = f"{t:.1f} s"
-    return text.replace(".", ",") if get_language() in ("de", "pl") else text
+    return f"{number(t, 1)} s"
 
 
 def _who(names: Sequence[str], seat: Any) -> str:
@@ -99,6 +104,8 @@ _ACTIONS = {
     "double": lambda: _("double"),
     "split": lambda: _("split"),
     "surrender": lambda: _("surrender"),
+    "insure": lambda: _("insurance"),
+    "decline_insurance": lambda: _("no insurance"),
 }
 
 
@@ -212,13 +219,13 @@ def decision_lines(record: Any) -> list[str]:
         if d.get("ev_lost", 0) > 1e-9:
             out.append(
                 _(
-                    "{cards} against {up}: you chose {action}, best was {best} (EV lost {lost:.2f})"
+                    "{cards} against {up}: you chose {action}, best was {best} (EV lost {lost})"
                 ).format(
                     cards=" ".join(d["cards"]),
                     up=d["up"],
                     action=action_name(d["action"]),
                     best=action_name(d["best"]),
-                    lost=d["ev_lost"],
+                    lost=number(d["ev_lost"]),
                 )
             )
     return out
@@ -227,7 +234,7 @@ def decision_lines(record: Any) -> list[str]:
 def stats_lines(game: str, s: Mapping[str, Any]) -> list[str]:
     """The statistics of one game as lines of text."""
     if game == "oczko":
-        avg = "-" if s["average_hold"] is None else f"{s['average_hold']:.2f}"
+        avg = "-" if s["average_hold"] is None else number(s["average_hold"])
         return [
             _("Matches: {n}, won: {w}").format(n=s["matches"], w=s["match_wins"]),
             _("Rounds: {n}, won: {w}").format(n=s["rounds"], w=s["rounds_won"]),
@@ -245,15 +252,15 @@ def stats_lines(game: str, s: Mapping[str, Any]) -> list[str]:
         _("Biggest win: {w}, biggest loss: {l}").format(
             w=s["biggest_win"] or "-", l=s["biggest_loss"] or "-"
         ),
-        _("Your decisions against best play: {m} of {n} below best, EV lost {ev:.2f} chips").format(
-            m=s["mistakes"], n=s["decisions"], ev=s["ev_lost"]
+        _("Your decisions against best play: {m} of {n} below best, EV lost {ev} chips").format(
+            m=s["mistakes"], n=s["decisions"], ev=number(s["ev_lost"])
         ),
     ]
     for sess in s["ev_lost_sessions"][-10:]:
         when = time.strftime("%d.%m.%Y %H:%M", time.localtime(sess["started"]))
         lines.append(
-            _("Session {when}: {m} of {n} decisions below best, EV lost {ev:.2f}").format(
-                when=when, m=sess["mistakes"], n=sess["decisions"], ev=sess["ev_lost"]
+            _("Session {when}: {m} of {n} decisions below best, EV lost {ev}").format(
+                when=when, m=sess["mistakes"], n=sess["decisions"], ev=number(sess["ev_lost"])
             )
         )
     return lines

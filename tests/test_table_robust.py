@@ -167,12 +167,28 @@ def test_a_wrong_card_key_names_the_cheater_and_crashes_nobody(cheater: int) -> 
     host, players, _ = sra_table(factory=factory)
     honest = [p for i, p in enumerate((host, *players)) if i != cheater]
 
-    def named() -> bool:
-        return all(p.phone is not None and p.phone.violation is not None for p in honest)
+    if cheater == 0:
+        # A cheating host: every guest names it and leaves the table.
+        def named() -> bool:
+            return all(p.phone is not None and p.phone.violation is not None for p in honest)
 
-    pump(host, *players, until=named)
+        pump(host, *players, until=named)
+        for p in honest:
+            assert p.phone.violation.seat == cheater, p.phone.violation
+        return
+
+    # A cheating guest: named on every honest phone and removed; the honest play on.
+    def named_by(side) -> set[int]:
+        return {n.details["seat"] for n in side.notices if n.code == "cheat_named"} | {
+            n.details["seat"]
+            for n in side.notices
+            if n.code == "player_left" and n.details.get("reason") == "cheat"
+        }
+
+    pump(host, *players, until=lambda: all(cheater in named_by(p) for p in honest))
     for p in honest:
-        assert p.phone.violation.seat == cheater, p.phone.violation
+        assert p.phone.violation is None and not p.closed
+        assert named_by(p) == {cheater}, p.notices
 
 
 # -- finding 10: no silent downgrade -------------------------------------------------------

@@ -1,5 +1,8 @@
 """``blu21 replay FILE.json``: run a scenario through a rules engine and print JSON.
 
+Exit status: 0 when the scenario ran (and met its ``"expect"``), 1 when it ran but an
+expectation was not met (the report is still printed), 2 for a bad file or scenario.
+
 The file names its game (``"game": "oczko"`` or ``"game": "blackjack"``); each
 game's scenario runner lives beside its engine. The format is in docs/scenarios.md.
 """
@@ -66,4 +69,9 @@ def main(argv: Sequence[str]) -> int:
         return 2
     json.dump(result, sys.stdout, indent=None if ns.compact else 2, sort_keys=False)
     sys.stdout.write("\n")
+    expect = result.get("expect")
+    if isinstance(expect, Mapping) and not expect.get("met", True):
+        for failure in expect.get("failures", []):
+            print(f"blu21 replay: expectation not met: {failure}", file=sys.stderr)
+        return 1  # a failed expectation is a failure; the report above is kept
     return 0

@@ -248,9 +248,9 @@ def _second_card_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
     t, _ = _total(hand)
     if x.pair == 0 and not x.r.hsa:  # split aces: one card each
         return x.stand(t, x.removed(hand, e, True), 1.0)
-    if x.r.das and t < 21 and _double_ok(x.r, hand):
-        if _double(x, hand, s, True) > _play(x, hand, s, True):
-            return _double(x, hand, e, True)
+    doubles = x.r.das and t < 21 and _double_ok(x.r, hand)
+    if doubles and _double(x, hand, s, True) > _play(x, hand, s, True):
+        return _double(x, hand, e, True)
     return _policy_value(x, hand, s, e)
 
 

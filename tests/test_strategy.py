@@ -84,6 +84,37 @@ def test_initial_hand_evs_match_appendix_9_six_decks(a, b, up, stand, hit, doubl
         assert abs(got - published) < 6e-7  # the table's six decimals
 
 
+@pytest.mark.parametrize(
+    ("kw", "a", "b", "stand", "hit", "double"),
+    [
+        # Appendix 9, 1ds17r4 (one deck, S17, no dealer blackjack), dealer ace
+        ({"decks": 1}, 1, 0, -0.661732, -0.067808, -0.593281),  # 2,A
+        ({"decks": 1}, 5, 3, -0.636118, 0.081506, 0.048615),  # 6,4
+        ({"decks": 1}, 6, 0, -0.101015, -0.108386, -0.357778),  # 7,A
+        # euro-6dh17r4 (six decks, H17, no hole card, lose all), dealer ace
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 1, 0, -0.722356, -0.379910, -1.024099),
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 5, 3, -0.720814, -0.286818, -0.639108),
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 6, 0, -0.466029, -0.421285, -0.909374),
+    ],
+)
+def test_hand_evs_against_an_ace_match_appendix_9(kw, a, b, stand, hit, double) -> None:
+    evs = house_edge(rules(**kw), threads=2).evs[ref.pair_index(a, b)]  # up card: ace
+    for got, published in zip(evs[:3], (stand, hit, double), strict=True):
+        assert abs(got - published) < 5e-7  # the table's six decimals
+
+
+def test_split_values_and_edge_published_in_issue_14() -> None:
+    # an independent combinatorial analyzer (issue 14): 6 decks, S17, DAS, peek
+    by_value = house_edge(rules(split_by="value"), threads=2)
+    assert round(100 * by_value.evs[9 * 55 + ref.pair_index(0, 0)][3], 9) == 18.198761677
+    two_hands = house_edge(rules(max_hands=2), threads=2)
+    assert round(100 * two_hands.evs[4 * 55 + ref.pair_index(9, 9)][3], 4) == 51.0019
+    one_deck = house_edge(
+        rules(decks=1, max_hands=2, double_on="10-11", late_surrender=True), threads=2
+    )
+    assert round(100 * one_deck.house_edge, 4) == 0.1152
+
+
 def test_six_decks_s17_das_and_the_effect_of_6_to_5() -> None:
     # the issue's 6D S17 DAS no-surrender figure: about 0.40 % (Wizard of Odds calculator)
     a = house_edge(rules(), threads=2)

@@ -13,11 +13,8 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from app.cards import DECK, Card, parse_cards
-from app.hands import OCZKO_VALUES
+from app.cards import Card, parse_cards
 from app.strategy import reference as ref
 from app.strategy.cli import edge_main, sim_main
 from app.strategy.edge import house_edge, side_bets
@@ -248,18 +245,22 @@ def test_cli_edge_and_sim(capsys) -> None:
         sim_main([])
 
 
-cards_st = st.lists(st.sampled_from(DECK), min_size=2, max_size=12, unique=True)
-
-
-@given(cards=cards_st, n_own=st.integers(1, 5))
-@settings(max_examples=100, deadline=None)
-def test_oczko_bust_probability_matches_reference(cards: list, n_own: int) -> None:
-    own, seen = cards[:n_own], cards[n_own:]
-    total = sum(OCZKO_VALUES[c.rank - 1] for c in own)
-    unseen = [OCZKO_VALUES[c.rank - 1] for c in DECK if c not in cards]
-    assert float(bust_probability(own, seen)) == pytest.approx(
-        ref.oczko_bust_probability(total, unseen)
-    )
+@pytest.mark.parametrize(
+    ("own", "seen", "expected"),
+    [
+        # counted by hand: Oczko values 2-10, J 2, Q 3, K 4, A 11; one deck
+        ("Ts 9h", "", Fraction(50 - 8, 50)),  # 19: safe are four 2s, four jacks
+        ("Kc 5d", "", Fraction(0, 50)),  # 9: even an ace (11) makes only 20
+        ("Ah 9c", "", Fraction(50, 50)),  # 20: every card is worth 2 or more
+        ("Th 7c", "", Fraction(50 - 24, 50)),  # 17: safe 2, 3, 4, J, Q, K: 6 x 4
+        ("Th 7c", "2s 2d Jh", Fraction(26, 47)),  # three safe cards seen: 21 safe left
+        ("9h 8d", "Ks Kd As", Fraction(47 - 22, 47)),  # 17: 2, 3, 4, J, Q four each, K two
+        ("As Kd", "Ah Ad", Fraction(4 * 4 + 1, 48)),  # 15: 7, 8, 9, 10 and the last ace
+        ("2c 3c 4c Jc Qc", "", Fraction(4 * 4, 47)),  # 14: 8, 9, 10 and aces, four each
+    ],
+)
+def test_oczko_bust_probability_counted_by_hand(own: str, seen: str, expected: Fraction) -> None:
+    assert bust_probability(parse_cards(own), parse_cards(seen) if seen else ()) == expected
 
 
 def test_oczko_bust_probability_errors() -> None:

@@ -449,10 +449,3 @@ def game_ev(rules: Sequence, shoe: Sequence[float]) -> float:
                     best -= x.p_bj(h)
                 total += p * best
     return total
-
-
-def oczko_bust_probability(total: int, unseen_values: Sequence[int]) -> float:
-    """Reference for Oczko: share of unseen cards whose value takes ``total`` over 21."""
-    if not unseen_values:
-        return 0.0
-    return sum(v > 21 - total for v in unseen_values) / len(unseen_values)

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.jsonfile import read_json_object
+
 #: game -> module with ``run_scenario(data: Mapping) -> dict`` (raises ScenarioError).
 RUNNERS: dict[str, str] = {
     "oczko": "app.rules.oczko_scenario",
@@ -31,16 +33,9 @@ class ScenarioError(ValueError):
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Read a scenario file, with a clear error for a missing or malformed file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{path}: a scenario is a JSON object")
-    return data
+        return read_json_object(path, "scenario file")
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def runner_for(data: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:

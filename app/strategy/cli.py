@@ -11,9 +11,9 @@ import json
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
+from app.jsonfile import read_json_object
 from app.rules.table_rules import (
     DOUBLE_RULES,
     HOLE_CARD_RULES,
@@ -146,20 +146,9 @@ def build_rules(preset: str, overrides: dict[str, Any]) -> Any:
 def load_rules_file(path: str) -> TableRules:
     """The table rules in ``path``: a TableRules JSON object (``TableRules.to_json``) or
     the app's preferences file (its ``table_rules``).  ValueError says what is wrong."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read rules file {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"rules file {path} is not valid JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
-    if isinstance(data, dict) and isinstance(data.get("table_rules"), dict):
+    data = read_json_object(path, "rules file")
+    if isinstance(data.get("table_rules"), dict):
         data = data["table_rules"]
-    if not isinstance(data, dict):
-        raise ValueError(f"rules file {path}: expected a JSON object of table rules")
     try:
         return TableRules.from_json(data)
     except (ValueError, TypeError) as exc:

@@ -7,6 +7,7 @@ Each subcommand lives in its own module and is imported only when used, so
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,7 +45,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     target, _ = COMMANDS[name]
     module_name, func_name = target.split(":")
     func = getattr(importlib.import_module(module_name), func_name)
-    return int(func(args) or 0)
+    try:
+        status = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+    except BrokenPipeError:
+        return _reader_gone()
+    return status
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (``blu21 edge | head -3``): stop quietly, with the
+    status of a tool ended by SIGPIPE, and keep Python's exit flush from failing again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + 13
 
 
 if __name__ == "__main__":

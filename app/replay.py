@@ -1,5 +1,8 @@
 """``blu21 replay FILE.json``: run a scenario through a rules engine and print JSON.
 
+Exit status: 0 when the scenario ran (and met its ``"expect"``), 1 when it ran but an
+expectation was not met (the report is still printed), 2 for a bad file or scenario.
+
 The file names its game (``"game": "oczko"`` or ``"game": "blackjack"``); each
 game's scenario runner lives beside its engine. The format is in docs/scenarios.md.
 """
@@ -14,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.jsonfile import read_json_object
 from app.rules.errors import ScenarioError
 
 #: game -> module with ``run_scenario(data: Mapping) -> dict`` (raises ScenarioError).
@@ -26,16 +30,9 @@ RUNNERS: dict[str, str] = {
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Read a scenario file, with a clear error for a missing or malformed file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{path}: a scenario is a JSON object")
-    return data
+        return read_json_object(path, "scenario file")
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def runner_for(data: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
@@ -64,4 +61,9 @@ def main(argv: Sequence[str]) -> int:
         return 2
     json.dump(result, sys.stdout, indent=None if ns.compact else 2, sort_keys=False)
     sys.stdout.write("\n")
+    expect = result.get("expect")
+    if isinstance(expect, Mapping) and not expect.get("met", True):
+        for failure in expect.get("failures", []):
+            print(f"blu21 replay: expectation not met: {failure}", file=sys.stderr)
+        return 1  # a failed expectation is a failure; the report above is kept
     return 0

@@ -63,3 +63,34 @@ def test_system_random_in_play() -> None:
 
     s = Shoe.shuffled(6, Fraction(3, 4), secrets.SystemRandom())
     assert Counter(s.cards) == Counter(full_shoe(6)) and s.cut == 234
+
+
+def test_the_seed_is_state_so_a_reshuffle_is_the_same_every_time() -> None:
+    s = Shoe.shuffled(1, Fraction(1, 2), random.Random(4))
+    for _ in range(30):
+        _, s = s.draw()
+    a, _ = s.for_next_round()
+    b, _ = s.for_next_round()
+    assert a.cards == b.cards and a == b  # the old mutable generator gave two orders
+    assert a.cards != s.cards and a.shuffles == 2
+    other = Shoe.shuffled(1, Fraction(1, 2), random.Random(5))
+    assert (
+        other.seed != s.seed
+        and other.cards != Shoe.shuffled(1, Fraction(1, 2), random.Random(4)).cards
+    )
+
+
+def test_replaying_a_round_through_a_mid_round_reshuffle_cannot_diverge() -> None:
+    from app.rules.blackjack import Action, Round
+    from app.rules.table_rules import TableRules
+
+    rules = TableRules(decks=1, penetration=Fraction(1))
+    shoe = Shoe.shuffled(1, Fraction(1), random.Random(11))
+    for _ in range(50):  # earlier rounds used 50 cards: the deal empties the shoe
+        _, shoe = shoe.draw()
+    betting = Round.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))
+    first = betting.apply(Action.deal())
+    again = betting.apply(Action.deal())
+    assert any(e.to_json().get("reason") == "shoe_empty" for e in first.events)
+    assert first.to_json(reveal=True) == again.to_json(reveal=True)
+    assert first.shoe == again.shoe

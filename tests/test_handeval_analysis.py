@@ -182,3 +182,24 @@ def test_pair_index_matches_reference() -> None:
     from app.strategy.edge import PAIRS
 
     assert [ref.pair_index(a, b) for a, b in PAIRS] == list(range(55))
+
+
+@given(
+    rules=rules_st,
+    up=st.integers(0, 9),
+    pair=st.integers(0, 9),
+    extra=st.integers(1, 3),
+    hands_now=st.integers(1, 2),
+)
+@settings(max_examples=25, deadline=None)
+def test_resplits_match_reference(
+    rules: tuple, up: int, pair: int, extra: int, hands_now: int
+) -> None:
+    # one or more pair cards left after the pair: resplits happen (up to 3 or 4 hands)
+    rules = (*rules[:6], max(3, rules[6]), 1, *rules[8:])
+    unseen = [1] * 9 + [4]
+    unseen[pair] += extra
+    hand = [0] * 10
+    hand[pair] = 2
+    args = (rules, up, unseen, hand, hands_now, pair if hands_now > 1 else -1, True)
+    assert close(nat.hand_evs(*args), ref.hand_evs(*args))

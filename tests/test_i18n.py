@@ -6,6 +6,8 @@ import ast
 import gettext
 import importlib.util
 import io
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -115,9 +117,46 @@ def test_desktop_language(env: dict, expected: str) -> None:
     assert i18n.detect_language("linux", env) == expected
 
 
-def test_android_language_without_jvm_falls_back() -> None:
-    # no pyjnius here: the desktop rules apply, nothing crashes
+def test_android_language_off_a_phone_falls_back() -> None:
+    # not on a phone: the desktop rules apply, nothing crashes, no JVM is started
     assert i18n.detect_language("android", {"LANG": "de_AT.UTF-8"}) == "de"
+
+
+_ANDROID_LANGUAGE = """
+import sys, jnius_config
+jnius_config.add_options("-Duser.language=" + sys.argv[1], "-Duser.country=" + sys.argv[2])
+from app import i18n
+print(i18n.detect_language(None, {"LANG": "de_DE.UTF-8"}), i18n.android_language())
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "country", "expected"),
+    [
+        ("pl", "PL", "pl pl"),  # the phone's language wins over the environment's
+        ("en", "GB", "en en"),
+        ("fr", "FR", "de fr"),  # not shipped: the fallback rules apply
+    ],
+)
+def test_android_language_is_read_from_the_jvm(language, country, expected) -> None:
+    """The Android path for real: on a "phone" (ANDROID_ARGUMENT set, as
+    python-for-android does) pyjnius asks a JVM's java.util.Locale, whose default the
+    JVM takes from user.language/user.country as a phone's from its settings."""
+    from test_transport_android import find_java_home
+
+    home = find_java_home()
+    if home is None:
+        pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
+    env = dict(os.environ, JAVA_HOME=str(home), ANDROID_ARGUMENT="/data/app")
+    done = subprocess.run(
+        [sys.executable, "-c", _ANDROID_LANGUAGE, language, country],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == expected.split()
 
 
 def test_po_parse_errors_name_the_line() -> None:

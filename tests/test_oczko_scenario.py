@@ -131,8 +131,10 @@ def test_seed_example_through_the_engine() -> None:
 def test_seed_example_checks_its_own_expectation() -> None:
     data = seed()
     data["expect"]["points"]["Ala"] = 1
-    with pytest.raises(ScenarioError, match="expected points"):
-        run_scenario(data)
+    out = run_scenario(data)
+    assert out["expect"]["met"] is False
+    assert "expected points" in out["expect"]["failures"][0]
+    assert run_scenario(seed())["expect"] == {"met": True, "failures": []}
 
 
 def test_seed_example_rounds_follow_the_seat_rotation() -> None:
@@ -279,13 +281,18 @@ def _broken(mutate: Any) -> dict[str, Any]:
         (lambda d: d.update(options={"decks": 2}), r"unknown Oczko option"),
         (lambda d: d.update(rounds={}), r"'rounds' must be a list"),
         (lambda d: d.update(extra=1), r"unknown key\(s\) \['extra'\]"),
-        (lambda d: d.update(expect={"winner": "Bartek"}), r"expected winner 'Bartek'"),
         (lambda d: d.update(expect={"colour": 1}), r"'expect': unknown key"),
     ],
 )  # fmt: skip
 def test_scenario_errors(mutate: Any, message: str) -> None:
     with pytest.raises(ScenarioError, match=message):
         run_scenario(_broken(mutate))
+
+
+def test_unmet_expectation_is_reported_not_raised() -> None:
+    out = run_scenario(_broken(lambda d: d.update(expect={"winner": "Bartek"})))
+    assert out["expect"]["met"] is False
+    assert "expected winner 'Bartek'" in out["expect"]["failures"][0]
 
 
 def test_cli_reports_errors_with_exit_code_2(

@@ -13,11 +13,8 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from app.cards import DECK, Card, parse_cards
-from app.hands import OCZKO_VALUES
+from app.cards import Card, parse_cards
 from app.strategy import reference as ref
 from app.strategy.cli import edge_main, sim_main
 from app.strategy.edge import house_edge, side_bets
@@ -82,6 +79,37 @@ def test_initial_hand_evs_match_appendix_9_six_decks(a, b, up, stand, hit, doubl
     evs = r.evs[up * 55 + ref.pair_index(a, b)]
     for got, published in zip(evs[:3], (stand, hit, double), strict=True):
         assert abs(got - published) < 6e-7  # the table's six decimals
+
+
+@pytest.mark.parametrize(
+    ("kw", "a", "b", "stand", "hit", "double"),
+    [
+        # Appendix 9, 1ds17r4 (one deck, S17, no dealer blackjack), dealer ace
+        ({"decks": 1}, 1, 0, -0.661732, -0.067808, -0.593281),  # 2,A
+        ({"decks": 1}, 5, 3, -0.636118, 0.081506, 0.048615),  # 6,4
+        ({"decks": 1}, 6, 0, -0.101015, -0.108386, -0.357778),  # 7,A
+        # euro-6dh17r4 (six decks, H17, no hole card, lose all), dealer ace
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 1, 0, -0.722356, -0.379910, -1.024099),
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 5, 3, -0.720814, -0.286818, -0.639108),
+        ({"dealer_hits_soft_17": True, "hole_card": "enhc"}, 6, 0, -0.466029, -0.421285, -0.909374),
+    ],
+)
+def test_hand_evs_against_an_ace_match_appendix_9(kw, a, b, stand, hit, double) -> None:
+    evs = house_edge(rules(**kw), threads=2).evs[ref.pair_index(a, b)]  # up card: ace
+    for got, published in zip(evs[:3], (stand, hit, double), strict=True):
+        assert abs(got - published) < 5e-7  # the table's six decimals
+
+
+def test_split_values_and_edge_published_in_issue_14() -> None:
+    # an independent combinatorial analyzer (issue 14): 6 decks, S17, DAS, peek
+    by_value = house_edge(rules(split_by="value"), threads=2)
+    assert round(100 * by_value.evs[9 * 55 + ref.pair_index(0, 0)][3], 9) == 18.198761677
+    two_hands = house_edge(rules(max_hands=2), threads=2)
+    assert round(100 * two_hands.evs[4 * 55 + ref.pair_index(9, 9)][3], 4) == 51.0019
+    one_deck = house_edge(
+        rules(decks=1, max_hands=2, double_on="10-11", late_surrender=True), threads=2
+    )
+    assert round(100 * one_deck.house_edge, 4) == 0.1152
 
 
 def test_six_decks_s17_das_and_the_effect_of_6_to_5() -> None:
@@ -211,23 +239,28 @@ def test_cli_edge_and_sim(capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] == 10000 and out["hands_per_second"] > 0
     assert edge_main(["--decks", "9"]) == 2
-    assert edge_main(["--preset", "nonsense"]) == 2
+    with pytest.raises(SystemExit):
+        edge_main(["--preset", "nonsense"])  # argparse lists the presets
     with pytest.raises(SystemExit):
         sim_main([])
 
 
-cards_st = st.lists(st.sampled_from(DECK), min_size=2, max_size=12, unique=True)
-
-
-@given(cards=cards_st, n_own=st.integers(1, 5))
-@settings(max_examples=100, deadline=None)
-def test_oczko_bust_probability_matches_reference(cards: list, n_own: int) -> None:
-    own, seen = cards[:n_own], cards[n_own:]
-    total = sum(OCZKO_VALUES[c.rank - 1] for c in own)
-    unseen = [OCZKO_VALUES[c.rank - 1] for c in DECK if c not in cards]
-    assert float(bust_probability(own, seen)) == pytest.approx(
-        ref.oczko_bust_probability(total, unseen)
-    )
+@pytest.mark.parametrize(
+    ("own", "seen", "expected"),
+    [
+        # counted by hand: Oczko values 2-10, J 2, Q 3, K 4, A 11; one deck
+        ("Ts 9h", "", Fraction(50 - 8, 50)),  # 19: safe are four 2s, four jacks
+        ("Kc 5d", "", Fraction(0, 50)),  # 9: even an ace (11) makes only 20
+        ("Ah 9c", "", Fraction(50, 50)),  # 20: every card is worth 2 or more
+        ("Th 7c", "", Fraction(50 - 24, 50)),  # 17: safe 2, 3, 4, J, Q, K: 6 x 4
+        ("Th 7c", "2s 2d Jh", Fraction(26, 47)),  # three safe cards seen: 21 safe left
+        ("9h 8d", "Ks Kd As", Fraction(47 - 22, 47)),  # 17: 2, 3, 4, J, Q four each, K two
+        ("As Kd", "Ah Ad", Fraction(4 * 4 + 1, 48)),  # 15: 7, 8, 9, 10 and the last ace
+        ("2c 3c 4c Jc Qc", "", Fraction(4 * 4, 47)),  # 14: 8, 9, 10 and aces, four each
+    ],
+)
+def test_oczko_bust_probability_counted_by_hand(own: str, seen: str, expected: Fraction) -> None:
+    assert bust_probability(parse_cards(own), parse_cards(seen) if seen else ()) == expected
 
 
 def test_oczko_bust_probability_errors() -> None:

@@ -1,9 +1,11 @@
 """The dealing shoe: N decks, a cut card, randomness injected.
 
 The shoe is an immutable value: :meth:`Shoe.draw` returns the card and the shoe
-without it. The order is fixed when the shoe is shuffled, with an injected random
-source (``secrets.SystemRandom()`` in play, ``random.Random(seed)`` in tests), or given
-outright with :meth:`Shoe.scripted`.
+without it. Its randomness is part of its state: a 256-bit ``seed`` taken once from an
+injected random source (``secrets.SystemRandom()`` in play, ``random.Random(seed)`` in
+tests); shuffle number n is a pure function of (seed, n). So the same shoe always
+reshuffles the same way, and replaying a round from a saved state cannot diverge.
+A scripted shoe (:meth:`Shoe.scripted`) has no seed and never reshuffles.
 
 >>> import random
 >>> s = Shoe.shuffled(decks=1, penetration=Fraction(3, 4), rng=random.Random(7))
@@ -22,6 +24,7 @@ are shuffled into a new shoe (cards on the table stay out), as dealers do.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -35,7 +38,14 @@ from app.cards import shoe as full_shoe
 class RandomSource(Protocol):
     """What the shoe needs of a random source (``random.Random``, ``SystemRandom``)."""
 
-    def shuffle(self, x: list[Card], /) -> None: ...
+    def getrandbits(self, k: int, /) -> int: ...
+
+
+def _shuffled(cards: Iterable[Card], seed: int, n: int) -> list[Card]:
+    """Shuffle number ``n`` of the shoe with ``seed``: a pure function of its inputs."""
+    order = list(cards)
+    random.Random(f"blu21-shoe:{seed}:{n}").shuffle(order)
+    return order
 
 
 class ShoeEmpty(RuntimeError):
@@ -59,19 +69,23 @@ class Shoe:
     round_start: int = 0
     #: Number of shuffles so far (full and emergency).
     shuffles: int = 0
-    rng: RandomSource | None = field(default=None, compare=False, repr=False)
+    #: The shoe's randomness (None: scripted, never reshuffled); see the module doc.
+    seed: int | None = field(default=None, repr=False)
     #: Share of the shoe dealt before the cut card (kept for the next shuffle).
     penetration: Fraction = Fraction(1)
 
     @classmethod
-    def shuffled(
-        cls, decks: int, penetration: Fraction, rng: RandomSource, shuffles: int = 0
-    ) -> Shoe:
-        """A freshly shuffled shoe of ``decks`` decks with the cut card at ``penetration``."""
-        order = list(full_shoe(decks))
-        rng.shuffle(order)
+    def shuffled(cls, decks: int, penetration: Fraction, rng: RandomSource) -> Shoe:
+        """A freshly shuffled shoe of ``decks`` decks with the cut card at ``penetration``;
+        its seed is drawn from ``rng`` once."""
+        return cls.seeded(decks, penetration, rng.getrandbits(256))
+
+    @classmethod
+    def seeded(cls, decks: int, penetration: Fraction, seed: int, shuffles: int = 0) -> Shoe:
+        """The shoe of ``seed`` after shuffle number ``shuffles + 1`` (deterministic)."""
+        order = _shuffled(full_shoe(decks), seed, shuffles + 1)
         cut = int(len(order) * Fraction(penetration))
-        return cls(tuple(order), decks, cut, 0, 0, shuffles + 1, rng, Fraction(penetration))
+        return cls(tuple(order), decks, cut, 0, 0, shuffles + 1, seed, Fraction(penetration))
 
     @classmethod
     def stacked(
@@ -86,11 +100,10 @@ class Shoe:
         head = cls.scripted(prefix, decks).cards
         rest = Counter(full_shoe(decks))
         rest.subtract(head)
-        order = list(rest.elements())
-        rng.shuffle(order)
-        cards = head + tuple(order)
+        seed = rng.getrandbits(256)
+        cards = head + tuple(_shuffled(rest.elements(), seed, 1))
         cut = int(len(cards) * Fraction(penetration))
-        return cls(cards, decks, cut, 0, 0, 1, rng, Fraction(penetration))
+        return cls(cards, decks, cut, 0, 0, 1, seed, Fraction(penetration))
 
     @classmethod
     def scripted(cls, cards: str | Iterable[str | Card], decks: int = 8) -> Shoe:
@@ -129,8 +142,8 @@ class Shoe:
 
     def for_next_round(self) -> tuple[Shoe, bool]:
         """The shoe ready for a new round and whether it was reshuffled."""
-        if self.due and self.rng is not None:
-            return Shoe.shuffled(self.decks, self.penetration, self.rng, self.shuffles), True
+        if self.due and self.seed is not None:
+            return Shoe.seeded(self.decks, self.penetration, self.seed, self.shuffles), True
         return replace(self, round_start=self.position), False
 
     def draw(self) -> tuple[Card, Shoe]:
@@ -143,10 +156,9 @@ class Shoe:
         reshuffled first because the shoe ran empty mid-round."""
         shoe, reshuffled = self, False
         if shoe.position >= len(shoe.cards):
-            if shoe.rng is None or shoe.round_start == 0:
+            if shoe.seed is None or shoe.round_start == 0:
                 raise ShoeEmpty(f"the shoe is empty after {len(shoe.cards)} cards")
-            order = list(shoe.cards[: shoe.round_start])
-            shoe.rng.shuffle(order)
+            order = _shuffled(shoe.cards[: shoe.round_start], shoe.seed, shoe.shuffles + 1)
             # Cards of this round are on the table: the new shoe is the old discards.
             # Cut 0: the whole shoe is reshuffled before the next round.
             shoe = replace(

@@ -1,7 +1,7 @@
 """``blu21 edge`` and ``blu21 sim``: house edge, strategy chart and simulation.
 
-blu21 edge [--preset NAME | rule options] [--infinite] [--json]
-blu21 sim --hands N [--preset NAME | rule options] [--threads T] [--seed S] [--json]
+blu21 edge [--preset NAME | --rules FILE.json] [rule options] [--infinite] [--threads T] [--json]
+blu21 sim --hands N [--preset NAME | --rules FILE.json] [rule options] [--threads T] [--seed S]
 """
 
 from __future__ import annotations
@@ -12,6 +12,15 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
+
+from app.jsonfile import read_json_object
+from app.rules.table_rules import (
+    DOUBLE_RULES,
+    HOLE_CARD_RULES,
+    PRESETS,
+    SPLIT_RULES,
+    TableRules,
+)
 
 
 def _bool(text: str) -> bool:
@@ -25,39 +34,82 @@ def _bool(text: str) -> bool:
 
 def _fraction(text: str) -> Fraction:
     try:
-        return Fraction(text.replace(":", "/"))
+        value = Fraction(text.replace(":", "/"))
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
             f"expected a ratio like 3:2 or 6/5, not {text!r}"
         ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive ratio like 3:2, not {text!r}")
+    return value
 
 
-#: option -> (TableRules field, converter)
-_RULE_OPTIONS: dict[str, tuple[str, Any]] = {
-    "--decks": ("decks", int),
-    "--penetration": ("penetration", _fraction),
-    "--h17": ("dealer_hits_soft_17", _bool),
-    "--blackjack-pays": ("blackjack_pays", _fraction),
-    "--hole-card": ("hole_card", str),
-    "--original-bets-only": ("enhc_original_bets_only", _bool),
-    "--double-on": ("double_on", str),
-    "--das": ("double_after_split", _bool),
-    "--max-hands": ("max_hands", int),
-    "--split-by": ("split_by", str),
-    "--resplit-aces": ("resplit_aces", _bool),
-    "--hit-split-aces": ("hit_split_aces", _bool),
-    "--surrender": ("late_surrender", _bool),
-    "--triple-seven": ("triple_seven", _bool),
+def _threads(text: str) -> int:
+    """Worker threads: one rule for ``edge`` and ``sim``."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if not 1 <= n <= 256:
+        raise argparse.ArgumentTypeError(f"threads must be 1-256, not {n}")
+    return n
+
+
+#: option -> (TableRules field, converter, metavar or choices, help)
+_RULE_OPTIONS: dict[str, tuple[str, Any, Any, str]] = {
+    "--decks": ("decks", int, "1-8", "decks in the shoe"),
+    "--penetration": ("penetration", _fraction, "RATIO", "share dealt before the cut, e.g. 3/4"),
+    "--h17": ("dealer_hits_soft_17", _bool, "yes|no", "dealer hits soft 17"),
+    "--blackjack-pays": ("blackjack_pays", _fraction, "RATIO", "a natural pays, e.g. 3:2 or 6:5"),
+    "--hole-card": ("hole_card", str, HOLE_CARD_RULES, "peek (American) or enhc (European)"),
+    "--original-bets-only": (
+        "enhc_original_bets_only",
+        _bool,
+        "yes|no",
+        "enhc: a dealer blackjack takes the original bet only",
+    ),
+    "--double-on": ("double_on", str, DOUBLE_RULES, "which two-card totals may double"),
+    "--das": ("double_after_split", _bool, "yes|no", "double after a split"),
+    "--max-hands": ("max_hands", int, "1-8", "hands a box may split into"),
+    "--split-by": ("split_by", str, SPLIT_RULES, "pairs are the same rank or the same value"),
+    "--resplit-aces": ("resplit_aces", _bool, "yes|no", "resplit aces"),
+    "--hit-split-aces": ("hit_split_aces", _bool, "yes|no", "draw more than one card to aces"),
+    "--surrender": ("late_surrender", _bool, "yes|no", "late surrender (needs peek)"),
+    "--triple-seven": ("triple_seven", _bool, "yes|no", "three sevens pay 3:2 at once"),
 }
 
 
 def _parser(prog: str, sim: bool) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    p.add_argument("--preset", default="classic", help="rule preset (classic, european)")
-    for opt, (name, conv) in _RULE_OPTIONS.items():
-        p.add_argument(opt, dest=name, type=conv, default=None, help=f"TableRules.{name}")
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.splitlines()[0],
+        epilog="Rule options change the preset (or the --rules file) one rule at a time.",
+    )
+    p.add_argument(
+        "--preset",
+        default=None,
+        choices=sorted(PRESETS),
+        help="rule preset (default: classic)",
+    )
+    p.add_argument(
+        "--rules",
+        metavar="FILE.json",
+        default=None,
+        help="table rules saved by the app (a rules object, or the preferences file)",
+    )
+    for opt, (name, conv, allowed, text) in _RULE_OPTIONS.items():
+        if isinstance(allowed, tuple):
+            p.add_argument(opt, dest=name, choices=allowed, default=None, help=text)
+        else:
+            p.add_argument(opt, dest=name, type=conv, metavar=allowed, default=None, help=text)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default: cores)")
+    p.add_argument(
+        "--threads",
+        type=_threads,
+        metavar="1-256",
+        default=None,
+        help="worker threads (default: cores)",
+    )
     if sim:
         p.add_argument("--hands", type=int, required=True, help="rounds to simulate")
         p.add_argument("--seed", type=int, default=1, help="random seed")
@@ -66,25 +118,59 @@ def _parser(prog: str, sim: bool) -> argparse.ArgumentParser:
     return p
 
 
+def _joined_values(argv: Sequence[str]) -> list[str]:
+    """``--blackjack-pays -3:2`` as ``--blackjack-pays=-3:2``: argparse would take the
+    value for an option and say "expected one argument"; the converter explains."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg in _RULE_OPTIONS:
+            value = next(it, None)
+            if value is not None and value.startswith("-") and value not in _RULE_OPTIONS:
+                out.append(f"{arg}={value}")
+                continue
+            out.append(arg)
+            if value is not None:
+                out.append(value)
+            continue
+        out.append(arg)
+    return out
+
+
 def build_rules(preset: str, overrides: dict[str, Any]) -> Any:
     """TableRules for ``preset`` with ``overrides`` (validated by TableRules)."""
-    from app.rules.table_rules import TableRules
-
     base = TableRules.preset(preset)
     return base.replace(**overrides) if overrides else base
+
+
+def load_rules_file(path: str) -> TableRules:
+    """The table rules in ``path``: a TableRules JSON object (``TableRules.to_json``) or
+    the app's preferences file (its ``table_rules``).  ValueError says what is wrong."""
+    data = read_json_object(path, "rules file")
+    if isinstance(data.get("table_rules"), dict):
+        data = data["table_rules"]
+    try:
+        return TableRules.from_json(data)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"rules file {path}: {exc}") from None
 
 
 def _rules_from(args: argparse.Namespace) -> Any:
     overrides = {
         name: getattr(args, name)
-        for name, _ in _RULE_OPTIONS.values()
+        for name, *_ in _RULE_OPTIONS.values()
         if getattr(args, name) is not None
     }
-    return build_rules(args.preset, overrides)
+    if args.rules is not None:
+        if args.preset is not None:
+            raise ValueError("give --preset or --rules, not both")
+        base = load_rules_file(args.rules)
+        return base.replace(**overrides) if overrides else base
+    return build_rules(args.preset or "classic", overrides)
 
 
 def _run(fn: Any, argv: Sequence[str], prog: str, sim: bool) -> int:
-    args = _parser(prog, sim).parse_args(list(argv))
+    args = _parser(prog, sim).parse_args(_joined_values(argv))
     try:
         rules = _rules_from(args)
         return fn(rules, args)

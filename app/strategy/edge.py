@@ -2,8 +2,9 @@
 
 The edge is exact for *composition-dependent optimal play of each initial hand*: every
 two-card hand against every up card is played as well as possible knowing its own
-cards (and, for splits, how many pair cards have gone), the same definition as the
-Wizard of Odds "Appendix 9" tables.  The chart shown to players is the
+cards (and, for splits, how many pair cards have gone; later split hands draw from the
+shoe the earlier ones really left).  The Wizard of Odds "Appendix 9" tables use the same
+definition except for splits (see docs/strategy.md).  The chart shown to players is the
 *total-dependent* summary of that play: for each total the action with the best
 probability-weighted EV over the hands making it.
 
@@ -31,8 +32,9 @@ ACTIONS: tuple[str, ...] = ("stand", "hit", "double", "split", "surrender")
 #: Column order of the chart: up cards 2-9, ten, ace (value indexes).
 CHART_UPS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)
 STRATEGY_KIND = (
-    "composition-dependent optimal play of each initial hand (splits: values depend on "
-    "the number of pair cards already split, not on the other split hands' cards)"
+    "composition-dependent optimal play of each initial hand; split hands play on their "
+    "own cards and the number of pair cards split, each drawing from the shoe the "
+    "earlier hands left"
 )
 
 
@@ -245,7 +247,7 @@ def house_edge(rules: Any, *, infinite: bool = False, threads: int | None = None
     seconds = time.perf_counter() - t0
     ins, formula, p_bust, bust_edge = side_bets(rules, infinite=infinite)
     return EdgeReport(
-        rules=describe(rules) + (" (infinite deck)" if infinite else ""),
+        rules=describe(rules, infinite=infinite),
         decks=decks,
         ev=ev,
         house_edge=-ev,

@@ -248,9 +248,9 @@ def _second_card_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
     t, _ = _total(hand)
     if x.pair == 0 and not x.r.hsa:  # split aces: one card each
         return x.stand(t, x.removed(hand, e, True), 1.0)
-    if x.r.das and t < 21 and _double_ok(x.r, hand):
-        if _double(x, hand, s, True) > _play(x, hand, s, True):
-            return _double(x, hand, e, True)
+    doubles = x.r.das and t < 21 and _double_ok(x.r, hand)
+    if doubles and _double(x, hand, s, True) > _play(x, hand, s, True):
+        return _double(x, hand, e, True)
     return _policy_value(x, hand, s, e)
 
 
@@ -449,10 +449,3 @@ def game_ev(rules: Sequence, shoe: Sequence[float]) -> float:
                     best -= x.p_bj(h)
                 total += p * best
     return total
-
-
-def oczko_bust_probability(total: int, unseen_values: Sequence[int]) -> float:
-    """Reference for Oczko: share of unseen cards whose value takes ``total`` over 21."""
-    if not unseen_values:
-        return 0.0
-    return sum(v > 21 - total for v in unseen_values) / len(unseen_values)

@@ -78,11 +78,12 @@ def analysis_rules(rules: Any, *, infinite: bool = False) -> tuple:
     )
 
 
-def describe(rules: Any) -> str:
-    """One line naming the rules that matter for the edge, e.g. ``6D S17 3:2 DAS ...``."""
+def describe(rules: Any, *, infinite: bool = False) -> str:
+    """One line naming the rules that matter for the edge, e.g. ``6D S17 3:2 DAS ...``;
+    ``infinite``: the analysis ignores the decks (an infinite deck)."""
     pays = Fraction(_get(rules, "blackjack_pays", Fraction(3, 2)))
     parts = [
-        f"{_get(rules, 'decks', 6)}D",
+        "infinite deck" if infinite else f"{_get(rules, 'decks', 6)}D",
         "H17" if _get(rules, "dealer_hits_soft_17", False) else "S17",
         f"BJ {pays.numerator}:{pays.denominator}",
         "ENHC" + (" OBO" if _get(rules, "enhc_original_bets_only", False) else "")

@@ -29,6 +29,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
+from app.i18n import LANGUAGES
 from app.spawn import blu21_command
 from app.table.clock import SystemClock
 from app.table.dealer import OpenDealer
@@ -110,7 +111,7 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
     p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en")
+    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES), help="language")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--turn-time", type=int, default=30)
     p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")

@@ -1,0 +1,290 @@
+"""An independent referee for the blackjack analysis: brute force over the real deal.
+
+It shares no code and no tables with ``native/handeval_analysis.c`` or
+``app/strategy/reference.py``: the dealer draws card by card from the shoe that is
+really left, the hole card is dealt before the player draws (and, after the peek, is
+known only not to make a blackjack), and a split is dealt literally: the first hand
+takes its second card and plays it out, then the second hand draws from what is left,
+then the dealer.  Each hand decides on what its player knows: its own cards, the up
+card, the other card of the pair, and that the dealer has no blackjack.  Only splits
+without resplitting are covered.  Numbers are exact fractions (``Fraction``) or floats.
+
+Value indexes 0-9: ace, two, ..., nine, ten-valued.  A shoe is 10 counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+BUST = "bust"
+BJ = "bj"
+
+
+@dataclass(frozen=True)
+class Game:
+    """The rules the referee knows (no resplitting)."""
+
+    hole: str = "peek"  # peek | enhc (lose all to a blackjack) | obo (original bet only)
+    h17: bool = False
+    das: bool = True
+    double_on: str = "any"  # any | 9-11 | 10-11
+    surrender: bool = False
+    bj_pays: Fraction = Fraction(3, 2)
+    hit_split_aces: bool = False
+    triple_seven: bool = False
+
+
+def card_points(r: int) -> int:
+    return r + 1
+
+
+@cache
+def total(cards: tuple[int, ...]) -> tuple[int, bool]:
+    """(total, soft) of a list of value indexes."""
+    hard = sum(card_points(c) for c in cards)
+    if 0 in cards and hard + 10 <= 21:
+        return hard + 10, True
+    return hard, False
+
+
+def remove(comp: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    c = list(comp)
+    for x in cards:
+        c[x] -= 1
+        if c[x] < 0:
+            raise ValueError("the shoe does not hold these cards")
+    return tuple(c)
+
+
+class Referee:
+    """Brute-force values for one shoe and one set of rules."""
+
+    def __init__(self, shoe: list[int], game: Game, exact: bool = True) -> None:
+        self.shoe = tuple(shoe)
+        self.g = game
+        self.one: Any = Fraction(1) if exact else 1.0
+
+    def frac(self, a: int, b: int) -> Any:
+        return self.one * a / b
+
+    # ------------------------------------------------------------------ dealer
+
+    def dealer(self, comp: tuple[int, ...], cards: tuple[int, ...]) -> dict[Any, Any]:
+        """Final outcomes of the dealer holding ``cards`` and drawing from ``comp``."""
+        hard = sum(card_points(c) for c in cards)
+        return self._dealer(comp, hard, 0 in cards, len(cards))
+
+    @cache  # noqa: B019 - one referee per test, freed with it
+    def _dealer(self, comp: tuple[int, ...], hard: int, ace: bool, n: int) -> dict[Any, Any]:
+        soft = ace and hard + 10 <= 21
+        t = hard + 10 if soft else hard
+        if n == 2 and t == 21:
+            return {BJ: self.one}
+        if t > 21:
+            return {BUST: self.one}
+        if t >= 17 and not (self.g.h17 and soft and t == 17):
+            return {t: self.one}
+        left = sum(comp)
+        out: dict[Any, Any] = {}
+        for r in range(10):
+            if comp[r] == 0:
+                continue
+            p = self.frac(comp[r], left)
+            sub = self._dealer(remove(comp, (r,)), hard + card_points(r), ace or r == 0, n + 1)
+            for k, v in sub.items():
+                out[k] = out.get(k, 0) + p * v
+        return out
+
+    # ------------------------------------------------------------------ hands
+
+    def settle(self, hand: tuple[int, ...], stake: int, outcome: Any) -> Any:
+        """Payoff of a finished hand (not a natural) against the dealer's outcome."""
+        t, _ = total(hand)
+        if self.g.triple_seven and sorted(hand) == [6, 6, 6]:
+            return stake * self.one * 3 / 2
+        if outcome == BJ:
+            return -stake * self.one  # under "original bet only" the box takes 1 instead
+        if t > 21:
+            return -stake * self.one
+        if outcome == BUST or t > outcome:
+            return stake * self.one
+        return -stake * self.one if t < outcome else 0 * self.one
+
+    def dealer_start(self, up: int, hole: int | None) -> tuple[int, ...]:
+        return tuple(sorted((up,) if hole is None else (up, hole)))
+
+    def holes(self, comp: tuple[int, ...], up: int) -> list[tuple[int | None, Any]]:
+        """The hole card's law after the peek (``None``: no hole card, ENHC)."""
+        if self.g.hole != "peek":
+            return [(None, self.one)]
+        ok = [r for r in range(10) if comp[r] and {up, r} != {0, 9}]
+        n = sum(comp[r] for r in ok)
+        return [(r, self.frac(comp[r], n)) for r in ok]
+
+    def box(self, hands: list[tuple[tuple[int, ...], int]], outcome: Any) -> Any:
+        """The whole box's payoff; a dealer natural under "original bet only" takes 1."""
+        if outcome == BJ and self.g.hole == "obo":
+            return -self.one
+        return sum(self.settle(h, s, outcome) for h, s in hands)
+
+    def is777(self, hand: tuple[int, ...]) -> bool:
+        return self.g.triple_seven and sorted(hand) == [6, 6, 6]
+
+    def may_double(self, hand: tuple[int, ...], split: bool) -> bool:
+        t, soft = total(hand)
+        if len(hand) != 2 or t >= 21 or (split and not self.g.das):
+            return False
+        if self.g.double_on == "any":
+            return True
+        low = 9 if self.g.double_on == "9-11" else 10
+        return not soft and low <= t <= 11
+
+    # ------------------------------------------------------------------ one hand's play
+
+    def _stand_vs(
+        self, comp: tuple[int, ...], up: int, hole: int | None, hand: tuple[int, ...], stake: int
+    ) -> Any:
+        d = self.dealer(comp, self.dealer_start(up, hole))
+        return sum(p * self.box([(hand, stake)], o) for o, p in d.items())
+
+    def policy(self, base: tuple[int, ...], up: int, start: tuple[int, ...], split: bool):
+        """The best play of a hand starting with ``start`` whose player knows only his
+        own cards: returns ``decide(drawn) -> action`` and ``evs(drawn) -> {action: EV}``.
+        ``base``: the shoe less the up card and the player's initial cards; the hole
+        card is dealt from it first."""
+        holes = self.holes(base, up)
+        one_card = split and start == (0,) and not self.g.hit_split_aces
+
+        @cache
+        def joint(drawn: tuple[int, ...]) -> list[tuple[int | None, Any, tuple[int, ...]]]:
+            # (hole, P(hole and these draws in one order), cards left); ``drawn`` sorted
+            out = []
+            for hole, ph in holes:
+                comp = base if hole is None else remove(base, (hole,))
+                p = ph
+                for c in drawn:
+                    if not comp[c]:
+                        p = 0
+                        break
+                    p *= self.frac(comp[c], sum(comp))
+                    comp = remove(comp, (c,))
+                if p:
+                    out.append((hole, p, comp))
+            return out
+
+        @cache
+        def q(drawn: tuple[int, ...], action: str, hole: int | None) -> Any:
+            """Payoff expectation of ``action`` given the hole card (and then ``decide``)."""
+            comp = remove(base if hole is None else remove(base, (hole,)), drawn)
+            hand = (*start, *drawn)
+            if action == "stand":
+                return self._stand_vs(comp, up, hole, hand, 1)
+            n = sum(comp)
+            e = 0 * self.one
+            for c in range(10):
+                if not comp[c]:
+                    continue
+                p = self.frac(comp[c], n)
+                nxt = tuple(sorted((*drawn, c)))
+                if action == "double":
+                    e += p * self._stand_vs(remove(comp, (c,)), up, hole, (*hand, c), 2)
+                else:
+                    e += p * q(nxt, decide(nxt), hole)
+            return e
+
+        @cache
+        def evs(drawn: tuple[int, ...]) -> dict[str, Any]:
+            hand = (*start, *drawn)
+            t, _ = total(hand)
+            if t > 21 or self.is777(hand) or t == 21 or (one_card and len(hand) == 2):
+                acts = ["stand"]
+            else:
+                acts = ["stand", "hit"]
+                if self.may_double(hand, split):
+                    acts.append("double")
+            js = joint(drawn)
+            w = sum(p for _, p, _ in js)
+            out = {a: sum(p * q(drawn, a, h) for h, p, _ in js) / w for a in acts}
+            if not split and len(hand) == 2 and self.g.surrender and self.g.hole == "peek":
+                out["surrender"] = -self.one / 2
+            return out
+
+        @cache
+        def decide(drawn: tuple[int, ...]) -> str:
+            """The best action for the hand's cards (``drawn``: sorted, after ``start``)."""
+            e = evs(drawn)
+            return max((a for a in e if a != "surrender"), key=lambda a: (e[a], a == "stand"))
+
+        return decide, evs
+
+    # ------------------------------------------------------------------ the referee's answers
+
+    def hand_evs(self, up: int, a: int, b: int) -> dict[str, Any]:
+        """EV of standing, hitting (then best play), doubling, surrendering ``a, b``
+        against ``up``, as the player sees it (after the peek: given no blackjack)."""
+        base = remove(self.shoe, (up, a, b))
+        _, evs = self.policy(base, up, tuple(sorted((a, b))), False)
+        return evs(())
+
+    def split_ev(self, up: int, pair: int) -> Any:
+        """EV of splitting ``pair`` (no resplit) dealt literally, each hand on its own
+        cards; per unit of the original bet, as the player sees it."""
+        base = remove(self.shoe, (up, pair, pair))
+        decide, _ = self.policy(base, up, (pair,), True)
+
+        def plays(comp: tuple[int, ...]) -> dict[tuple[tuple[int, ...], int], Any]:
+            """Finished hands (cards, stake) -> probability, for one split hand drawing from
+            ``comp``: its second card, then what ``decide`` says, card by card (hands
+            holding the same cards are merged level by level)."""
+            out: dict[tuple[tuple[int, ...], int], Any] = {}
+            n = sum(comp)
+            level = {(c,): self.frac(comp[c], n) for c in range(10) if comp[c]}
+            while level:
+                nxt: dict[tuple[int, ...], Any] = {}
+                for drawn, p in level.items():
+                    act = decide(drawn)
+                    if act == "stand":
+                        key = ((pair, *drawn), 1)
+                        out[key] = out.get(key, 0) + p
+                        continue
+                    left = remove(comp, drawn)
+                    m = sum(left)
+                    for c in range(10):
+                        if not left[c]:
+                            continue
+                        pc = p * self.frac(left[c], m)
+                        grown = tuple(sorted((*drawn, c)))
+                        if act == "double":
+                            key = ((pair, *grown), 2)
+                            out[key] = out.get(key, 0) + pc
+                        else:
+                            nxt[grown] = nxt.get(grown, 0) + pc
+                level = nxt
+            return out
+
+        outcomes = (17, 18, 19, 20, 21, BUST, BJ)
+
+        @cache
+        def pays(h1: tuple[int, ...], s1: int, h2: tuple[int, ...], s2: int) -> tuple:
+            return tuple(self.box([(h1, s1), (h2, s2)], o) for o in outcomes)
+
+        total_ev = 0 * self.one
+        for hole, ph in self.holes(base, up):
+            comp = base if hole is None else remove(base, (hole,))
+            for (h1, s1), p1 in plays(comp).items():
+                left1 = remove(comp, h1[1:])
+                for (h2, s2), p2 in plays(left1).items():
+                    d = self.dealer(remove(left1, h2[1:]), self.dealer_start(up, hole))
+                    pay = pays(h1, s1, h2, s2)
+                    e = sum(d.get(o, 0) * v for o, v in zip(outcomes, pay, strict=True))
+                    total_ev += ph * p1 * p2 * e
+        return total_ev
+
+    @staticmethod
+    def _drawn(hand: tuple[int, ...], pair: int) -> tuple[int, ...]:
+        cards = list(hand)
+        cards.remove(pair)
+        return tuple(cards)

@@ -557,6 +557,13 @@ class HostTable(HostLobby):
         super()._gone(peer, reason, detail)
         if seat is None or self.phone is None or self.stage not in ("setup", "play"):
             return
+        m = self.phone.match
+        r = m.round
+        in_play = r is not None and not m.over and r.number in self._went
+        if in_play and any(self.phone.dealer.disputed(d) for d in self.phone.decks_of(r.number)):
+            # Somebody complained and seeds may be out: the round's hands are no longer
+            # secret, and whoever leaves now escapes its audit. It is played again.
+            self._void(r.number)
         self._left(seat, reason)
         self._drive()
 

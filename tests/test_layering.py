@@ -62,6 +62,7 @@ _LAYER_OF_MODULE = {
     "errors": "base",
     "branding": "base",
     "spawn": "base",
+    "jsonfile": "base",
     "prefs": "prefs",
     "replay": "tools",
     "cli": "top",

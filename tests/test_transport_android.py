@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
-SCENARIO_TIMEOUT = 60.0  # seconds for one subprocess, JVM start included
+SCENARIO_TIMEOUT = 300.0  # hang guard for one subprocess (JVM start included), not a speed target
 
 # ------------------------------------------------------------------------------------
 # Finding a JDK
@@ -74,7 +74,7 @@ def _scenarios() -> list[str]:
 # ------------------------------------------------------------------------------------
 
 HOST = "02:00:00:00:00:01"  # the stand-in phone's own address (Standin.localAddress)
-WAIT = 10.0  # bound on every wait inside a scenario
+WAIT = 60.0  # hang guard on every wait inside a scenario, not a speed target
 
 
 class Fakes:
@@ -511,11 +511,10 @@ def scenario_connect_retries_a_flaky_radio(fakes: Fakes) -> None:
 def scenario_connect_timeout_aborts_a_blocked_connect(fakes: Fakes) -> None:
     transport = _transport(fakes)
     listener = transport.listen()
-    fakes.Standin.setConnectDelay(40_000)  # the radio would take 40 s
-    start = time.monotonic()
+    # The radio would take an hour: only aborting at the time-out ends the call (a
+    # connect that waited for the radio would run into SCENARIO_TIMEOUT).
+    fakes.Standin.setConnectDelay(3_600_000)
     _expect_error("timeout", transport.connect, HOST, timeout=0.5)
-    # A bound for "aborted, did not wait for the radio", not a speed target.
-    assert time.monotonic() - start < 20.0
     listener.close()
     _until(lambda: fakes.Standin.openSockets() == 0, "the aborted socket closed")
 
@@ -532,9 +531,7 @@ def scenario_insecure_sockets_and_accept_timeout(fakes: Fakes) -> None:
     transport = _transport(fakes, secure=False)
     listener = transport.listen()
     assert "listenInsecure" in list(fakes.Standin.log())
-    start = time.monotonic()
-    _expect_error("timeout", listener.accept, timeout=0.2)
-    assert time.monotonic() - start < WAIT  # a bound against hanging, not a speed target
+    _expect_error("timeout", listener.accept, timeout=0.2)  # nobody connects
     guest = transport.connect(HOST, timeout=WAIT)
     seat = listener.accept(timeout=WAIT)
     seat.send(b"ok")

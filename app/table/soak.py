@@ -48,10 +48,26 @@ class Report:
     disagreements: list[int] = field(default_factory=list)
     closed: list[tuple[int, str]] = field(default_factory=list)
     unfinished: list[int] = field(default_factory=list)
+    turn_timeouts: list[tuple[int, int]] = field(default_factory=list)  # seed, seat
 
     @property
     def ok(self) -> bool:
-        return not (self.honest_dropped or self.disagreements or self.closed or self.unfinished)
+        bad = self.honest_dropped, self.disagreements, self.closed, self.unfinished
+        return not any(bad) and not self.turn_timeouts
+
+    def problems(self) -> int:
+        return sum(
+            map(
+                len,
+                (
+                    self.honest_dropped,
+                    self.disagreements,
+                    self.closed,
+                    self.unfinished,
+                    self.turn_timeouts,
+                ),
+            )
+        )
 
     def lines(self) -> list[str]:
         faults = ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items())) or "none"
@@ -62,6 +78,7 @@ class Report:
             f"disagreements: {len(self.disagreements)} {self.disagreements or ''}",
             f"tables closed: {len(self.closed)} {self.closed or ''}",
             f"matches not ended: {len(self.unfinished)} {self.unfinished or ''}",
+            f"honest turns timed out: {len(self.turn_timeouts)} {self.turn_timeouts or ''}",
         ]
 
 
@@ -91,7 +108,7 @@ def one_match(seed: int, report: Report, *, phone: str = "a53-arm64", link: str 
         group=unsafe_test_group(),
     )
     report.matches += 1
-    honest = set(range(1, players))
+    honest = set(range(players))  # (the host is never faulted here)
     kills: list[tuple[float, int, float | None]] = []  # (when, seat, back after)
     for seat in range(1, players):
         for kind, odds in FAULT_ODDS.items():
@@ -147,13 +164,19 @@ def _judge(seed: int, table: Table, honest: set[int], ended: bool, report: Repor
         )
     elif not ended:
         report.unfinished.append(seed)
-    honest_live = [p for p in table.live() if p.seat in honest or p.seat == 0]
+    honest_live = [p for p in table.live() if p.seat in honest]
     views = {
         (p.side.phone.match.winner, tuple(p.side.phone.match.points))
         for p in honest_live
         if p.side.phone is not None and p.side.phone.match.over
     }
     violations = [p.seat for p in honest_live if p.side.phone and p.side.phone.violation]
+    if host.phone is not None:
+        report.turn_timeouts += [
+            (seed, e["seat"])
+            for e in host.phone.log
+            if e.get("event") == "held" and e.get("reason") == "timeout" and e["seat"] in honest
+        ]
     if len(views) > 1 or violations:
         report.disagreements.append(seed)
 
@@ -166,7 +189,10 @@ def soak(seeds: Sequence[int], *, budget_s: float | None = None, out=sys.stdout)
         if budget_s is not None and time.monotonic() - started > budget_s:
             print(f"(time budget reached after {report.matches} matches)", file=out)
             break
+        before = report.problems()
         one_match(seed, report)
+        if report.problems() != before:
+            print(f"seed {seed}: {report.lines()[2:]}", file=out, flush=True)
     for line in report.lines():
         print(line, file=out)
     return report

@@ -17,6 +17,7 @@ player waits for (see docs/protocol.md, "What players wait for").
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import queue
@@ -225,9 +226,9 @@ class SimPhone:
         return 0.0 if self._step_start is None else self.meter.charged - self._step_start
 
     def _pause_end(self, t: float) -> float:
-        for start, end in self.paused:
-            if start <= t < end:
-                return end
+        k = bisect.bisect_right(self.paused, (t, float("inf"))) - 1
+        if k >= 0 and self.paused[k][0] <= t < self.paused[k][1]:
+            return self.paused[k][1]
         return t
 
     def next_step(self) -> float:

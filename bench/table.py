@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in args.players:
             row = measure(n, phone, args.link, args.matches, args.rounds, args.think, group)
             rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)  # (progress)
             if not args.json:
                 w = row["waits"]
                 cells = "  ".join(

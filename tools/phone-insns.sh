@@ -25,20 +25,14 @@ if [[ ! -f $PLUGIN ]]; then # the plugin's C, taken from cross-insns.sh
   gcc -O2 -shared -fPIC -o "$PLUGIN" "$WORK/insn-plugin.c"
 fi
 
-python3 - "$WORK" <<'EOF'
+python3 - "$WORK" "$ROOT/app/protocol/group.py" <<'EOF'
 import sys
 from pathlib import Path
 work = Path(sys.argv[1])
-hexp = (
-    "FFFFFFFFFFFFFFFFADF85458A2BB4A9AAFDC5620273D3CF1D8B9C583CE2D3695"
-    "A9E13641146433FBCC939DCE249B3EF97D2FE363630C75D8F681B202AEC4617A"
-    "D3DF1ED5D5FD65612433F51F5F066ED0856365553DED1AF3B557135E7F57C935"
-    "984F0C70E0E68B77E2A689DAF3EFE8721DF158A136ADE73530ACCA4F483A797A"
-    "BC0AB182B324FB61D108A94BB2C8E3FBB96ADAB760D7F4681D4F42A3DE394DF4"
-    "AE56EDE76372BB190B07A7C8EE0A6D709E02FCE1CDF7E2ECC03404CD28342F61"
-    "9172FE9CE98583FF8E4F1232EEF28183C3FE3B1B4C6FAD733BB5FCBC2EC22005"
-    "C58EF1837D1683B2C6F34A26C1B2EFFA886B423861285C97FFFFFFFFFFFFFFFF"
-)
+import re
+text = Path(sys.argv[2]).read_text()  # ffdhe2048, as app/protocol/group.py types it in
+block = re.search(r'_FFDHE2048_HEX = \((.*?)\)', text, re.S).group(1)
+hexp = "".join(re.findall(r'"([0-9A-F]+)"', block))
 m = int(hexp, 16); nb = 256
 e = (m - 1) // 2 - 12345  # a full-size exponent mod q
 b = pow(3, 2 * 987654321, m)

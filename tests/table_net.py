@@ -15,13 +15,67 @@ from app.table.table import GuestTable, HostTable, simple_bot
 IDS = [c * 32 for c in "abcdef0123"]
 
 
-def pump(*sides: Any, until: Callable[[], bool], timeout: float, wait: float = 0.002) -> None:
-    """Step every side until ``until()`` holds (bounded in real time)."""
-    deadline = time.monotonic() + timeout
+#: Real seconds after which a wait on the table counts as hung. A guard against a test
+#: that would never end, not a speed target: every wait here is for an event (a frame
+#: in, a state reached), and a loaded machine only makes it come later.
+HANG = 300.0
+
+
+def pump(
+    *sides: Any, until: Callable[[], bool], timeout: float = HANG, wait: float = 0.002
+) -> None:
+    """Step every side until ``until()`` holds (``timeout``: a hang guard, see HANG)."""
+    deadline = time.monotonic() + max(timeout, HANG)
     while not until():
-        assert time.monotonic() < deadline, "timed out"
+        assert time.monotonic() < deadline, "hung: the awaited event never came"
         for side in sides:
             side.step(wait)
+
+
+def _links(side: Any) -> list[Any]:
+    if hasattr(side, "_peers"):
+        return [p.link for p in side._peers.values()]
+    return [side.link]
+
+
+def in_flight(sides: Sequence[Any]) -> int:
+    """Frames sent on a link between two of ``sides`` that its other end has not yet
+    put in its inbox (links are paired by their ends' socket addresses)."""
+    ends = {}
+    for side in sides:
+        for link in _links(side):
+            pair = None if link.closed else _ends(link)
+            if pair is not None:
+                ends[pair] = link
+    total = 0
+    for (mine, theirs), link in ends.items():
+        peer = ends.get((theirs, mine))
+        if peer is not None:
+            total += max(0, link.frames_sent - peer.frames_received)
+    return total
+
+
+def _ends(link: Any) -> tuple[Any, Any] | None:
+    stream = link._stream
+    while hasattr(stream, "_inner"):  # (a fault-injecting wrapper)
+        stream = stream._inner
+    try:
+        return stream._sock.getsockname(), stream._sock.getpeername()
+    except OSError:  # closing meanwhile
+        return None
+
+
+def quiet(sides: Sequence[Any]) -> bool:
+    """Nothing is happening: no frame in flight, every inbox empty, no dealer work left.
+    Only then may a test move the fake clock on (else a slow machine would see time
+    pass in the middle of a protocol step that takes no time on the table's clock)."""
+    for side in sides:
+        if not side.inbox.empty():
+            return False
+        phone = getattr(side, "phone", None)
+        if phone is not None and not side.closed and phone.dealer.has_work():
+            return False
+    return in_flight(sides) == 0
 
 
 Settle = Callable[[Sequence[Any], Callable[[], bool]], None]  # (sides, until)
@@ -62,9 +116,14 @@ def open_table(
         options=options,
         bot=bot,
     )
-    players = [guest(host, i, clock, factory, bot) for i in range(1, guests + 1)]
+    players: list[GuestTable] = []
+    for i in range(1, guests + 1):
+        # One at a time: seats go by the order the host hears the joins in, and the
+        # tests address players by seat.
+        players.append(guest(host, i, clock, factory, bot))
+        settle([host, *players], lambda: players[-1].seat is not None)
     sides = [host, *players]
-    settle(sides, lambda: all(p.seat is not None for p in players))
+    assert [p.seat for p in players] == list(range(1, guests + 1))
     for p in players:
         p.set_ready()
     settle(sides, lambda: host.seating.can_start())  # (seating is replaced on change)

@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
-SCENARIO_TIMEOUT = 60.0  # seconds for one subprocess, JVM start included
+SCENARIO_TIMEOUT = 300.0  # hang guard for one subprocess (JVM start included), not a speed target
 
 # ------------------------------------------------------------------------------------
 # Finding a JDK
@@ -73,7 +73,7 @@ def _scenarios() -> list[str]:
 # ------------------------------------------------------------------------------------
 
 HOST = "02:00:00:00:00:01"  # the stand-in phone's own address (Standin.localAddress)
-WAIT = 10.0  # bound on every wait inside a scenario
+WAIT = 60.0  # hang guard on every wait inside a scenario, not a speed target
 
 
 class Fakes:
@@ -589,9 +589,7 @@ def scenario_insecure_sockets_and_accept_timeout(fakes: Fakes) -> None:
     transport = _transport(fakes, secure=False)
     listener = transport.listen()
     assert "listenInsecure" in list(fakes.Standin.log())
-    start = time.monotonic()
-    _expect_error("timeout", listener.accept, timeout=0.2)
-    assert time.monotonic() - start < WAIT  # a bound against hanging, not a speed target
+    _expect_error("timeout", listener.accept, timeout=0.2)  # nobody connects
     guest = transport.connect(HOST, timeout=WAIT)
     seat = listener.accept(timeout=WAIT)
     seat.send(b"ok")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import threading
-import time
 
 import pytest
 
@@ -20,7 +19,7 @@ from app.bluetooth.link import (
     StreamLink,
 )
 
-WAIT = 5.0
+WAIT = 60.0  # hang guard, not a speed target
 
 
 class MemoryStream:
@@ -128,13 +127,11 @@ def test_io_errors_and_bugs_close_the_link_without_escaping() -> None:
 
 def test_send_is_queued_and_never_blocks_on_a_stuck_peer() -> None:
     link, stream, inbox = _link(max_pending=10_000)
-    stream.write_gate.clear()  # the peer stops reading: writes hang
-    start = time.monotonic()
-    link.send(b"a" * 4000)
+    stream.write_gate.clear()  # the peer stops reading: writes hang, for good
+    link.send(b"a" * 4000)  # (returning at all proves it: the gate never opens)
     link.send(b"b" * 4000)
     with pytest.raises(TransportError) as info:
         link.send(b"c" * 4000)
-    assert time.monotonic() - start < WAIT
     assert info.value.code == "send_overflow"
     assert _drain(inbox)[-1].code == "send_overflow"
     assert link.join(WAIT)
@@ -156,9 +153,7 @@ def test_close_without_linger_drops_the_queue() -> None:
     link, stream, inbox = _link()
     stream.write_gate.clear()
     link.send(b"never written")
-    start = time.monotonic()
-    link.close(linger=0)
-    assert time.monotonic() - start < WAIT
+    link.close(linger=0)  # returns although the writer hangs for good
     assert _drain(inbox)[-1].code == "local_close"
     assert link.join(WAIT)
     assert not link.flush(0.01)
@@ -169,10 +164,9 @@ def test_recv_on_a_private_inbox() -> None:
     link = StreamLink(stream, "mem:peer")
     stream.incoming.put(encode_frame(b"one"))
     assert link.recv(WAIT) == b"one"
-    start = time.monotonic()
     with pytest.raises(TransportError) as info:
-        link.recv(0.05)
-    assert info.value.code == "timeout" and time.monotonic() - start < WAIT
+        link.recv(0.05)  # nothing ever comes: only the time-out can end it
+    assert info.value.code == "timeout"
     stream.incoming.put(b"")
     for _ in range(2):  # stays closed
         with pytest.raises(LinkClosed) as closed:
@@ -214,9 +208,10 @@ def test_close_later_returns_at_once_and_still_delivers() -> None:
     link, stream, inbox = _link()
     stream.write_gate.clear()  # a slow peer
     link.send(b"last words")
-    start = time.monotonic()
     link.close_later(linger=WAIT)
-    assert time.monotonic() - start < WAIT / 2  # did not wait for the peer
+    # Back before the peer read a byte (the gate is still shut), the frame still queued:
+    # it neither waited for the peer nor dropped what was sent.
+    assert not stream.write_gate.is_set() and not link.closed
     with pytest.raises(TransportError):
         link.send(b"too late")
     stream.write_gate.set()

@@ -20,7 +20,7 @@ from app.bluetooth.rfcomm import (
     rfcomm_unavailable_reason,
 )
 
-WAIT = 5.0
+WAIT = 60.0  # hang guard, not a speed target
 HOST_ADDR = "00:1A:7D:DA:71:13"
 GUEST_ADDR = "00:1A:7D:DA:71:14"
 

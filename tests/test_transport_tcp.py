@@ -16,7 +16,7 @@ from app.bluetooth.framing import DEFAULT_MAX_FRAME, MAGIC, encode_frame
 from app.bluetooth.link import Acceptor, Closed, Listener, Opened, Received, Transport
 from app.bluetooth.tcp import TcpTransport, format_address, parse_address
 
-WAIT = 5.0
+WAIT = 60.0  # hang guard, not a speed target
 
 
 @pytest.fixture
@@ -130,12 +130,10 @@ def test_a_peer_that_stops_reading_cannot_stall_the_sender() -> None:
         silent = _raw(quiet_listener)  # connects, never reads
         seat = quiet_listener.accept(timeout=WAIT)
         chunk = b"z" * 65536
-        start = time.monotonic()
         with pytest.raises(TransportError) as info:
-            for _ in range(2000):  # far more than any socket buffer
-                seat.send(chunk)
+            for _ in range(2000):  # far more than any socket buffer: a blocking send
+                seat.send(chunk)  # would hang here for good, the peer never reads
         assert info.value.code == "send_overflow"
-        assert time.monotonic() - start < WAIT
         assert seat.close_code == "send_overflow"
         silent.close()
         assert seat.join(WAIT)
@@ -177,10 +175,9 @@ def test_close_delivers_what_was_sent_before_it(transport, listener) -> None:
 
 
 def test_listener_accept_timeout_close_and_wakeup(transport, listener) -> None:
-    start = time.monotonic()
     with pytest.raises(TransportError) as info:
-        listener.accept(timeout=0.1)
-    assert info.value.code == "timeout" and time.monotonic() - start < WAIT
+        listener.accept(timeout=0.1)  # nobody connects: only the time-out can end it
+    assert info.value.code == "timeout"
     errors: list[TransportError] = []
 
     def blocked() -> None:
@@ -191,7 +188,7 @@ def test_listener_accept_timeout_close_and_wakeup(transport, listener) -> None:
 
     thread = threading.Thread(target=blocked)
     thread.start()
-    time.sleep(0.05)
+    time.sleep(0.05)  # (likely blocked by now; closed first, accept says "closed" too)
     listener.close()
     thread.join(WAIT)
     assert not thread.is_alive()

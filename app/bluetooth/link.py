@@ -309,6 +309,10 @@ class StreamLink:
         self._closing = False  # no more sends accepted
         self._close_code: str | None = None  # set once, when the Closed event is emitted
         self._recv_closed: LinkClosed | None = None
+        #: frames queued by ``send`` / delivered to the inbox (tests compare a link's
+        #: ``frames_sent`` with its peer's ``frames_received``: nothing in flight)
+        self.frames_sent = 0
+        self.frames_received = 0
         self._inbox.put(Opened(self))
         self._reader = threading.Thread(target=self._read_loop, name=f"link{self.id}-r")
         self._writer = threading.Thread(target=self._write_loop, name=f"link{self.id}-w")
@@ -349,6 +353,7 @@ class StreamLink:
             if not overflow:
                 self._out.append(frame)
                 self._pending += len(frame)
+                self.frames_sent += 1
                 self._cond.notify_all()
         if overflow:
             msg = f"peer {self.peer} is not reading: over {self.max_pending} bytes unsent"
@@ -412,6 +417,7 @@ class StreamLink:
                     with self._cond:
                         if self._close_code is not None:
                             return
+                        self.frames_received += 1
                         self._inbox.put(Received(self, frame))
         except FrameError as exc:
             self._finish(exc.code, str(exc))

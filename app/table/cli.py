@@ -287,10 +287,20 @@ def demo_main(argv: Sequence[str]) -> int:
         help="faults on a bot guest's link, e.g. 2=kill@40 (see app.bluetooth.faults)",
     )
     p.add_argument("--silence-limit", type=float, default=5.0, help="heartbeat limit, seconds")
+    p.add_argument(
+        "--phones",
+        default=None,
+        help="simulate the table on phones of this CPU (a53-arm64, a7-armv7, fast; NAME:CORES)",
+    )
+    p.add_argument("--link", default=None, help="simulated links: rfcomm or loopback")
     args = p.parse_args(list(argv))
     options = _options(p, args)
     if not 2 <= args.players <= 7:
         p.error("--players must be 2-7")
+    if args.phones or args.link:
+        from app.table.simdemo import run_demo
+
+        return run_demo(p, args, options, _describe)
     faults: dict[int, str] = {}
     for item in args.fault:
         seat_text, _, spec = item.partition("=")

@@ -56,8 +56,14 @@ from app.table.messages import (
 )
 from app.table.seating import Seating
 
+#: Seconds between heartbeats.
 PING_EVERY = 2.0
-SILENCE_LIMIT = 10.0
+#: Seconds of silence after which a link counts as dead. An honest phone can be silent
+#: for an Android pause (up to 10 s), a Bluetooth stall (up to 3 s) and a heartbeat,
+#: plus the backlog it works off before it answers; the figure is Bluetooth's own
+#: default link supervision timeout (docs/transport.md, "Time-outs").
+SILENCE_LIMIT = 20.0
+#: Seconds a new link has to say who it is.
 JOIN_WITHIN = 10.0
 #: Events handled per :meth:`_Side.step` before the timers run: frames that keep
 #: arriving never hold the clock (turns, heartbeats, the join deadline) up.

@@ -1,0 +1,126 @@
+"""Benchmark: what a player waits for at a table of 2-7 phones, in the simulation.
+
+Plays whole Oczko matches with the real table code and the real SRA dealer
+(:mod:`app.table.sim`): every phone's exponentiations are charged to its CPU model
+(:mod:`app.table.phones`), every frame crosses the Bluetooth link model
+(:mod:`app.bluetooth.btmodel`), bots think ``--think`` seconds per decision. Reports,
+per table size, the median and the worst of
+
+* ``first_deal``: from the host's "start" to a phone showing its first two cards;
+* ``later_deal``: from a round's result on a phone to its next deal;
+* ``drawn_card``: from "draw" to the card open on the drawer's phone;
+* ``round_result``: from the last decision of a round to its result on a phone;
+* ``reshuffle``: after a phone died mid-round (``--drop`` matches), from the host
+  dropping it (or the draw, if later) to the next card open on its drawer's phone,
+
+each over every phone and round of ``--matches`` matches, next to the targets of issue 17
+(7 phones, a53-arm64, rfcomm). Simulated seconds; the real time is printed too.
+The peer is the same table on the ``fast`` phone profile over the same links.
+
+Usage::
+
+    python bench/table.py --json                    # 2..7 phones, a53-arm64, rfcomm
+    python bench/table.py --phones a7-armv7 --players 7 --matches 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from app.bluetooth.btmodel import link_model
+from app.protocol.group import DEFAULT_GROUP, unsafe_test_group
+from app.table.phones import phone_cpu
+from app.table.sim import Waits, match
+
+#: Issue 17's targets, simulated seconds (7 phones, a53-arm64, rfcomm).
+TARGETS = {
+    "first_deal": {"worst_s": 8.0},
+    "later_deal": {"worst_s": 2.0},
+    "drawn_card": {"median_s": 0.5, "worst_s": 1.5},
+}
+KINDS = ("first_deal", "later_deal", "drawn_card", "round_result", "reshuffle")
+
+
+def measure(
+    players: int, phone: str, link: str, matches: int, rounds: int, think: float, group
+) -> dict:
+    """The waits over ``matches`` matches (plus as many with a dropout)."""
+    total = Waits()
+    disagreements = 0
+    unfinished = 0
+    started = time.perf_counter()
+    sim_s = 0.0
+    for k in range(matches):
+        for drop in (None, 2):
+            if drop is not None and players < 3:
+                continue
+            table, ended = match(
+                [phone_cpu(phone)] * players,
+                link_model(link),
+                seed=1000 * players + k,
+                rounds=rounds,
+                drop_in_round=drop,
+                group=group,
+                think_s=think,
+            )
+            sim_s += table.sim.now
+            unfinished += not ended
+            disagreements += len(table.results()) > 1
+            for kind in KINDS:
+                getattr(total, kind).extend(getattr(table.waits, kind))
+    return {
+        "players": players,
+        "phone": phone,
+        "link": link,
+        "waits": total.summary(),
+        "disagreements": disagreements,
+        "unfinished": unfinished,
+        "simulated_s": round(sim_s, 1),
+        "real_s": round(time.perf_counter() - started, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--phones", default="a53-arm64", help="phone profile (app/table/phones.py)")
+    ap.add_argument("--peer", default="fast", help="the profile to compare with ('' for none)")
+    ap.add_argument("--link", default="rfcomm", help="link model (app/bluetooth/btmodel.py)")
+    ap.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6, 7])
+    ap.add_argument(
+        "--matches", type=int, default=2, help="matches per size (and as many with a drop)"
+    )
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--think", type=float, default=1.5, help="seconds a bot thinks per decision")
+    ap.add_argument(
+        "--group",
+        choices=("ffdhe2048", "toy"),
+        default="toy",
+        help="compute on ffdhe2048, or on the small test group charged as ffdhe2048 (faster)",
+    )
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    group = DEFAULT_GROUP if args.group == "ffdhe2048" else unsafe_test_group()
+    rows = []
+    for phone in filter(None, (args.phones, args.peer)):
+        for n in args.players:
+            row = measure(n, phone, args.link, args.matches, args.rounds, args.think, group)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)  # (progress)
+            if not args.json:
+                w = row["waits"]
+                cells = "  ".join(
+                    f"{k} {w[k]['median_s']:6.2f}/{w[k]['worst_s']:6.2f}" for k in KINDS
+                )
+                print(f"{phone:10s} {n} phones  {cells}  (median/worst s; real {row['real_s']} s)")
+    result = {"targets_7_phones": TARGETS, "group": args.group, "think_s": args.think, "rows": rows}
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,184 @@
+"""The table in simulated time (app/table/sim.py): phone CPUs, Bluetooth links, waits,
+time-outs that hold, and the soak. Everything runs on the fake clock: no assertion
+here depends on the speed of the machine."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import random
+from itertools import pairwise
+
+import pytest
+
+from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pauses
+from app.protocol.group import unsafe_test_group
+from app.table.lobby import PING_EVERY, SILENCE_LIMIT
+from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
+from app.table.sim import match, open_table, play
+from app.table.soak import Report, one_match, soak
+
+TOY = unsafe_test_group()
+A53 = PROFILES["a53-arm64"]
+
+
+def test_a_metered_group_gives_the_plain_groups_results_and_charges_the_phone() -> None:
+    meter = CpuMeter(A53)
+    metered = MeteredGroup(TOY, meter)
+    rng = random.Random(5)
+    bases = [pow(rng.randrange(2, TOY.p - 1), 2, TOY.p) for _ in range(9)]
+    exps = [rng.randrange(1, TOY.q) for _ in range(9)]
+    assert metered.pow_many(bases, exps) == [
+        pow(b, e, TOY.p) for b, e in zip(bases, exps, strict=True)
+    ]
+    assert metered.pow_batch(bases, exps[0]) == [pow(b, exps[0], TOY.p) for b in bases]
+    assert metered.ctx.pow(bases[0], exps[1]) == pow(bases[0], exps[1], TOY.p)
+    # 9 + 9 + 1 exponents of about full size; on 4 cores 2.25 + 2.25 + 1 modexps of time
+    assert 18.5 < meter.modexps < 19.01
+    assert 5.3 * A53.modexp_s < meter.charged < 5.51 * A53.modexp_s
+    # A signature check is charged as one, not as two exponentiations.
+    before = meter.charged
+    metered.pow_many([metered.g, bases[0]], [exps[0], 2**127 + 1])
+    assert meter.sigchecks == 1 and meter.charged - before == pytest.approx(A53.sigcheck_s)
+
+
+def test_cores_share_a_batch_but_never_split_one_exponentiation() -> None:
+    one, four = CpuMeter(A53.with_cores(1)), CpuMeter(A53)
+    for meter in (one, four):
+        meter.exps([2047] * 8)
+    assert one.charged == pytest.approx(8 * A53.modexp_s)
+    assert four.charged == pytest.approx(2 * A53.modexp_s)
+    single = CpuMeter(A53)
+    single.exps([2047])
+    assert single.charged == pytest.approx(A53.modexp_s)
+
+
+def test_phone_specs() -> None:
+    assert phone_cpu("a7-armv7:2").cores == 2
+    assert (
+        phone_cpu("a7-armv7").modexp_s
+        > phone_cpu("a53-arm64").modexp_s
+        > phone_cpu("fast").modexp_s
+    )
+    with pytest.raises(ValueError, match="unknown phone"):
+        phone_cpu("pentium")
+    with pytest.raises(ValueError, match="unknown link"):
+        link_model("carrier-pigeon")
+
+
+def _wire(model: LinkModel, radio: Radio | None = None, seed: int = 1) -> Wire:
+    return Wire(model, radio or Radio(model), random.Random(seed))
+
+
+def test_rfcomm_cuts_frames_and_the_host_radio_is_shared() -> None:
+    m = dataclasses.replace(LINKS["rfcomm"], jitter_s=0.0)
+    assert m.air_bytes(990) == 990 + m.frame_overhead
+    assert m.air_bytes(991) == 991 + 2 * m.frame_overhead
+    alone = _wire(m).arrival(0.0, 20_000)
+    radio = Radio(m)
+    a, b = _wire(m, radio), _wire(m, radio)
+    first, second = a.arrival(0.0, 20_000), b.arrival(0.0, 20_000)
+    # The second link's frame waits for the radio the first one is using.
+    assert alone == pytest.approx(first)
+    assert second > first + 20_000 / m.radio_bytes_per_s - 1e-9
+    assert alone >= m.latency_s + m.air_bytes(20_000) / m.link_bytes_per_s
+
+
+def test_stalls_hold_frames_back_in_order_and_lose_nothing() -> None:
+    m = dataclasses.replace(LINKS["rfcomm"], stall_every_s=5.0)
+    wire = _wire(m, seed=3)
+    times = [wire.arrival(t * 0.5, 300) for t in range(200)]
+    assert times == sorted(times) and wire.stalls > 5
+    gaps = [b - a for a, b in pairwise(times)]
+    assert max(gaps) >= m.stall_min_s - 0.5  # some frame waited out a stall
+    spans = pauses(m.with_faults(stall_every_s=0, pause_every_s=20), random.Random(2), 600)
+    assert spans and all(1.0 <= e - s <= 10.0 for s, e in spans)
+    assert all(a[1] <= b[0] for a, b in pairwise(spans))
+
+
+def _summary(seed: int) -> tuple:
+    table = open_table([A53] * 3, LINKS["rfcomm"], seed=seed, rounds=2, group=TOY)
+    assert play(table)
+    return table.sim.now, table.results(), table.waits.summary()
+
+
+def test_a_match_at_phone_speed_is_the_same_for_the_same_seed() -> None:
+    first = _summary(4)
+    assert first == _summary(4)
+    now, results, waits = first
+    assert len(results) == 1  # every phone agrees
+    # 3 phones, 2 rounds (and any tiebreak): the waits are recorded on every phone
+    assert waits["first_deal"]["n"] == 3
+    assert waits["later_deal"]["n"] in (3, 6, 9)
+    assert waits["round_result"]["n"] == waits["later_deal"]["n"] + 3
+    assert waits["drawn_card"]["n"] >= 1
+    assert 0 < waits["first_deal"]["median_s"] < now
+
+
+def test_slower_phones_wait_longer() -> None:
+    def first_deal(profile: str) -> float:
+        table = open_table([PROFILES[profile]] * 3, LINKS["loopback"], seed=2, rounds=1, group=TOY)
+        assert play(table)
+        return table.waits.summary()["first_deal"]["median_s"]
+
+    fast, a53, a7 = first_deal("fast"), first_deal("a53-arm64"), first_deal("a7-armv7")
+    assert fast < a53 < a7
+    assert a7 / a53 == pytest.approx(82 / 37, rel=0.15)  # CPU-bound on loopback
+
+
+def test_a_dead_phone_is_dropped_within_the_stated_bound_and_the_rest_play_on() -> None:
+    table = open_table([A53] * 3, LINKS["rfcomm"], seed=6, rounds=3, group=TOY)
+    table.sim.run(lambda: table.host.stage == "play", 600)
+    died = table.sim.now
+    table.kill(2)
+    table.sim.run(lambda: 2 in table.host.phone.match.gone, 600)
+    assert table.sim.now - died <= SILENCE_LIMIT + PING_EVERY + 1.0
+    assert play(table) and len(table.results()) == 1
+    left = [n.details for n in table.host.notices if n.code == "player_left"]
+    assert [(d["seat"], d["reason"]) for d in left] == [(2, "silent")]
+
+
+def test_a_phone_paused_for_10_s_with_stalls_is_not_dropped() -> None:
+    model = dataclasses.replace(
+        LINKS["rfcomm"].with_faults(stall_every_s=15.0, pause_every_s=20.0), pause_min_s=9.9
+    )
+    table = open_table([A53] * 3, model, seed=1, rounds=2, group=TOY)
+    assert play(table)
+    assert any(e - s >= 9.9 and s < table.sim.now for s, e in table.phones[1].paused)
+    assert not [n for n in table.host.notices if n.code == "player_left"]
+    timeouts = [e for e in table.host.phone.log if e.get("reason") == "timeout"]
+    assert not timeouts  # the turn timer never ran out on the protocol's own work
+    assert len(table.results()) == 1
+
+
+def test_a_reshuffle_after_a_dropout_is_measured() -> None:
+    table, ended = match([A53] * 4, LINKS["rfcomm"], seed=3, rounds=2, drop_in_round=1, group=TOY)
+    assert ended and len(table.results()) == 1
+    assert table.waits.summary()["reshuffle"]["n"] >= 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 5])
+def test_the_soak_finds_nothing_wrong(seed: int) -> None:
+    report = Report()
+    one_match(seed, report)
+    assert report.ok, report.lines()
+    assert report.matches == 1 and report.rounds >= 2
+
+
+def test_soak_prints_its_counts() -> None:
+    out = io.StringIO()
+    report = soak([3], out=out)
+    text = out.getvalue()
+    assert report.ok
+    for line in ("matches 1", "honest players dropped: 0", "disagreements: 0"):
+        assert line in text
+
+
+def test_the_demo_runs_in_the_simulation(capsys) -> None:
+    from app.table.cli import demo_main
+
+    code = demo_main(
+        ["--players", "2", "--rounds", "1", "--phones", "fast", "--link", "loopback", "--quiet"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "every phone agrees: yes" in out and "wait first_deal" in out

@@ -40,13 +40,12 @@ def test_the_share_text_holds_the_newest_rounds_that_fit() -> None:
 
 @pytest.fixture(scope="module")
 def share_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The stand-ins sharing needs (no Bluetooth), compiled; the subprocess's env."""
+    """The stand-ins, compiled (all of them: they refer to each other); the env."""
     home = find_java_home()
     if home is None:
         pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
     out = tmp_path_factory.mktemp("share-classes")
-    dirs = ("android/content", "android/os", "android/view", "org/kivy/android")
-    sources = sorted(str(p) for d in dirs for p in (JAVA_SOURCES / d).glob("*.java"))
+    sources = sorted(str(p) for p in JAVA_SOURCES.rglob("*.java"))
     result = subprocess.run(
         [str(home / "bin" / "javac"), "--release", "11", "-d", str(out), *sources],
         capture_output=True,

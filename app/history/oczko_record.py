@@ -83,6 +83,8 @@ def _tied_top(ended: Mapping[str, Any], me: int) -> bool:
 class _Open:
     started: float
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: verdicts that came before the round's end (a round is scored only once audited)
+    audits: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -131,6 +133,9 @@ class OczkoRounds:
             return [
                 self._amend(self._last, facts=dataclasses.replace(self._last.facts, match_end=won))
             ]
+        if kind == "audit" and self._open is not None and not self._awaiting:
+            self._open.audits.append(entry)
+            return []
         if kind == "audit":
             return self._audit(entry)
         if kind == "violation" and self._last is not None:
@@ -157,6 +162,7 @@ class OczkoRounds:
     def _finish(self, t: float) -> RoundRecord:
         assert self._open is not None
         events, started = self._open.events, self._open.started
+        early = self._open.audits
         self._open = None
         first, last = events[0], events[-1]
         result, facts = facts_of(events, self.me)
@@ -191,6 +197,9 @@ class OczkoRounds:
         if self.mode == "network":
             decks = 1 + sum(e.get("event") == "deck_replaced" for e in events)
             self._awaiting.append(_Stored(record, decks))
+            for entry in early:
+                self._audit(entry)
+            return self._last
         return record
 
     def _amend(self, record: RoundRecord, **changes: Any) -> RoundRecord:

@@ -251,6 +251,12 @@ class PhoneMatch:
             self._note(event.to_json())
             if isinstance(event, RoundEnded):
                 for deck in self._round_decks.get(event.round, []):
+                    if not self._decks[deck].next_position:
+                        # A fresh deck nothing was dealt from (the round ended first):
+                        # no card of it was in play, so no audit; it is only frozen. A
+                        # slow phone's pass of it may still come and is no offence.
+                        self.dealer.suspend_deck(deck)
+                        continue
                     self._send_frames(self.dealer.finish_deck(deck))
                     self._audits.append(deck)
             if isinstance(event, MatchEnded):

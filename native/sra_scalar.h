@@ -75,6 +75,16 @@ static inline SRA_L SRA_FN(addmul_c)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
 }
 #define SRA_ADDMUL_ROW(r, a, x, n) sra_addmul_impl(r, a, x, n)
 
+/* One reduction row at limb i of t: t += u m 2^(i LB) with u = t[i] n0; `top`
+ * is the carry into t[i + nl] left by the rows before; returns the new one. */
+static inline SRA_L SRA_FN(redc_row)(SRA_L *t, const SRA_L *m, SRA_L n0, int nl, int i,
+                                     SRA_L top) {
+    SRA_L u = t[i] * n0;
+    SRA_DL x = (SRA_DL)t[i + nl] + SRA_ADDMUL_ROW(t + i, m, u, nl) + top;
+    t[i + nl] = (SRA_L)x;
+    return (SRA_L)(x >> SRA_LB);
+}
+
 #if defined(SRA_ADDMUL2)
 /* SRA_ADDMUL2(r, a, x0, x1, n, cin, out): two rows at once,
  * r[0..n) + cin + x0 * a[0..n) + x1 * a[0..n) * 2^LB
@@ -102,12 +112,7 @@ static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
         t[i + nl + 1] = (SRA_L)x;
         top = (SRA_L)(x >> SRA_LB);
     }
-    if (i < nl) { /* odd limb count: one last row */
-        SRA_L u = t[i] * n0;
-        SRA_DL x = (SRA_DL)t[i + nl] + SRA_ADDMUL_ROW(t + i, m, u, nl) + top;
-        t[i + nl] = (SRA_L)x;
-        top = (SRA_L)(x >> SRA_LB);
-    }
+    if (i < nl) top = SRA_FN(redc_row)(t, m, n0, nl, i, top); /* odd limb count */
     SRA_FN(csub)(r, t + nl, top, m, nl);
 }
 
@@ -136,14 +141,7 @@ static void SRA_FN(cross)(SRA_L *t, const SRA_L *a, int nl) {
 /* Montgomery reduction of t[0..2nl) (< m * R) into r (< m); t is clobbered. */
 static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
     SRA_L top = 0;
-    for (int i = 0; i < nl; i++) {
-        SRA_L u = t[i] * n0;
-        SRA_L c = SRA_ADDMUL_ROW(t + i, m, u, nl);
-        /* the carry out of this row lands where the next row's carry goes */
-        SRA_DL x = (SRA_DL)t[i + nl] + c + top;
-        t[i + nl] = (SRA_L)x;
-        top = (SRA_L)(x >> SRA_LB);
-    }
+    for (int i = 0; i < nl; i++) top = SRA_FN(redc_row)(t, m, n0, nl, i, top);
     SRA_FN(csub)(r, t + nl, top, m, nl);
 }
 

@@ -31,6 +31,7 @@ cdef extern from "sra_core.h" nogil:
         SRA_K_IFMA
         SRA_K_IFMA8
         SRA_K_ADX
+        SRA_K_A64
     ctypedef struct sra_ctx:
         pass
     int sra_kernel_available(int id)
@@ -50,6 +51,7 @@ KERNELS = {
     "c32": SRA_K_C32,  # portable C, 32-bit limbs (the 32-bit ARM path)
     "c64": SRA_K_C64,  # portable C, 64-bit limbs with 128-bit products
     "adx": SRA_K_ADX,  # x86-64 mulx/adcx/adox rows
+    "a64": SRA_K_A64,  # aarch64: two rows per pass, inline-assembly inner loop
     "ifma": SRA_K_IFMA,  # x86-64 AVX-512 IFMA, one number at a time
     "ifma8": SRA_K_IFMA8,  # x86-64 AVX-512 IFMA, eight numbers in parallel lanes
 }

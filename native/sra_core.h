@@ -10,6 +10,7 @@
  *   SRA_K_ADX     the same with x86-64 mulx/adcx/adox rows (BMI2 + ADX CPUs)
  *   SRA_K_IFMA    x86-64 AVX-512 IFMA, 52-bit digits, one number per call
  *   SRA_K_IFMA8   x86-64 AVX-512 IFMA, 52-bit digits, 8 numbers in 8 lanes
+ *   SRA_K_A64     aarch64: two rows per pass in inline assembly (every aarch64 CPU)
  *
  * The Python boundary (sra.pyx) chooses the kernels with sra_plan, computes
  * R^2 mod m for each (one big-int division, done once per context) and calls
@@ -21,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_ADX = 4 };
+enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_ADX = 4, SRA_K_A64 = 5 };
 
 /* A kernel: init/free per context, and pow over at most `lanes` numbers. */
 typedef struct sra_kernel {
@@ -99,6 +100,10 @@ extern const sra_kernel sra_kernel_c64;
 #define SRA_HAVE_ADX 1
 extern const sra_kernel sra_kernel_adx;
 int sra_cpu_has_adx(void);
+#endif
+#if defined(__aarch64__) && defined(__GNUC__) && defined(__SIZEOF_INT128__) && !defined(SRA_NO_A64)
+#define SRA_HAVE_A64 1
+extern const sra_kernel sra_kernel_a64;
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SRA_NO_IFMA)
 #define SRA_HAVE_IFMA 1

@@ -21,6 +21,9 @@ static const sra_kernel *kernel_of(int id) {
 #if defined(SRA_HAVE_ADX)
     case SRA_K_ADX: return sra_cpu_has_adx() ? &sra_kernel_adx : NULL;
 #endif
+#if defined(SRA_HAVE_A64)
+    case SRA_K_A64: return &sra_kernel_a64;
+#endif
 #if defined(SRA_HAVE_IFMA)
     case SRA_K_IFMA: return sra_cpu_has_ifma() ? &sra_kernel_ifma : NULL;
     case SRA_K_IFMA8: return sra_cpu_has_ifma() ? &sra_kernel_ifma8 : NULL;
@@ -67,7 +70,9 @@ int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id) {
         return 0;
     }
 #endif
-#if defined(__SIZEOF_INT128__)
+#if defined(SRA_HAVE_A64)
+    *single_id = *batch_id = SRA_K_A64;
+#elif defined(__SIZEOF_INT128__)
     *single_id = *batch_id = SRA_K_C64;
 #else
     *single_id = *batch_id = SRA_K_C32;

@@ -39,6 +39,10 @@ static void SRA_FN(to_bytes)(uint8_t *b, const SRA_L *x, size_t nbytes) {
 /* r = t - m if that is >= 0 else t, where t = top * 2^(nl*LB) + t[0..nl) < 2m;
  * a masked select, no branch on the value. */
 static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, int nl) {
+#if defined(SRA_CSUB)
+    SRA_CSUB(r, t, top, m, nl);
+    return;
+#endif
     SRA_L borrow = 0;
     for (int j = 0; j < nl; j++) {
         SRA_DL d = (SRA_DL)t[j] - m[j] - borrow;
@@ -71,17 +75,73 @@ static inline SRA_L SRA_FN(addmul_c)(SRA_L *r, const SRA_L *a, SRA_L x, int n) {
 }
 #define SRA_ADDMUL_ROW(r, a, x, n) sra_addmul_impl(r, a, x, n)
 
+/* One reduction row at limb i of t: t += u m 2^(i LB) with u = t[i] n0; `top`
+ * is the carry into t[i + nl] left by the rows before; returns the new one. */
+static inline SRA_L SRA_FN(redc_row)(SRA_L *t, const SRA_L *m, SRA_L n0, int nl, int i,
+                                     SRA_L top) {
+    SRA_L u = t[i] * n0;
+    SRA_DL x = (SRA_DL)t[i + nl] + SRA_ADDMUL_ROW(t + i, m, u, nl) + top;
+    t[i + nl] = (SRA_L)x;
+    return (SRA_L)(x >> SRA_LB);
+}
+
+#if defined(SRA_ADDMUL2)
+/* SRA_ADDMUL2(r, a, x0, x1, n, cin, out): two rows at once,
+ * r[0..n) + cin + x0 * a[0..n) + x1 * a[0..n) * 2^LB
+ * = r'[0..n) + out[0] * 2^(n LB) + out[1] * 2^((n+1) LB); it fits, the sum being
+ * below (2^2L - 1)(2^(nL) - 1) + 2^(nL) + 2^L - 2 < 2^((n+2)L). Each limb of r is
+ * loaded and stored once for both rows. Only kernels with such a routine in
+ * assembly use it: GCC's code for the two carry chains in C is slower than two
+ * single rows. */
+/* Montgomery reduction of t[0..2nl) (< m * R) into r (< m); t is clobbered.
+ * Two rows per pass: u1 needs column i+1 after row i, computed ahead from
+ * its two lowest products (t[i] + lo(u0 m0) is 0 mod 2^LB, carrying t[i] != 0). */
+static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
+    SRA_L top = 0, c[2];
+    int i = 0;
+    for (; i + 1 < nl; i += 2) {
+        SRA_L u0 = t[i] * n0;
+        SRA_DL p = (SRA_DL)u0 * m[0] + t[i];
+        SRA_DL q = (SRA_DL)u0 * m[1] + t[i + 1] + (SRA_L)(p >> SRA_LB);
+        SRA_L u1 = (SRA_L)q * n0;
+        SRA_ADDMUL2(t + i, m, u0, u1, nl, 0, c);
+        /* the carries out of these rows land where the next pair's carries go */
+        SRA_DL x = (SRA_DL)t[i + nl] + c[0] + top;
+        t[i + nl] = (SRA_L)x;
+        x = (SRA_DL)t[i + nl + 1] + c[1] + (SRA_L)(x >> SRA_LB);
+        t[i + nl + 1] = (SRA_L)x;
+        top = (SRA_L)(x >> SRA_LB);
+    }
+    if (i < nl) top = SRA_FN(redc_row)(t, m, n0, nl, i, top); /* odd limb count */
+    SRA_FN(csub)(r, t + nl, top, m, nl);
+}
+
+/* r = a * b / R mod m for a, b < m; t has 2nl limbs. r may alias a or b. */
+static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m, SRA_L n0, int nl,
+                        SRA_L *t) {
+    for (int j = 0; j < nl; j++) t[j] = 0;
+    int i = 0;
+    for (; i + 1 < nl; i += 2) SRA_ADDMUL2(t + i, b, a[i], a[i + 1], nl, 0, t + i + nl);
+    if (i < nl) t[i + nl] = SRA_ADDMUL_ROW(t + i, b, a[i], nl);
+    SRA_FN(redc)(r, t, m, n0, nl);
+}
+
+/* the cross products a[i] * a[j], i < j, into t[0..2nl) (zeroed): rows i and
+ * i+1 together, a[i] a[i+1] alone, then both over a[i+2..) with the lone
+ * product's high limb as carry-in */
+static void SRA_FN(cross)(SRA_L *t, const SRA_L *a, int nl) {
+    for (int i = 0; i + 1 < nl; i += 2) {
+        SRA_DL p = (SRA_DL)a[i] * a[i + 1] + t[2 * i + 1];
+        t[2 * i + 1] = (SRA_L)p;
+        SRA_ADDMUL2(t + 2 * i + 2, a + i + 2, a[i], a[i + 1], nl - i - 2, (SRA_L)(p >> SRA_LB),
+                    t + i + nl);
+    }
+}
+#else
 /* Montgomery reduction of t[0..2nl) (< m * R) into r (< m); t is clobbered. */
 static void SRA_FN(redc)(SRA_L *r, SRA_L *t, const SRA_L *m, SRA_L n0, int nl) {
     SRA_L top = 0;
-    for (int i = 0; i < nl; i++) {
-        SRA_L u = t[i] * n0;
-        SRA_L c = SRA_ADDMUL_ROW(t + i, m, u, nl);
-        /* the carry out of this row lands where the next row's carry goes */
-        SRA_DL x = (SRA_DL)t[i + nl] + c + top;
-        t[i + nl] = (SRA_L)x;
-        top = (SRA_L)(x >> SRA_LB);
-    }
+    for (int i = 0; i < nl; i++) top = SRA_FN(redc_row)(t, m, n0, nl, i, top);
     SRA_FN(csub)(r, t + nl, top, m, nl);
 }
 
@@ -93,12 +153,22 @@ static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m
     SRA_FN(redc)(r, t, m, n0, nl);
 }
 
+/* the cross products a[i] * a[j], i < j, into t[0..2nl) (zeroed) */
+static void SRA_FN(cross)(SRA_L *t, const SRA_L *a, int nl) {
+    for (int i = 0; i + 1 < nl; i++)
+        t[i + nl] = SRA_ADDMUL_ROW(t + 2 * i + 1, a + i + 1, a[i], nl - i - 1);
+}
+#endif
+
 /* r = a^2 / R mod m: each cross product once, doubled, plus the diagonal. */
 static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int nl, SRA_L *t) {
     for (int j = 0; j < 2 * nl; j++) t[j] = 0;
-    for (int i = 0; i + 1 < nl; i++)
-        t[i + nl] = SRA_ADDMUL_ROW(t + 2 * i + 1, a + i + 1, a[i], nl - i - 1);
-    SRA_L hi = 0; /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
+    SRA_FN(cross)(t, a, nl);
+    /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
+#if defined(SRA_DOUBLE_ADD_SQUARES) /* t = 2 t + sum a[i]^2 2^(2 i LB) in one pass */
+    SRA_DOUBLE_ADD_SQUARES(t, a, nl);
+#else
+    SRA_L hi = 0;
     for (int k = 0; k < 2 * nl; k++) {
         SRA_L v = t[k];
         t[k] = (v << 1) | hi;
@@ -113,6 +183,7 @@ static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int 
         t[2 * i + 1] = (SRA_L)c;
         c >>= SRA_LB;
     }
+#endif
     SRA_FN(redc)(r, t, m, n0, nl);
 }
 
@@ -142,6 +213,42 @@ static void SRA_FN(free_state)(void *p) {
     free(s);
 }
 
+/* sel = table[idx], reading every entry (at most 64) and combining them with
+ * masks. Per 16 bytes of the result the OR over all entries stays in a
+ * register (a NEON/SSE vector where the target has one), so an entry costs a
+ * load, an AND and an OR per 16 bytes. */
+typedef SRA_L SRA_FN(vec) __attribute__((vector_size(16)));
+#define SRA_VL ((int)(16 / sizeof(SRA_L)))
+static void SRA_FN(select)(SRA_L *sel, const SRA_L *table, int entries, int nl, unsigned idx) {
+    SRA_FN(vec) masks[64];
+    for (int x = 0; x < entries; x++) {
+        SRA_L mask = (SRA_L)sra_ct_eq_mask((unsigned)x, idx);
+        for (int l = 0; l < SRA_VL; l++) masks[x][l] = mask;
+    }
+    int j = 0;
+    for (; j + 2 * SRA_VL <= nl; j += 2 * SRA_VL) { /* 32 bytes a step: one mask load for two */
+        SRA_FN(vec) v0 = {0}, v1 = {0}, r0, r1;
+        const SRA_L *row = table + j;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+        for (int x = 0; x < entries; x++, row += nl) {
+            memcpy(&r0, row, sizeof r0);
+            memcpy(&r1, row + SRA_VL, sizeof r1);
+            v0 |= r0 & masks[x];
+            v1 |= r1 & masks[x];
+        }
+        memcpy(sel + j, &v0, sizeof v0);
+        memcpy(sel + j + SRA_VL, &v1, sizeof v1);
+    }
+    for (; j < nl; j++) {
+        SRA_L v = 0;
+        for (int x = 0; x < entries; x++) v |= table[(size_t)x * nl + j] & masks[x][0];
+        sel[j] = v;
+    }
+}
+#undef SRA_VL
+
 /* One exponentiation with scratch `w` (see pow for its size). */
 static void SRA_FN(pow1)(const SRA_FN(state) *s, const uint8_t *base, const uint8_t *e,
                          size_t ebytes, uint8_t *out, size_t nbytes, SRA_L *w, int win) {
@@ -165,13 +272,7 @@ static void SRA_FN(pow1)(const SRA_FN(state) *s, const uint8_t *base, const uint
     size_t ebits = ebytes * 8, nwin = (ebits + (size_t)win - 1) / (size_t)win;
     for (size_t k = nwin; k-- > 0;) {
         unsigned idx = sra_ewindow(e, ebytes, k * (size_t)win, win);
-        /* sel = table[idx], reading every entry */
-        for (int j = 0; j < nl; j++) sel[j] = 0;
-        for (int x = 0; x < entries; x++) {
-            SRA_L mask = (SRA_L)sra_ct_eq_mask((unsigned)x, idx);
-            const SRA_L *row = table + (size_t)x * nl;
-            for (int j = 0; j < nl; j++) sel[j] |= row[j] & mask;
-        }
+        SRA_FN(select)(sel, table, entries, nl, idx);
         if (k + 1 == nwin) {
             memcpy(acc, sel, (size_t)nl * sizeof(SRA_L));
         } else {

@@ -10,7 +10,7 @@ from app.native import sra
 
 KERNELS = sra.available_kernels()
 # the best kernel without AVX-512 IFMA (and for moduli under 256 bits)
-SCALAR = next(k for k in ("adx", "c64", "c32") if k in KERNELS)
+SCALAR = next(k for k in ("adx", "a64", "c64", "c32") if k in KERNELS)
 # 2^127 - 1 and the RFC 7919 ffdhe2048 prime: real moduli next to random ones
 M127 = 2**127 - 1
 FFDHE2048 = int(

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # CI step (called from .ci/run): cross-build the native core for aarch64 and 32-bit ARM and
-# run its tests on each wheel under qemu, with Python 3.11 and 3.14. Installs the Debian tools it needs (as root, once,
-# quietly); caches sysroots, venvs and CMake build trees under build/cross/.
+# run its tests on each wheel under qemu, with Python 3.11 and 3.14; then the ARM modexp
+# checks of tools/armcount.py: the constant-time trace check of every ARM kernel, the
+# instruction counts beside GMP and OpenSSL, and the 2% guard against tools/arm-baseline.json.
+# Installs the Debian tools it needs (as root, once, quietly); caches sysroots, venvs and
+# CMake build trees under build/cross/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debs=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf mmdebstrap qemu-user-static)
+# qemu-user: the dynamically linked qemu, which loads TCG plugins (the static one cannot)
+debs=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf mmdebstrap qemu-user-static qemu-user valgrind)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -52,4 +56,7 @@ status=0
 wait "$aarch64" || status=1
 wait "$armhf" || status=1
 cat "$logs/aarch64" "$logs/armhf"
+
+# 3. Constant time on ARM (address traces for two secrets), the counts and their baseline.
+python3 tools/armcount.py ci || status=1
 exit "$status"

@@ -9,7 +9,8 @@
 #   1. installs the Debian cross compiler and mmdebstrap if missing (needs root + apt);
 #   2. makes build/cross/<arch>/sysroot: a Debian bookworm root of the target architecture
 #      with libc6-dev, libpython3.11-dev and the target's python3.11 (also used by
-#      tools/cross-test.sh to run the tests under qemu);
+#      tools/cross-test.sh to run the tests under qemu), libgmp-dev and libssl-dev (the
+#      peers tools/armcount.py counts);
 #   3. makes build/cross/host-venv with the build requirements (scikit-build-core, cython);
 #   4. builds the wheel through scikit-build-core like the native build, with CMake pointed at
 #      tools/cmake/<triplet>.cmake, into build/cross/<arch>/dist/*-linux_<machine>.whl.
@@ -65,7 +66,8 @@ start=$EPOCHREALTIME
 ensure_debs "gcc-$TRIPLET" mmdebstrap
 
 # --- 2. target sysroot -------------------------------------------------------------------
-SYSROOT_PKGS="python$PYVER-minimal,libpython$PYVER-stdlib,libpython$PYVER-dev,libc6-dev"
+# libgmp-dev and libssl-dev: the peers of tools/armcount.py (GMP and OpenSSL, same sysroot)
+SYSROOT_PKGS="python$PYVER-minimal,libpython$PYVER-stdlib,libpython$PYVER-dev,libc6-dev,libgmp-dev,libssl-dev"
 stamp="$SUITE $DEB_ARCH $SYSROOT_PKGS"
 if [[ ! -f $SYSROOT/.blu21-sysroot || $(<"$SYSROOT/.blu21-sysroot") != "$stamp" ]]; then
   log "making the $DEB_ARCH sysroot ($SUITE: $SYSROOT_PKGS)"

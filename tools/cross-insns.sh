@@ -4,8 +4,8 @@
 #   tools/cross-insns.sh [BITS] [REPS]        # defaults: 2048 3
 #
 # Counts retired guest instructions of the cross-built wheels (tools/cross-build.sh) under
-# qemu user emulation with a tiny TCG plugin (built here from the C below against qemu's
-# plugin API; Debian's qemu ships no plugins), and the host's native build under
+# qemu user emulation with a tiny TCG plugin (tools/qemu-plugins/count.c, built here against
+# qemu's plugin API; Debian's qemu ships no plugins), and the host's native build under
 # valgrind --tool=callgrind. Each count is (run with REPS exponentiations - run with none)
 # / REPS, so interpreter start-up and set-up cancel out. Two peers per target, in the same
 # run: MontContext.pow (app.native.sra) and CPython's built-in pow(). Exponent and modulus
@@ -27,56 +27,10 @@ for p in qemu-user valgrind gcc; do
   }
 done
 
-# The plugin: adds each translation block's instruction count to one counter every time
-# the block runs (inline, no callback), prints the total at exit. The API declarations
-# are qemu's stable plugin API (version 1, qemu 4.2 to 8.x; Debian 12 ships 7.2).
-if [[ ! -f $PLUGIN ]]; then
+# The counting plugin (tools/qemu-plugins/count.c, shared with tools/armcount.py).
+if [[ ! -f $PLUGIN || $ROOT/tools/qemu-plugins/count.c -nt $PLUGIN ]]; then
   mkdir -p "$CROSS"
-  cat >"$CROSS/insn-plugin.c" <<'EOF'
-#include <inttypes.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-typedef struct qemu_info_t qemu_info_t;
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t, struct qemu_plugin_tb *);
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t, void *);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t, qemu_plugin_vcpu_tb_trans_cb_t);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *, enum qemu_plugin_op,
-                                              void *, uint64_t);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t, qemu_plugin_udata_cb_t, void *);
-void qemu_plugin_outs(const char *);
-
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
-static uint64_t insns; /* one vCPU (thread) does the work measured here */
-
-static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
-    (void)id;
-    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns,
-                                             qemu_plugin_tb_n_insns(tb));
-}
-
-static void at_exit(qemu_plugin_id_t id, void *p) {
-    char line[64];
-    (void)id, (void)p;
-    snprintf(line, sizeof line, "insns: %" PRIu64 "\n", insns);
-    qemu_plugin_outs(line);
-}
-
-__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,
-                                                               const qemu_info_t *info,
-                                                               int argc, char **argv) {
-    (void)info, (void)argc, (void)argv;
-    qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
-    qemu_plugin_register_atexit_cb(id, at_exit, NULL);
-    return 0;
-}
-EOF
-  gcc -O2 -shared -fPIC -o "$PLUGIN" "$CROSS/insn-plugin.c"
+  gcc -O2 -shared -fPIC -o "$PLUGIN" "$ROOT/tools/qemu-plugins/count.c"
 fi
 
 # The workload, run by each target's own Python.

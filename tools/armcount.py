@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Instruction counts, peers and the constant-time trace check of the modexp kernels on ARM.
+
+    python3 tools/armcount.py table        # ours beside GMP and OpenSSL, aarch64 and armhf
+    python3 tools/armcount.py trace        # same addresses for two secrets, every ARM kernel
+    python3 tools/armcount.py baseline     # counts against tools/arm-baseline.json (2%)
+    python3 tools/armcount.py baseline --update   # write the measured counts there
+    python3 tools/armcount.py ci           # trace, then table + baseline check (tools/ci-cross.sh)
+
+One 2048-bit modexp (RFC 7919 ffdhe2048, full 2048-bit exponent) by bench/native/modexp_count.c,
+cross-compiled against the Debian bookworm sysroots of tools/cross-build.sh (with Debian's
+libgmp and libcrypto as the peers) and run under qemu user emulation (Cortex-A53 / Cortex-A7)
+with the counting plugin tools/qemu-plugins/count.c; the x86-64 portable kernels run natively
+under callgrind. Each count is (run with one modexp - run with none), so start-up cancels out.
+The trace check records instruction and data addresses with tools/qemu-plugins/trace.c between
+the harness's ct_trace_begin/ct_trace_end, for two base/exponent pairs; builds with a planted
+secret-dependent branch or table index must be caught. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CROSS = ROOT / "build" / "cross"
+WORK = CROSS / "count"
+NATIVE = ROOT / "native"
+HARNESS = ROOT / "bench" / "native" / "modexp_count.c"
+BASELINE = ROOT / "tools" / "arm-baseline.json"
+TOLERANCE = 0.02  # a count may grow by this much before CI fails
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    cc: str
+    qemu: str
+    cpu: str
+    kernels: tuple[str, ...]  # every kernel this target compiles
+    default: str  # the one sra_plan picks there
+
+
+TARGETS = {
+    "aarch64": Target(
+        "aarch64",
+        "aarch64-linux-gnu-gcc",
+        "qemu-aarch64",
+        "cortex-a53",
+        ("c32", "c64", "a64"),
+        "a64",
+    ),
+    "armhf": Target("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "cortex-a7", ("c32",), "c32"),
+}
+HOST_KERNELS = ("c32", "c64")  # callgrind hides ADX and AVX-512: the portable kernels
+
+# (row label, harness mode, extra environment) per target, in table order
+PEERS = {
+    "aarch64": [
+        ("GMP mpz_powm (variable time)", "gmp", {}),
+        ("GMP mpz_powm_sec", "gmp-sec", {}),
+        ("OpenSSL BN_mod_exp_mont_consttime", "openssl", {}),
+    ],
+    "armhf": [
+        ("GMP mpz_powm (variable time)", "gmp", {}),
+        ("GMP mpz_powm_sec", "gmp-sec", {}),
+        ("OpenSSL BN_mod_exp_mont_consttime", "openssl", {}),
+        # OPENSSL_armcap=0 turns off OpenSSL's NEON code: the CPUs without NEON
+        ("OpenSSL without NEON", "openssl", {"OPENSSL_armcap": "0"}),
+    ],
+}
+
+
+def log(msg: str) -> None:
+    print(f"armcount: {msg}", file=sys.stderr, flush=True)
+
+
+def sysroot(arch: str) -> Path:
+    return CROSS / arch / "sysroot"
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    if proc.returncode != 0:
+        raise SystemExit(f"armcount: {' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}")
+    return proc.stdout + proc.stderr
+
+
+def build() -> dict[str, Path]:
+    """Plugins, the data header and the harness for every target (cached by mtime)."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    for arch in TARGETS:
+        if not (sysroot(arch) / "usr/include/gmp.h").exists() and not any(
+            sysroot(arch).glob("usr/include/*/gmp.h")
+        ):
+            log(f"making the {arch} sysroot (tools/cross-build.sh)")
+            run([str(ROOT / "tools" / "cross-build.sh"), arch])
+    for plugin in ("count", "trace"):
+        src, so = ROOT / "tools" / "qemu-plugins" / f"{plugin}.c", WORK / f"{plugin}.so"
+        if not so.exists() or so.stat().st_mtime < src.stat().st_mtime:
+            run(["gcc", "-O2", "-shared", "-fPIC", "-o", str(so), str(src)])
+    data = WORK / "modexp_data.h"
+    gen = ROOT / "bench" / "native" / "modexp_data.py"
+    if not data.exists() or data.stat().st_mtime < gen.stat().st_mtime:
+        data.write_text(run([sys.executable, str(gen)]))
+    sources = [HARNESS, *sorted(NATIVE.glob("sra_*.c"))]
+    newest = max(p.stat().st_mtime for p in [*sources, data, *NATIVE.glob("sra_*.h")])
+    flags = ["-O3", "-no-pie", "-fno-strict-aliasing", f"-I{NATIVE}", f"-I{WORK}"]
+    exes: dict[str, Path] = {}
+    jobs = []
+    for arch, t in TARGETS.items():
+        for variant, extra in (
+            ("", []),
+            ("-leak-branch", ["-DCT_LEAK_BRANCH"]),
+            ("-leak-index", ["-DCT_LEAK_INDEX"]),
+        ):
+            exe = WORK / f"modexp-{arch}{variant}"
+            cmd = [
+                t.cc,
+                f"--sysroot={sysroot(arch)}",
+                *flags,
+                *extra,
+                "-DWITH_GMP",
+                "-DWITH_OPENSSL",
+                *map(str, sources),
+                "-o",
+                str(exe),
+                "-lgmp",
+                "-lcrypto",
+                "-lpthread",
+            ]
+            exes[arch + variant] = exe
+            if not exe.exists() or exe.stat().st_mtime < newest:
+                jobs.append(cmd)
+    exe = WORK / "modexp-x86_64"
+    exes["x86_64"] = exe
+    if not exe.exists() or exe.stat().st_mtime < newest:
+        jobs.append(["gcc", *flags, *map(str, sources), "-o", str(exe), "-lpthread"])
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        list(pool.map(run, jobs))
+    return exes
+
+
+def qemu_cmd(arch: str, exe: Path, plugin: str) -> tuple[list[str], dict[str, str]]:
+    t = TARGETS[arch]
+    env = {"QEMU_LD_PREFIX": str(sysroot(arch)), "QEMU_CPU": t.cpu}
+    return [t.qemu, "-plugin", plugin, "-d", "plugin", str(exe)], env
+
+
+def count(arch: str, exe: Path, mode: str, env: dict[str, str] | None = None) -> int:
+    """Instructions of one modexp (or one batch of 52 Jacobi symbols)."""
+    totals = []
+    for reps in (0, 1):
+        if arch == "x86_64":
+            out = run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--callgrind-out-file=/dev/null",
+                    str(exe),
+                    mode,
+                    str(reps),
+                ],
+                env,
+            )
+            totals.append(int(re.search(r"Collected : *(\d+)", out).group(1)))
+        else:
+            cmd, qenv = qemu_cmd(arch, exe, str(WORK / "count.so"))
+            out = run([*cmd, mode, str(reps)], {**qenv, **(env or {})})
+            totals.append(int(re.search(r"insns: (\d+)", out).group(1)))
+    return totals[1] - totals[0]
+
+
+def measure(exes: dict[str, Path]) -> dict[str, int]:
+    """Every count of the table, keyed 'target mode[ extra]'; the two ARM lanes side by side."""
+
+    def lane(arch: str) -> dict[str, int]:
+        res = {}
+        if arch == "x86_64":
+            for k in HOST_KERNELS:
+                res[f"x86_64 sra-{k}"] = count(arch, exes[arch], f"sra-{k}")
+            return res
+        for k in TARGETS[arch].kernels:
+            res[f"{arch} sra-{k}"] = count(arch, exes[arch], f"sra-{k}")
+        for _, mode, env in PEERS[arch]:
+            key = f"{arch} {mode}" + ("-noneon" if env else "")
+            res[key] = count(arch, exes[arch], mode, env)
+        for mode in ("jacobi-sra", "jacobi-gmp"):
+            res[f"{arch} {mode}"] = count(arch, exes[arch], mode)
+        return res
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        lanes = list(pool.map(lane, ["aarch64", "armhf"]))
+    counts = lane("x86_64")
+    for part in lanes:
+        counts.update(part)
+    return counts
+
+
+def mega(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1e6:.1f}M"
+
+
+def table(counts: dict[str, int]) -> str:
+    rows = [("blu21 default kernel", "sra-a64", "sra-c32")]
+    rows += [
+        ("blu21 " + k, "sra-" + k, "sra-" + k if k in TARGETS["armhf"].kernels else None)
+        for k in TARGETS["aarch64"].kernels
+        if k != "a64"
+    ]
+    for label, mode, env in PEERS["armhf"]:
+        key = mode + ("-noneon" if env else "")
+        rows.append((label, key if f"aarch64 {key}" in counts else None, key))
+    rows.append(("Jacobi, 52 values: blu21", "jacobi-sra", "jacobi-sra"))
+    rows.append(("Jacobi, 52 values: GMP mpz_jacobi", "jacobi-gmp", "jacobi-gmp"))
+    lines = [
+        "instructions per 2048-bit modexp (ffdhe2048, full exponent), qemu "
+        f"{TARGETS['aarch64'].cpu} / {TARGETS['armhf'].cpu}",
+        f"{'implementation':40} {'aarch64':>10} {'armhf':>10}",
+    ]
+    for label, a, b in rows:
+        ca = counts.get(f"aarch64 {a}") if a else None
+        cb = counts.get(f"armhf {b}") if b else None
+        lines.append(f"{label:40} {mega(ca):>10} {mega(cb):>10}")
+    lines.append(
+        "x86-64 (callgrind): "
+        + ", ".join(f"{k} {mega(counts[f'x86_64 sra-{k}'])}" for k in HOST_KERNELS)
+    )
+    return "\n".join(lines)
+
+
+def ours(counts: dict[str, int]) -> dict[str, int]:
+    """The counts the baseline guards: our kernels (the peers are references, not ours)."""
+    return {k: v for k, v in counts.items() if " sra-" in k or k.endswith(" jacobi-sra")}
+
+
+def check_baseline(counts: dict[str, int]) -> list[str]:
+    base = json.loads(BASELINE.read_text())["counts"]
+    problems = []
+    for key, value in sorted(ours(counts).items()):
+        if key not in base:
+            problems.append(
+                f"{key}: {value} has no baseline (run: tools/armcount.py baseline --update)"
+            )
+            continue
+        change = value / base[key] - 1
+        note = f"{key}: {value} against {base[key]} ({change:+.2%})"
+        if change > TOLERANCE:
+            problems.append(note + f", more than {TOLERANCE:.0%} above the baseline")
+        else:
+            print(note)
+    return problems
+
+
+def write_baseline(counts: dict[str, int]) -> None:
+    doc = {
+        "about": "instructions per 2048-bit modexp (and per 52 Jacobi symbols), written by "
+        "tools/armcount.py baseline --update; CI fails when one of ours grows by more than "
+        f"{TOLERANCE:.0%}. peers: Debian bookworm's GMP and OpenSSL, same run, for reference.",
+        "counts": dict(sorted(ours(counts).items())),
+        "peers": {k: v for k, v in sorted(counts.items()) if k not in ours(counts)},
+    }
+    BASELINE.write_text(json.dumps(doc, indent=1) + "\n")
+    log(f"wrote {BASELINE}")
+
+
+def save_history(counts: dict[str, int]) -> None:
+    """One JSON per run beside pytest-benchmark's, for tools/bench_report.py."""
+    out = ROOT / ".benchmarks" / "counts"
+    out.mkdir(parents=True, exist_ok=True)
+    rev = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    stamp = subprocess.run(["date", "-u", "+%Y%m%dT%H%M%S"], capture_output=True, text=True)
+    path = out / f"{stamp.stdout.strip()}-{rev or 'unknown'}.json"
+    path.write_text(json.dumps({"commit": rev, "counts": counts}, indent=1) + "\n")
+
+
+def trace_line(arch: str, exe: Path, kernel: str, which: int) -> str:
+    begin = end = None
+    nm = run([TARGETS[arch].cc.replace("-gcc", "-nm"), str(exe)])
+    for line in nm.splitlines():
+        parts = line.split()
+        if parts[-1] == "ct_trace_begin":
+            begin = "0x" + parts[0]
+        elif parts[-1] == "ct_trace_end":
+            end = "0x" + parts[0]
+    cmd, env = qemu_cmd(arch, exe, f"{WORK / 'trace.so'},begin={begin},end={end}")
+    out = run([*cmd, f"sra-{kernel}", "1", str(which)], env)
+    found = re.search(r"trace: .*", out)
+    if not found or "ok" not in out:
+        raise SystemExit(
+            f"armcount: no trace or a wrong result from {exe.name} sra-{kernel}:\n{out}"
+        )
+    return found.group(0)
+
+
+def trace(exes: dict[str, Path]) -> list[str]:
+    """Every ARM kernel: identical traces for both inputs; the planted leaks: different."""
+    jobs = []
+    for arch, t in TARGETS.items():
+        jobs += [(arch, "", k, True) for k in t.kernels]
+        jobs += [(arch, v, t.default, False) for v in ("-leak-branch", "-leak-index")]
+
+    def one(job: tuple[str, str, str, bool]) -> str | None:
+        arch, variant, kernel, want_same = job
+        a, b = (trace_line(arch, exes[arch + variant], kernel, i) for i in (0, 1))
+        name = f"{arch} {kernel}{' with a planted ' + variant[6:] + ' leak' if variant else ''}"
+        print(f"{name}: input 0 {a}\n{' ' * len(name)}  input 1 {b}", flush=True)
+        if (a == b) != want_same:
+            return f"{name}: the traces {'differ' if want_same else 'are identical'}"
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        return [p for p in pool.map(one, jobs) if p]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=["table", "trace", "baseline", "ci"])
+    ap.add_argument("--update", action="store_true", help="baseline: write the measured counts")
+    args = ap.parse_args()
+    for tool in ("qemu-aarch64", "qemu-arm", "valgrind", "gcc"):
+        if not shutil.which(tool):
+            raise SystemExit(f"armcount: {tool} missing (tools/ci-cross.sh installs it)")
+    exes = build()
+    problems: list[str] = []
+    if args.command in ("trace", "ci"):
+        problems += trace(exes)
+    if args.command in ("table", "baseline", "ci"):
+        counts = measure(exes)
+        print(table(counts))
+        save_history(counts)
+        if args.command == "baseline" and args.update:
+            write_baseline(counts)
+        elif args.command in ("baseline", "ci"):
+            problems += check_baseline(counts)
+    for p in problems:
+        log(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

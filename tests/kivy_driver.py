@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
@@ -28,3 +30,59 @@ def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
     data = json.loads(result_file.read_text())
     assert "error" not in data, data["error"]
     return data
+
+
+# ----------------------------------------------------------- inside the driver process
+
+
+def tap(button: Any) -> None:  # pragma: no cover - runs in the subprocess
+    """A real touch (down + up) at the button's centre, through the window: the button
+    must be the widget that gets it (laid out, visible, not covered)."""
+    from kivy.tests.common import UnitTestTouch
+
+    assert not button.disabled, f"tapped a disabled button: {button.text!r}"
+    fired: list[bool] = []
+
+    def on_release(*_args: Any) -> None:
+        fired.append(True)
+
+    button.bind(on_release=on_release)
+    x, y = button.to_window(*button.center)
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    button.unbind(on_release=on_release)
+    assert fired, f"a touch at {(x, y)} did not reach the button {button.text!r}"
+
+
+def press(button: Any) -> None:  # pragma: no cover - runs in the subprocess
+    """Press a button by its events (for buttons off screen, e.g. in a scroll view)."""
+    assert not button.disabled, f"pressed a disabled button: {button.text!r}"
+    button.dispatch("on_press")
+    button.dispatch("on_release")
+
+
+def run_steps(app: Any, steps: Iterator[Any], out: Path, result: dict, delay: float = 0) -> None:
+    """Run the generator ``steps`` one step per frame (layouts settle in between), then
+    write ``result`` (with the traceback of a failure) to ``out/result.json`` and stop
+    the app."""  # pragma: no cover - runs in the subprocess
+    from kivy.clock import Clock
+
+    def finish() -> None:
+        (out / "result.json").write_text(json.dumps(result, default=str))
+        app.stop()
+
+    def step(_dt: float) -> None:
+        try:
+            next(steps)
+        except StopIteration:
+            finish()
+        except BaseException:
+            import traceback
+
+            result["error"] = traceback.format_exc()
+            finish()
+        else:
+            Clock.schedule_once(step, delay)
+
+    step(0)

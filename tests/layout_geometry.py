@@ -15,6 +15,10 @@ from typing import Any
 
 #: pixels of slack for rounding in the layouts
 SLACK = 1.0
+#: a card drawn narrower than this (dp) has an index too small to read
+MIN_CARD_WIDTH = 34
+#: and it may be squeezed to no less than this share of the height its screen asks for
+MIN_CARD_SHARE = 0.5
 
 
 def _visible_children(widget: Any, clip: tuple | None) -> Iterator[tuple[Any, tuple | None]]:
@@ -71,6 +75,8 @@ def check_tree(root: Any, where: str, window_size: tuple[float, float]) -> list[
     from kivy.uix.label import Label
     from kivy.uix.textinput import TextInput
 
+    from app.views.cardtex import CARD_RATIO, HandView
+
     ww, wh = window_size
     minimum = dp(48) - SLACK
     problems: list[str] = []
@@ -90,6 +96,13 @@ def check_tree(root: Any, where: str, window_size: tuple[float, float]) -> list[
             problems.append(f"{name} is {w.height:.0f} px tall, under 48 dp")
         if isinstance(w, Label):
             problems.extend(_text_problems(w, name))
+        if isinstance(w, HandView) and w.cards:
+            drawn = min(w.card_height, w.height)
+            if drawn < MIN_CARD_SHARE * w.card_height or drawn * CARD_RATIO < dp(MIN_CARD_WIDTH):
+                problems.append(
+                    f"{name}: cards drawn {drawn * CARD_RATIO:.0f}x{drawn:.0f} px"
+                    f" (asked for {w.card_height:.0f} px tall)"
+                )
     return problems
 
 

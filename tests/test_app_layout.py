@@ -17,10 +17,11 @@ Draw/Hold row must stay where it is from round to round and from match to match.
 Matrix (chosen for a CI budget of about three minutes): every run at 320x480, 360x640
 and 800x600 in English; practice and blackjack also in German and Polish at 320x480 and
 360x640; the networked match in German at 360x640 and Polish at 320x480. The networked
-match uses the SRA dealer at 320x480 in English and the open dealer elsewhere (the same
-screens; the SRA shuffle of three phones costs about a minute a match on a busy machine). The states of
-``blu21 screenshot list`` are checked in all three languages at both phone sizes by
-tests/test_screenshot_states.py.
+match uses the open dealer (the same screens; the SRA shuffle of three phones costs
+about a minute a match on a busy machine; tests/test_views_network.py plays SRA through
+the screens, and the shuffle's state is among the checked screenshot states). The
+states of ``blu21 screenshot list`` are checked in all three languages at both phone
+sizes by tests/test_screenshot_states.py.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
 
 
 def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
-    data_dir = Path(tempfile.mkdtemp(prefix="blu21-layout-"))
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
     (data_dir / "prefs.json").write_text(
         json.dumps(
             {
@@ -142,7 +143,6 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
     result: dict = {"runs": {}}
     procs: list[subprocess.Popen] = []
-    sra = cli.default_dealer()
     oczko_network.ROUND_PAUSE = 1.0  # the guests' reading time; this phone shows it anyway
 
     def row(table) -> list:
@@ -237,9 +237,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
         # -- a networked 3-phone match hosted by the app ------------------------------------
         def network(self, rec: dict):
-            # the SRA shuffle at one size (its progress bar, its cost), elsewhere the open
-            # dealer: the screens are the same, the CI budget is not
-            dealer = sra if rec["key"].endswith("320x480:en") else "open"
+            # the open dealer: the screens are the same as with SRA, the CI budget is not
+            dealer = "open"
             cli.default_dealer = lambda: dealer
             self.update_prefs(oczko_rounds=5, turn_time=20)
             home = self.home()

@@ -91,7 +91,7 @@ def test_six_to_five_exact_chips_in_each_language() -> None:
     g = game("As 9d Kh 7c", rules)
     g.bet(1, 7)
     g.deal()
-    assert present(g).result == "You won 8.4 chips this round."
+    assert present(g).result == "You won 8.4 chips in this round."
     i18n.set_language("de")
     vm = present(g)
     assert vm.result == "Du hast in dieser Runde 8,4 Chips gewonnen."

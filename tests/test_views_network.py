@@ -82,7 +82,7 @@ def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
 def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     import time
 
-    data_dir = Path(tempfile.mkdtemp(prefix="blu21-net-"))
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
     (data_dir / "prefs.json").write_text(
         json.dumps({"animation_speed": "off", "language": "en", "oczko_rounds": 1, "turn_time": 15})
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.gridlayout import GridLayout
 
 from app.i18n import N_, _
@@ -55,7 +55,7 @@ RULE_OPTIONS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = 
     ("triple_seven", N_("Triple seven pays 3:2"), ON_OFF),
     ("dealer_busts_bet", N_("\u201cDealer busts\u201d side bet"), ON_OFF),
     ("betting_behind", N_("Betting behind"), ON_OFF),
-    ("rounds", N_("Rounds per session"), tuple((n, None) for n in (10, 20, 50))),
+    ("rounds", N_("Rounds per session"), tuple((n, None) for n in (5, 10, 20, 50))),
     ("starting_chips", N_("Chips at the start"), tuple((n, None) for n in (500, 1000, 5000))),
 )
 
@@ -72,16 +72,20 @@ def option_label(value: Any, msgid: str | None) -> str:
 class BlackjackMenuScreen(BaseScreen):
     title = StringProperty(N_("Blackjack"))
     rules_text = StringProperty("")
+    #: a session is in progress: the start button continues it
+    resumable = BooleanProperty(False)
 
     def refresh(self) -> None:
         from app.views.bj_vm import rules_summary
 
         rules, _warning = saved_rules(self.app.prefs)
         self.rules_text = rules_summary(rules)
+        self.resumable = self.app.screen("bj_table").game_in_progress()
 
     def start(self) -> None:
         table = self.app.screen("bj_table")
-        table.start_session()
+        if not table.game_in_progress():
+            table.start_session()
         self.app.go("bj_table")
 
 

@@ -37,6 +37,10 @@ class BlackjackTableScreen(BaseScreen):
     vm = ObjectProperty(None, allownone=True)
     selected_box = NumericProperty(0)
 
+    #: the deck of the next session (demos and tests seed it or script the shoe)
+    demo_rng: Any = None
+    demo_shoe: Any = None
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: the buttons now on screen by name ("hit", "deal", "box3", "chip10", ...)
@@ -57,7 +61,9 @@ class BlackjackTableScreen(BaseScreen):
             self.app.notify(warning)
         me = self.app.prefs.player_name or "you"
         bots = [_("Bruno (bot)")] if rules.betting_behind else []
-        self.app.controllers["blackjack"] = BlackjackGame(rules, me, bots, rng)
+        rng, shoe = rng or self.demo_rng, self.demo_shoe
+        self.demo_rng = self.demo_shoe = None  # a seeded or scripted deck: one session
+        self.app.controllers["blackjack"] = BlackjackGame(rules, me, bots, rng, shoe=shoe)
         self.selected_box = 0
 
     def game_in_progress(self) -> bool:

@@ -25,6 +25,26 @@ def chips(amount: Fraction | int) -> str:
     return text.replace(".", ",") if get_language() in ("de", "pl") else text
 
 
+def won_lost_text(amount: Fraction | int, won: bool) -> str:
+    """``You won 50 chips this round.``, with the noun in the right form for the number
+    (whole numbers by the language's plural rule; a fraction has a wording of its own)."""
+    amount = Fraction(amount)
+    if amount.denominator != 1:
+        if won:
+            return _("You won {amount} chips in this round.").format(amount=chips(amount))
+        return _("You lost {amount} chips in this round.").format(amount=chips(amount))
+    n = int(amount)
+    if won:
+        text = ngettext(
+            "You won {amount} chip this round.", "You won {amount} chips this round.", n
+        )
+    else:
+        text = ngettext(
+            "You lost {amount} chip this round.", "You lost {amount} chips this round.", n
+        )
+    return text.format(amount=chips(amount))
+
+
 def total_text(total: int, soft: bool, natural: bool = False) -> str:
     """``Blackjack``, ``bust (24)``, ``soft 17`` or ``17``."""
     if natural:
@@ -276,9 +296,9 @@ def present(
     if r.settled:
         net = r.net(me)
         if net > 0:
-            result = _("You won {amount} chips this round.").format(amount=chips(net))
+            result = won_lost_text(net, won=True)
         elif net < 0:
-            result = _("You lost {amount} chips this round.").format(amount=chips(-net))
+            result = won_lost_text(-net, won=False)
         else:
             result = _("Even this round: no chips won or lost.")
         for b in r.side_bets:

@@ -1,10 +1,23 @@
-"""Representative states for ``blu21 screenshot`` (and the render-every-screen test)."""
+"""Representative states for ``blu21 screenshot`` and the layout tests, reached by playing
+the same actions a player would: buttons are pressed on the live screens, one frame
+apart, starting from the home screen. A picture therefore cannot show a layout the
+live app does not.
+
+Each demo is a generator run one step per frame (``yield`` = let the layouts settle).
+What a player cannot do on this phone is supplied at the edge the screens read from,
+never by setting a screen's state: the deck (a seeded shuffle or a scripted shoe, as
+the tests use), the clock of a practice table (so the bots play at once), nearby tables
+that discovery would find, and, for the two networked states, the messages a networked
+table reports (shuffle progress, a player who left, a cheater named by the audit).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
-DEMOS: dict[str, Callable] = {}
+DemoSteps = Iterator[None]
+DEMOS: dict[str, Callable[[Any], DemoSteps]] = {}
 
 
 def demo(name: str) -> Callable[[Callable], Callable]:
@@ -15,199 +28,319 @@ def demo(name: str) -> Callable[[Callable], Callable]:
     return register
 
 
-@demo("oczko_table")
-def oczko_table(app) -> None:
-    """A practice round in play: the bots have had their turns, now it is the player's."""
+def states() -> list[str]:
+    """Every screen and state, as ``blu21 screenshot list`` names them."""
+    from app.views.registry import SCREENS
+
+    return list(SCREENS) + [k for k in DEMOS if ":" in k]
+
+
+def press(button: Any) -> None:
+    """Press a button as a finger does (it must be enabled)."""
+    if button.disabled:
+        raise RuntimeError(f"the button {button.text!r} is disabled")
+    button.dispatch("on_press")
+    button.dispatch("on_release")
+
+
+def reset(app: Any) -> DemoSteps:
+    """Back to the home screen with no game running (a fresh start)."""
+    for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
+        game = app.controllers.pop(name, None)
+        if game is not None and hasattr(game, "leave"):
+            game.leave()
+    app.history.clear()
+    if app.dialog is not None and app.dialog._is_open:
+        app.dialog.dismiss(animation=False)
+    app.go("home", remember=False)
+    yield
+
+
+def open_screen(app: Any, name: str) -> DemoSteps:
+    """Reach screen ``name`` from home by its buttons."""
+    from app.views.registry import SCREENS
+
+    yield from reset(app)
+    if name == "home":
+        return
+    home = app.sm.get_screen("home")
+    path = {
+        "settings": [lambda: home.ids.settings],
+        "oczko_menu": [lambda: home.ids.oczko],
+        "oczko_host": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.host],
+        "oczko_join": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.join],
+        "rules_oczko": [
+            lambda: home.ids.oczko,
+            lambda: app.sm.get_screen("oczko_menu").ids.rules,
+        ],
+        "bj_menu": [lambda: home.ids.blackjack],
+        "bj_rules": [
+            lambda: home.ids.blackjack,
+            lambda: app.sm.get_screen("bj_menu").ids.table_rules,
+        ],
+        "rules_blackjack": [
+            lambda: home.ids.blackjack,
+            lambda: app.sm.get_screen("bj_menu").ids.rules,
+        ],
+    }
+    if name not in path:
+        raise KeyError(f"no way to {name!r} from home; one of {sorted(path)} or {SCREENS}")
+    for step in path[name]:
+        press(step())
+        yield
+
+
+def _demo_screen(name: str) -> None:
+    @demo(name)
+    def show(app: Any) -> DemoSteps:
+        yield from open_screen(app, name)
+
+    show.__doc__ = f"The {name} screen, reached from home."
+
+
+for _name in ("home", "settings", "rules_oczko", "rules_blackjack", "oczko_menu", "oczko_host"):
+    _demo_screen(_name)
+_demo_screen("bj_menu")
+_demo_screen("bj_rules")
+
+
+# -- Oczko: a practice match on a seeded deck and a clock that the demo moves ------------
+
+
+def practice(app: Any, seed: int, rounds: int = 5) -> Generator[None, None, Any]:
+    """Start a practice match from the menu (seeded deck, the demo's clock, which
+    ``_advance`` moves); returns the table screen."""
     import random
 
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    names = ["Ala", "Bartek", "Celina", "Darek"]
-    c = PracticeMatch(names, rounds=5, rng=random.Random(7), me=1, now=0.0)
-    t = 0.0
-    while c.match.to_act is not None and c.match.to_act != c.me and t < 60:
-        t += 1.0
-        c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t + 12.0  # 18 s left on the turn timer
-    screen.refresh()
+    yield from open_screen(app, "oczko_menu")
+    if app.prefs.oczko_rounds != rounds:
+        app.update_prefs(oczko_rounds=rounds)
+    table = app.screen("oczko_table")
+    now = table.demo_now = [0.0]
+    table.clock = lambda: now[0]
+    table.demo_rng = random.Random(seed)
+    press(app.sm.get_screen("oczko_menu").ids.practice)
+    yield
+    return table
 
 
-@demo("oczko_table:shuffle")
-def oczko_table_shuffle(app) -> None:
-    """A networked round: the SRA shuffle is running, a player has left."""
-    from app.i18n.codes import message_for
-
-    oczko_table(app)
-    c = app.controllers["oczko"]
-    c.shuffle_progress = 0.6
-    c.message = message_for("player_left", name="Darek")
-    app.screen("oczko_table").refresh()
+def _advance(table: Any) -> None:
+    table.demo_now[0] += 1.0
+    table.tick()
 
 
-@demo("oczko_table:cheat")
-def oczko_table_cheat(app) -> None:
-    """Cheating detected by the audit."""
-    from app.i18n.codes import message_for
+def play_until(app: Any, table: Any, done: Callable[[Any], bool], limit: int = 3000) -> DemoSteps:
+    """Play the practice match by the buttons (draw below 15, else hold; go on after
+    each round) until ``done(vm)``."""
+    for _ in range(limit):
+        vm = table.vm
+        if done(vm):
+            return
+        if vm.next_text and not vm.match_over:
+            press(table.ids.next)
+        elif vm.can_draw:
+            total = int(vm.my_total.split()[-1])
+            press(table.ids.draw if total < 15 else table.ids.hold)
+        else:
+            _advance(table)
+        yield
+    raise RuntimeError("the practice match did not reach the state")
 
-    oczko_table(app)
-    c = app.controllers["oczko"]
-    c.message = message_for("cheating_detected", name="Celina")
-    app.screen("oczko_table").refresh()
+
+def _my_turn(app: Any, seed: int) -> Generator[None, None, Any]:
+    table = yield from practice(app, seed)
+    yield from play_until(app, table, lambda vm: vm.can_draw)
+    return table
+
+
+@demo("oczko_table")
+def oczko_table(app: Any) -> DemoSteps:
+    """A practice round in play: the bots before the player have had their turns."""
+    table = yield from _my_turn(app, 7)
+    table.demo_now[0] += 12.0  # 18 s left on the turn timer
+    table.tick()
+    yield
 
 
 @demo("oczko_table:result")
-def oczko_table_result(app) -> None:
+def oczko_table_result(app: Any) -> DemoSteps:
     """The end of a round: the result is shown until the player goes on."""
-    import random
-
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    c = PracticeMatch(["Ala", "Bartek", "Celina"], rounds=5, rng=random.Random(3), now=0.0)
-    t = 0.0
-    while not c.awaiting_next and t < 200:
-        t += 1.0
-        if c.match.to_act == c.me:
-            (c.draw if c.view().seats[0].total < 15 else c.hold)(t)
-        else:
-            c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t
-    screen.refresh()
+    table = yield from _my_turn(app, 3)
+    yield from play_until(app, table, lambda vm: bool(vm.next_text))
 
 
 @demo("oczko_table:match")
-def oczko_table_match(app) -> None:
+def oczko_table_match(app: Any) -> DemoSteps:
     """The end of a match."""
-    import random
-
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    c = PracticeMatch(["Ala", "Bartek", "Celina"], rounds=3, rng=random.Random(5), now=0.0)
-    t = 0.0
-    while not c.over and t < 2000:
-        t += 1.0
-        if c.awaiting_next:
-            c.next_round(t)
-        elif c.match.to_act == c.me:
-            (c.draw if c.view().seats[0].total < 15 else c.hold)(t)
-        else:
-            c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t
-    screen.refresh()
+    table = yield from practice(app, 5, rounds=3)
+    yield from play_until(app, table, lambda vm: vm.match_over)
 
 
-@demo("oczko_lobby")
-def oczko_lobby(app) -> None:
-    """The host's lobby: three players seated, one not ready yet."""
-    screen = app.screen("oczko_lobby")
-    screen.hosting = True
-    screen.lobby = {
-        "players": [("Ala", True), ("Bartek", True), ("Celina", False)],
-        "rounds": 5,
-        "turn_time": 30,
-    }
-    screen.refresh()
+def _networked(app: Any, **reports: Any) -> DemoSteps:
+    table = yield from _my_turn(app, 7)
+    for key, value in reports.items():  # what a networked table reports to the screen
+        setattr(table.controller, key, value)
+    table.refresh()
+    yield
+
+
+@demo("oczko_table:shuffle")
+def oczko_table_shuffle(app: Any) -> DemoSteps:
+    """A networked round: the SRA shuffle is running, a player has left."""
+    from app.i18n.codes import message_for
+
+    yield from _networked(
+        app, shuffle_progress=0.6, message=message_for("player_left", name="Darek")
+    )
+
+
+@demo("oczko_table:cheat")
+def oczko_table_cheat(app: Any) -> DemoSteps:
+    """Cheating detected by the audit."""
+    from app.i18n.codes import message_for
+
+    yield from _networked(app, message=message_for("cheating_detected", name="Celina"))
 
 
 @demo("oczko_join")
-def oczko_join(app) -> None:
-    """Two tables nearby."""
-    screen = app.screen("oczko_join")
+def oczko_join(app: Any) -> DemoSteps:
+    """Two tables nearby (what discovery reports on a phone)."""
+    yield from open_screen(app, "oczko_join")
+    screen = app.sm.get_screen("oczko_join")
     screen.tables = [("Ala's phone", "00:11:22:33:44:55"), ("Bartek", "00:11:22:33:44:66")]
     screen.refresh()
+    yield
+
+
+@demo("oczko_lobby")
+def oczko_lobby(app: Any) -> DemoSteps:
+    """The host's lobby with a guest seated: a real table on this phone, a guest joined
+    over the loopback link (the desktop's transport)."""
+    import time
+
+    from app.views.oczko_network import NetworkTable
+
+    yield from open_screen(app, "oczko_host")
+    press(app.sm.get_screen("oczko_host").ids.open)
+    net = app.controllers.get("oczko_net")
+    lobby = app.sm.get_screen("oczko_lobby")
+    end = time.monotonic() + 20
+    while net is not None and not (net.address or net.closed) and time.monotonic() < end:
+        yield
+    guest = None
+    if net is not None and net.address and net.address.startswith("127.0.0.1"):
+        guest = NetworkTable(hosting=False, name="Bartek", address=net.address, dealer="open")
+        app.controllers["demo_guest"] = guest
+        while (lobby.vm is None or len(lobby.vm.players) < 2) and time.monotonic() < end:
+            yield
+    yield
+
+
+# -- blackjack: a seeded or scripted shoe, the rest by the buttons -----------------------
+
+
+def _choose(screen: Any, attribute: str, value: Any) -> None:
+    button = next(w for w in screen.walk() if getattr(w, attribute, None) == value)
+    if button.state != "down":
+        press(button)
+
+
+def session(
+    app: Any, preset: str = "classic", seed: int = 11, shoe: str = "", rounds: int = 0
+) -> Generator[None, None, Any]:
+    """Choose ``preset`` (and ``rounds``) on the table-rules screen and start a session
+    from the menu."""
+    import random
+
+    yield from open_screen(app, "bj_rules")
+    rules = app.sm.get_screen("bj_rules")
+    _choose(rules, "preset", preset)
+    yield
+    if rounds:
+        _choose(rules, "rule", ("rounds", rounds))
+        yield
+    app.back()
+    yield
+    table = app.screen("bj_table")
+    table.demo_rng = random.Random(seed)
+    if shoe:
+        from app.rules.shoe import Shoe
+
+        table.demo_shoe = Shoe.scripted(shoe)
+    press(app.sm.get_screen("bj_menu").ids.start)
+    yield
+    return table
+
+
+def bet(table: Any, box: int, chip: int) -> DemoSteps:
+    press(table.buttons[f"box{box}"])
+    yield
+    press(table.buttons[f"chip{chip}"])
+    yield
 
 
 @demo("bj_table")
-def bj_table(app) -> None:
-    """European table: the player bets on box 1 and behind the bot's box 4, the dealer
-    shows a card and the player's hand is in play (actions from the engine)."""
-    import random
-
-    from app.rules.table_rules import PRESETS
-    from app.views.bj_game import BlackjackGame
-
-    screen = app.screen("bj_table")
+def bj_table(app: Any) -> DemoSteps:
+    """European table: the player bets on box 1, behind the bot's box 4 and on the
+    dealer busting; the dealer shows a card and the player's hand is in play."""
     app.prefs = app.prefs.replace(show_hints=True)  # for this picture only, not saved
-    game = BlackjackGame(PRESETS["european"], "you", ["Bruno"], random.Random(11))
-    game.bet(1, 25)
-    game.bet(4, 10)
-    game.side_bet(10)
-    game.deal()
-    app.controllers["blackjack"] = game
-    screen.refresh()
+    table = yield from session(app, "european")
+    yield from bet(table, 1, 25)
+    yield from bet(table, 4, 10)
+    press(table.buttons["side_bet"])
+    yield
+    press(table.buttons["deal"])
+    yield
 
 
 @demo("bj_table:betting")
-def bj_table_betting(app) -> None:
+def bj_table_betting(app: Any) -> DemoSteps:
     """Betting: a bot owns box 4; the player may bet on a free box or behind."""
-    import random
-
-    from app.rules.table_rules import PRESETS
-    from app.views.bj_game import BlackjackGame
-
-    app.controllers["blackjack"] = BlackjackGame(
-        PRESETS["european"], "you", ["Bruno"], random.Random(11)
-    )
-    app.screen("bj_table").refresh()
+    yield from session(app, "european")
 
 
 @demo("bj_table:insurance")
-def bj_table_insurance(app) -> None:
+def bj_table_insurance(app: Any) -> DemoSteps:
     """The dealer shows an ace: insurance / even money."""
-    from app.rules.shoe import Shoe
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-
-    game = BlackjackGame(TableRules(), "you", shoe=Shoe.scripted("Ts As Ah 9c 7d 8d 9d"))
-    game.bet(1, 50)
-    game.bet(2, 20)
-    game.deal()
-    app.controllers["blackjack"] = game
-    app.screen("bj_table").refresh()
+    table = yield from session(app, "classic", shoe="Ts As Ah 9c 7d 8d 9d")
+    yield from bet(table, 1, 50)
+    yield from bet(table, 2, 25)
+    press(table.buttons["deal"])
+    yield
 
 
 @demo("bj_table:settled")
-def bj_table_settled(app) -> None:
+def bj_table_settled(app: Any) -> DemoSteps:
     """Results per hand after a split: 8+3+10 = 21 wins, 8+9 and K+7 lose to 19."""
-    from app.rules.shoe import Shoe
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-
-    shoe = Shoe.scripted("8s Kc 9h 8d 7c Tc 3h Ts 9s")
-    game = BlackjackGame(TableRules(), "you", shoe=shoe)
-    game.bet(1, 20)
-    game.bet(2, 10)
-    game.deal()
+    table = yield from session(app, "classic", shoe="8s Kc 9h 8d 7c Tc 3h Ts 9s")
+    yield from bet(table, 1, 25)
+    yield from bet(table, 2, 10)
+    press(table.buttons["deal"])
+    yield
     for kind in ("split", "hit", "stand", "stand"):
-        game.decide(kind)
-    app.controllers["blackjack"] = game
-    app.screen("bj_table").refresh()
+        press(table.buttons[kind])
+        yield
 
 
 @demo("bj_summary")
-def bj_summary(app) -> None:
-    """After a 20-round session."""
-    screen = app.screen("bj_summary")
-    from app.views.bj_vm import summary_lines
-
-    summary = {
-        "rounds_played": 20,
-        "rounds": 20,
-        "players": {
-            "you": {
-                "start": 1000,
-                "balance": 1085,
-                "net": 85,
-                "rounds_played": 20,
-                "best_round": 75,
-                "worst_round": -50,
-            }
-        },
-    }
-    screen.lines = summary_lines(summary, "you")
-    screen.refresh()
+def bj_summary(app: Any) -> DemoSteps:
+    """After a whole (short) session, played hand by hand (bet 10, hit below 13)."""
+    table = yield from session(app, "classic", rounds=5)
+    for _ in range(3000):
+        if app.sm.current != "bj_table":
+            break
+        vm, b = table.vm, table.buttons
+        if vm.prompt is not None:
+            press(b[vm.prompt.choices[-1][0]])
+        elif vm.phase == "betting":
+            if "chip10" in b:
+                press(b["chip10"])
+                yield
+            press(table.buttons["deal"])
+        elif vm.phase == "settled":
+            press(b["next"])
+        else:
+            hand = table.game.round.current
+            press(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
+        yield
+    yield

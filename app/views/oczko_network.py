@@ -22,6 +22,9 @@ from app.table.lobby import Notice
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
+#: The host's pause between a round's end and the next deal (seconds): every phone shows
+#: the round's result meanwhile (a player may go on sooner on his own phone).
+ROUND_PAUSE = 8.0
 
 
 def default_transport() -> Any:
@@ -73,7 +76,10 @@ class NetworkTable:
         #: keeps the screen on while the table is open (its links live in this process)
         self._awake = awake
         self.turn_time = float(turn_time)
-        self.awaiting_next = False  # the host deals the next round by itself
+        #: a finished round's result is on screen (until the player goes on, or his turn
+        #: in the next round begins: the host deals after ROUND_PAUSE by itself)
+        self.awaiting_next = False
+        self._rounds_seen = 0
         self.address = address
         self.names: tuple[str, ...] = (name,)
         self.seat: int | None = 0 if hosting else None
@@ -123,7 +129,10 @@ class NetworkTable:
         if self.hosting:
             listener = self._listen(transport) if self._listen else transport.listen()
             table = HostTable(
-                listener, options=Options(rounds=self._rounds, turn_time=self._turn), **common
+                listener,
+                options=Options(rounds=self._rounds, turn_time=self._turn),
+                round_pause=ROUND_PAUSE,
+                **common,
             )
             self.address = table.address
             return table
@@ -282,6 +291,13 @@ class NetworkTable:
 
         return view(self._match, self.seat or 0)
 
+    def seat_time_left(self, now: float) -> tuple[int | None, float]:
+        """Whose turn it is and his seconds left (from the host's turn notices)."""
+        m = self._match
+        if m is None or m.over or self._turn_seat is None or m.to_act != self._turn_seat:
+            return None, 0.0
+        return self._turn_seat, max(0.0, self._deadline - now)
+
     def time_left(self, now: float) -> float:
         m = self._match
         if m is None or m.over or self._turn_seat != self.seat:
@@ -292,6 +308,14 @@ class NetworkTable:
         with self._lock:
             moved = self._version != self._seen
             self._seen = self._version
+        m = self._match
+        if moved and m is not None:
+            finished = len(m.history)
+            if finished > self._rounds_seen:
+                self._rounds_seen = finished
+                self.awaiting_next = not m.over
+            elif self.awaiting_next and m.to_act == self.seat and self._turn_seat == self.seat:
+                self.awaiting_next = False  # his clock runs: the table is his again
         return moved
 
     def draw(self, now: float) -> None:
@@ -301,7 +325,8 @@ class NetworkTable:
         self._commands.put("hold")
 
     def next_round(self, now: float) -> None:
-        """Nothing to do: the host deals the next round by itself."""
+        """The player has read the result (the host deals the next round by itself)."""
+        self.awaiting_next = False
 
     def leave(self) -> None:
         self._commands.put("leave")

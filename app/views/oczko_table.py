@@ -38,11 +38,14 @@ class OczkoTableScreen(BaseScreen):
     left_handed = BooleanProperty(False)
     #: the clock this screen reads (tests replace it to run a match in no time)
     clock = staticmethod(time.monotonic)
+    #: the deck's random source for the next practice match (demos and tests seed it)
+    demo_rng = None
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._ticker = None
         self._was_my_turn = False
+        self._other_seconds = -1
         self.message = ""
 
     # -- the controller ------------------------------------------------------------------
@@ -64,7 +67,9 @@ class OczkoTableScreen(BaseScreen):
             turn_time=prefs.turn_time,
             bot_delay=delay,
             now=self.clock(),
+            rng=self.demo_rng,
         )
+        self.demo_rng = None
         self.message = ""
 
     def on_enter(self, *_args) -> None:
@@ -92,6 +97,7 @@ class OczkoTableScreen(BaseScreen):
         self.left_handed = self.app.prefs.left_handed
         if c is None:
             self.vm = None
+            self._set_row([])
             return
         now = self.clock()
         vm = present(
@@ -105,6 +111,7 @@ class OczkoTableScreen(BaseScreen):
             getattr(c, "message", "") or self.message,
             getattr(c, "shuffle_progress", None),
             hints=self.app.prefs.show_hints,
+            others_time=c.seat_time_left(now),
         )
         self.vm = vm
         self._render(vm)
@@ -116,15 +123,12 @@ class OczkoTableScreen(BaseScreen):
 
             vibrate()
         self._was_my_turn = vm.my_turn
-        # the left-handed layout mirrors the action row
-        actions = ids.actions
-        order = (
-            [ids.next, ids.hold, ids.draw] if self.left_handed else [ids.next, ids.draw, ids.hold]
-        )
-        if list(reversed(actions.children)) != order:
-            actions.clear_widgets()
-            for widget in order:
-                actions.add_widget(widget)
+        # the row holds the buttons that apply now, and only those; the left-handed
+        # layout mirrors it
+        if vm.next_text:
+            self._set_row([ids.next])
+        else:
+            self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
         ids.my_hand.cards = list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
         # seat tiles are made once per table size and then only updated: no new widgets
@@ -141,6 +145,18 @@ class OczkoTableScreen(BaseScreen):
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
 
+    def on_kv_post(self, base_widget) -> None:
+        super().on_kv_post(base_widget)
+        # ids are weak: the action buttons leave the row at times, so keep them alive
+        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold")]
+
+    def _set_row(self, order: list) -> None:
+        actions = self.ids.actions
+        if list(reversed(actions.children)) != order:
+            actions.clear_widgets()
+            for widget in order:
+                actions.add_widget(widget)
+
     def tick(self, _dt: float = 0) -> None:
         """Timer and bots; a full re-render only when the game moved."""
         c = self.controller
@@ -149,6 +165,12 @@ class OczkoTableScreen(BaseScreen):
         now = self.clock()
         if c.tick(now):
             self.refresh()
+            return
+        if self.vm is not None and not self.vm.my_turn and not self.vm.next_text:
+            seat, left = c.seat_time_left(now)
+            if seat is not None and int(left + 0.999) != self._other_seconds:
+                self._other_seconds = int(left + 0.999)  # the others' clock, each second
+                self.refresh()
             return
         if self.vm is not None and self.vm.my_turn:
             left = c.time_left(now)

@@ -15,7 +15,7 @@ from app.rules.oczko import Match, OczkoOptions
 from app.rules.oczko_views import view
 from app.strategy.oczko import bust_probability
 from app.views.oczko_practice import PracticeMatch, bot_wants_card
-from app.views.oczko_vm import BACK, present
+from app.views.oczko_vm import BACK, present, round_result_text
 
 NAMES = ["Ala", "Bartek", "Celina"]
 
@@ -71,7 +71,9 @@ def test_persian_21_wins_at_the_deal() -> None:
     m = deal(m, "Qs Ks Ah 7c Kh Ad")  # Celina: two aces
     vm = present(view(m, 0), NAMES, awaiting_next=True)
     assert "Celina has a Persian 21 (two aces) and wins the round!" in vm.banner
-    assert "\nYou: 10\n" in vm.banner  # the others had not played yet: no status
+    lines = round_result_text(view(m, 0).last_round, NAMES, me=0).split("\n")
+    assert lines[1:] == ["You: 10", "Bartek: 8", "Celina: 22 · Persian 21!"]
+    assert [s.status_text for s in vm.seats] == ["8", "Persian 21!"]
     assert vm.next_text == "Next round" and not vm.can_draw
 
 

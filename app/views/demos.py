@@ -178,6 +178,9 @@ def oczko_table_match(app: Any) -> DemoSteps:
 
 def _networked(app: Any, **reports: Any) -> DemoSteps:
     table = yield from _my_turn(app, 7)
+    if "shuffle_progress" in reports:
+        # the next round's deck is shuffled while the last round's result is read
+        yield from play_until(app, table, lambda vm: bool(vm.next_text))
     for key, value in reports.items():  # what a networked table reports to the screen
         setattr(table.controller, key, value)
     table.refresh()
@@ -186,7 +189,8 @@ def _networked(app: Any, **reports: Any) -> DemoSteps:
 
 @demo("oczko_table:shuffle")
 def oczko_table_shuffle(app: Any) -> DemoSteps:
-    """A networked round: the SRA shuffle is running, a player has left."""
+    """A networked table between rounds: the result is shown, the SRA shuffle of the
+    next round's deck runs, a player has left."""
     from app.i18n.codes import message_for
 
     yield from _networked(
@@ -248,18 +252,24 @@ def _choose(screen: Any, attribute: str, value: Any) -> None:
 def session(
     app: Any, preset: str = "classic", seed: int = 11, shoe: str = "", rounds: int = 0
 ) -> Generator[None, None, Any]:
-    """Choose ``preset`` (and ``rounds``) on the table-rules screen and start a session
-    from the menu."""
+    """Choose ``preset`` (and ``rounds``) on the table-rules screen, unless they are the
+    rules in force already, and start a session from the blackjack menu."""
     import random
 
-    yield from open_screen(app, "bj_rules")
-    rules = app.sm.get_screen("bj_rules")
-    _choose(rules, "preset", preset)
-    yield
-    if rounds:
-        _choose(rules, "rule", ("rounds", rounds))
+    from app.views.bj_game import saved_rules
+
+    rules, _warning = saved_rules(app.prefs)
+    if app.prefs.bj_preset != preset or (rounds and rules.rounds != rounds):
+        yield from open_screen(app, "bj_rules")
+        screen = app.sm.get_screen("bj_rules")
+        _choose(screen, "preset", preset)
         yield
-    app.back()
+        if rounds:
+            _choose(screen, "rule", ("rounds", rounds))
+            yield
+        app.back()
+    else:
+        yield from open_screen(app, "bj_menu")
     yield
     table = app.screen("bj_table")
     table.demo_rng = random.Random(seed)

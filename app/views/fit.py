@@ -3,6 +3,7 @@ the text fits the width, so a narrow phone never breaks a word inside ("Verdoppe
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
@@ -14,6 +15,14 @@ from kivy.uix.togglebutton import ToggleButton
 
 #: the font never shrinks below this share of its size
 SMALLEST = 0.6
+
+
+@lru_cache(maxsize=2048)
+def _widest(words: tuple[str, ...], size: float, bold: bool, font_name: str) -> float:
+    """The width of the widest of ``words`` (measured once per text and font)."""
+    core = CoreLabel(font_size=size, bold=bold, font_name=font_name)
+    core.resolve_font_name()
+    return max(core.get_extents(word)[0] for word in words)
 
 
 class FitText:
@@ -36,9 +45,7 @@ class FitText:
         words = self.text.split()
         size = self.base_font_size
         if room > 0 and words:
-            core = CoreLabel(font_size=size, bold=self.bold, font_name=self.font_name)
-            core.resolve_font_name()
-            widest = max(core.get_extents(word)[0] for word in words)
+            widest = _widest(tuple(words), size, bool(self.bold), self.font_name)
             if widest > room:
                 size = max(size * SMALLEST, size * room / widest * 0.98)
         if abs(self.font_size - size) > 0.25:

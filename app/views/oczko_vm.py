@@ -106,11 +106,13 @@ def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str
     return _("{name} wins the round with {total}.").format(name=who, total=total)
 
 
-def round_result_text(result: Any, names: Sequence[str], me: int | None = None) -> str:
-    """The text of a finished round (the engine's RoundResult): the winner, then every
-    hand's total and status; ``me`` is the viewer's seat (addressed as "you")."""
+def round_result_text(
+    result: Any, names: Sequence[str], me: int | None = None, hands: bool = True
+) -> str:
+    """The text of a finished round (the engine's RoundResult): the winner, then (with
+    ``hands``) every hand's total and status; ``me`` is the viewer's seat ("you")."""
     lines = [_round_winner_text(result, names, me)]
-    for h in result.hands:
+    for h in result.hands if hands else ():
         total = "?" if h.total is None else str(h.total)
         name = _("You") if h.seat == me else names[h.seat]
         if str(h.status) == "playing":  # the round ended before his turn (a Persian 21)
@@ -199,6 +201,8 @@ def present(
         cards = _codes(done.cards) if done else _codes(s.cards)
         if s.gone:
             status = _("left the table")
+        elif done and str(done.status) == "playing":
+            status = str(done.total)  # the round ended before his turn (a Persian 21)
         elif done:
             status = status_text(str(done.status), done.reason, done.total)
         else:
@@ -224,11 +228,13 @@ def present(
     if over:
         parts = [match_result_text(view, names)]  # the most important first: small screens
         if last is not None:
-            parts.append(round_result_text(last, names, me))
+            parts.append(round_result_text(last, names, me, hands=False))
         banner = "\n\n".join(parts)
         next_text = _("New match")
     elif awaiting_next and last is not None:
-        banner = round_result_text(last, names, me)
+        # the hands themselves are on screen: every tile shows its cards, total and
+        # status, the player's own cards are below
+        banner = round_result_text(last, names, me, hands=False)
         if view.tiebreak:
             tied = [names[s.seat] for s in view.seats if s.in_round]
             banner += "\n\n" + _("Tie for first place: tiebreak round between {names}.").format(

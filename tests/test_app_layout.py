@@ -83,6 +83,8 @@ def test_practice_rounds_each_showed_a_result_and_the_row_stayed(run: dict) -> N
         assert len(rows) >= 2, key  # at least two rounds (and the next match) played
         assert all(row == rows[0] for row in rows), (key, rows)
         assert r["new_match_row"] == rows[0], key
+        assert r["alerts"] >= r["turns"], key  # every turn was announced
+        assert r["gear"] is True, key  # the settings opened at the table go back to it
 
 
 def test_every_networked_round_showed_its_result(run: dict) -> None:
@@ -202,6 +204,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             tap(self.sm.get_screen("oczko_menu").ids.practice)
             yield
             rows: list = []
+            alerts = table.turn_alerts
             rec.update(results_shown=0, rounds=0)
             seen_turn: set[int] = set()
             for _ in range(3000):
@@ -220,6 +223,14 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         seen_turn.add(number)
                         rows.append(row(table))
                         self.check(rec, f"turn{number}")
+                    if "gear" not in rec:  # the settings mid-game, then back: same game
+                        game = table.controller
+                        tap(self.root_widget.ids.settings)
+                        yield
+                        tap(self.root_widget.ids.back)
+                        yield
+                        rec["gear"] = self.sm.current == "oczko_table" and table.controller is game
+                        continue
                     total = int(vm.my_total.split()[-1])
                     tap(table.ids.draw if total < 15 else table.ids.hold)
                 else:
@@ -227,6 +238,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     table.tick()
             rec["rounds"] = len(table.controller.match.history)
             rec["rows"] = rows
+            rec["turns"], rec["alerts"] = len(seen_turn), table.turn_alerts - alerts
             tap(table.ids.next)  # a new match
             rec["new_match_row"] = None
             for _ in range(200):

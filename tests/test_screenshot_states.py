@@ -43,6 +43,19 @@ def test_no_layout_problem_in_any_state(run: dict) -> None:
     assert problems == [], "\n".join(problems[:60])
 
 
+def test_the_rules_screen_shows_the_house_edge_blu21_edge_computes(run: dict, tmp_path) -> None:
+    text, rules = run["edge"]
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(rules))
+    from app.rules.table_rules import TableRules
+    from app.strategy.edge import house_edge
+
+    edge = house_edge(TableRules.from_json(rules)).house_edge
+    assert text.startswith(f"House edge of these rules: {100 * edge:.2f} %")
+    cli = _blu21("edge", "--preset", "classic").stdout  # the rules shown are classic's
+    assert f"house edge:  {100 * edge:.4f} %" in cli
+
+
 def _blu21(*args: str, tmp: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
     env.pop("DISPLAY", None)
@@ -127,6 +140,9 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         yield
                         yield
                         where = f"{key}@{size[0]}x{size[1]}:{lang}"
+                        if key == "bj_rules" and lang == "en":
+                            screen = self.sm.get_screen("bj_rules")
+                            result["edge"] = [screen.edge_label.text, screen.rules.to_json()]
                         result["checked"][where] = check_window(self, where)
                         if size == SIZES[0]:
                             name = f"{key.replace(':', '-')}-{lang}.png"

@@ -248,3 +248,27 @@ def test_saved_rules_from_the_preferences() -> None:
     assert rules == PRESETS["classic"] and warning == "These table rules do not fit together."
     rules, warning = saved_rules(Prefs(table_rules={"croupier": "robot"}))
     assert rules == PRESETS["classic"] and warning == "Unknown table rule."
+
+
+def test_the_dealer_busts_bet_stays_on_the_table_until_settled() -> None:
+    g = BlackjackGame(PRESETS["european"], "you", [], random.Random(11))
+    g.bet(1, 10)
+    g.side_bet(10)
+    assert present(g).side_bet_text == "Your bet on the dealer busting: 10 (pays 5:2)"
+    g.deal()
+    vm = present(g)
+    if vm.phase != "settled":
+        assert vm.side_bet_text == "Your bet on the dealer busting: 10 (pays 5:2)"
+    while g.round is not None and not g.round.settled:
+        g.decide("stand")
+    assert present(g).side_bet_text == ""  # settled: its result is in the round's result
+
+
+def test_polish_chips_follow_the_plural_rule() -> None:
+    from app.views.bj_vm import won_lost_text
+
+    i18n.set_language("pl")
+    assert won_lost_text(1, won=True) == "Wygrywasz w tej rundzie 1 żeton."
+    assert won_lost_text(3, won=True) == "Wygrywasz w tej rundzie 3 żetony."
+    assert won_lost_text(50, won=False) == "Tracisz w tej rundzie 50 żetonów."
+    i18n.set_language("en")

@@ -348,3 +348,60 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
         net.leave()
         net.join_thread()
         set_language("en")
+
+
+def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
+    """Host and guest over loopback: after each round both phones show its result
+    (awaiting_next, a banner naming the winner) while the host waits ROUND_PAUSE before
+    the next deal; a player's own next turn takes the table back."""
+    import time
+
+    from app.i18n import set_language
+    from app.views import oczko_network
+    from app.views.oczko_network import NetworkTable
+    from app.views.oczko_vm import present
+
+    set_language("en")
+    monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 0.6)
+    host = NetworkTable(hosting=True, name="Ala", dealer="open", rounds=3, turn_time=10)
+    guest = None
+    try:
+        assert host.wait_open(10.0), host.error
+        guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
+        phones = (host, guest)
+        deadline = time.monotonic() + 60
+        while not (
+            host.lobby
+            and all(r for _n, r in host.lobby["players"])
+            and len(host.lobby["players"]) == 2
+        ):
+            assert time.monotonic() < deadline, "lobby"
+            host.tick(0.0)
+            time.sleep(0.02)
+        host.begin()
+        seen: dict[int, set[int]] = {0: set(), 1: set()}
+        while not (host.over and guest.over):
+            assert time.monotonic() < deadline, "the match did not end"
+            for i, phone in enumerate(phones):
+                phone.tick(0.0)
+                m = phone.match
+                if m is None:
+                    continue
+                if phone.awaiting_next:
+                    vm = present(phone.view(), phone.names, awaiting_next=True)
+                    head = vm.banner.split("\n")[0]  # who won the round, or nobody
+                    assert ("round" in head or "point" in head) and vm.next_text == "Next round"
+                    seen[i].add(len(m.history))
+                elif m.to_act == phone.seat and not m.over:
+                    phone.hold(0.0)
+            time.sleep(0.02)
+        played = len(host.match.history)
+        # every round but the last (whose result comes with the match's) was on both
+        # screens
+        assert seen[0] >= set(range(1, played)) and seen[1] >= set(range(1, played))
+    finally:
+        host.leave()
+        if guest is not None:
+            guest.leave()
+            guest.join_thread()
+        host.join_thread()

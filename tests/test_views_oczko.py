@@ -226,3 +226,17 @@ def test_practice_match_is_a_table_controller() -> None:
 
     p = PracticeMatch(NAMES[:2], rounds=1, rng=random.Random(1), now=0)
     assert isinstance(p, OczkoTableController)
+
+
+def test_the_turn_chime_is_generated_once(tmp_path) -> None:
+    import wave
+
+    from app.views.sound import NOTES, RATE, write_chime
+
+    path = write_chime(tmp_path / "chime.wav")
+    with wave.open(str(path)) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, RATE)
+        assert w.getnframes() == sum(round(RATE * d) for _f, d in NOTES)
+    stamp = path.stat().st_mtime_ns
+    write_chime(path)
+    assert path.stat().st_mtime_ns == stamp

@@ -25,9 +25,6 @@ from app.views.base import BaseScreen, screen_class
 from app.views.theme import theme
 
 log = logging.getLogger(__name__)
-#: screens of a game: back returns into one only while its game is in progress (the
-#: settings opened from the table go back to the table)
-GAME_SCREENS = ("oczko_table", "bj_table")
 KV_DIR = Path(__file__).parent
 
 
@@ -208,10 +205,8 @@ class Blu21App(App):
         if hasattr(current, "leave"):
             current.leave()
         target = self.history.pop() if self.history else current.up
-        if target in GAME_SCREENS and not self.screen(target).game_in_progress():
-            target = current.up  # never step back into a finished game
-        elif target == "bj_summary":
-            target = current.up
+        while target != "home" and not self.screen(target).can_return():
+            target = self.history.pop() if self.history else self.screen(target).up
         self.go(target, remember=False)
 
     def _on_key(self, _window, key: int, *_args) -> bool:

@@ -69,6 +69,9 @@ class BlackjackTableScreen(BaseScreen):
     def game_in_progress(self) -> bool:
         return self.game is not None and not self.game.over
 
+    def can_return(self) -> bool:
+        return self.game_in_progress()  # the settings opened at the table go back to it
+
     def leave(self) -> None:
         self.app.controllers.pop("blackjack", None)
 
@@ -240,6 +243,10 @@ class BlackjackTableScreen(BaseScreen):
 class SessionSummaryScreen(BaseScreen):
     title = StringProperty(N_("Session summary"))
     up = StringProperty("bj_menu")
+
+    def can_return(self) -> bool:
+        return False  # a summary is seen once; back goes to the menu
+
     lines = ListProperty([])
 
     def refresh(self) -> None:

@@ -127,6 +127,8 @@ class BlackjackTableVM:
     prompt: PromptVM | None = None
     can_deal: bool = False
     side_bet: tuple[Fraction, Fraction] | None = None
+    #: the player's dealer-busts bet while it is open ('' when he has none)
+    side_bet_text: str = ""
     turn: str = ""
     result: str = ""
     rules: str = ""
@@ -310,6 +312,14 @@ def present(
             if i.player == me and i.won is not None:
                 result += "\n" + (_("Insurance: won") if i.won else _("Insurance: lost"))
     side = next(((a.min_amount, a.max_amount) for a in legal if a.kind.value == "side_bet"), None)
+    open_side = [b for b in r.side_bets if b.player == me and b.won is None]
+    side_text = (
+        _("Your bet on the dealer busting: {amount} (pays 5:2)").format(
+            amount=chips(sum(b.amount for b in open_side))
+        )
+        if open_side
+        else ""
+    )
     return BlackjackTableVM(
         header=header,
         balance=balance,
@@ -321,6 +331,7 @@ def present(
         prompt=prompt,
         can_deal=any(a.kind.value == "deal" for a in r.legal_actions()),
         side_bet=side,
+        side_bet_text=side_text,
         turn=turn,
         result=result,
         rules=rules_summary(r.rules),

@@ -101,7 +101,19 @@ def _demo_screen(name: str) -> None:
 for _name in ("home", "settings", "rules_oczko", "rules_blackjack", "oczko_menu", "oczko_host"):
     _demo_screen(_name)
 _demo_screen("bj_menu")
-_demo_screen("bj_rules")
+
+
+@demo("bj_rules")
+def bj_rules(app: Any) -> DemoSteps:
+    """The table rules with their house edge (computed in the background)."""
+    import time
+
+    yield from open_screen(app, "bj_rules")
+    screen = app.sm.get_screen("bj_rules")
+    end = time.monotonic() + 60
+    while screen.rules not in screen._edges and time.monotonic() < end:
+        yield
+    yield
 
 
 # -- Oczko: a practice match on a seeded deck and a clock that the demo moves ------------
@@ -194,7 +206,10 @@ def oczko_table_shuffle(app: Any) -> DemoSteps:
     from app.i18n.codes import message_for
 
     yield from _networked(
-        app, shuffle_progress=0.6, message=message_for("player_left", name="Darek")
+        app,
+        shuffle_progress=0.6,
+        message=message_for("player_left", name="Darek"),
+        fingerprint="482913",
     )
 
 

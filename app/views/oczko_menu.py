@@ -268,6 +268,11 @@ class OczkoLobbyScreen(BaseScreen):
             self.message = _("Shuffling the deck together…")
             net.begin()
 
+    def can_return(self) -> bool:
+        # a lobby whose table was left is dead: back never returns into it
+        net = self.net
+        return net is not None and not net.closed
+
     def leave_table(self) -> None:
         """Leave (a guest) or close (the host) the table before the match."""
         net = self.app.controllers.pop("oczko_net", None)

@@ -91,6 +91,8 @@ class NetworkTable:
         self._notes: list[tuple[str, dict[str, Any]]] = []  # table messages to show
         self._match: Any = None
         self._ready = False  # the dealers are set up (the shuffle is done)
+        #: the SRA set-up's fingerprint, equal on every honest phone ('' until set up)
+        self.fingerprint = ""
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._deadline = 0.0
         self._turn_seat: int | None = None
@@ -195,7 +197,8 @@ class NetworkTable:
         changed = False
         if self.hosting:
             sitters = table.seating.sitters
-            players = [(s.name, s.ready) for s in sitters]
+            # a guest whose link is gone is not ready, whatever he said before
+            players = [(s.name, s.ready and s.connected) for s in sitters]
             names = tuple(s.name for s in sitters)
             options = table.seating.options
         elif table.lobby is not None:
@@ -214,6 +217,8 @@ class NetworkTable:
             ready = bool(phone.dealer.ready)
             if ready != self._ready:
                 self._ready, changed = ready, True
+                code = str(phone.dealer.fingerprint)
+                self.fingerprint = code if ready and code.isdigit() else ""
             progress = phone.shuffle_progress
             if (progress is None) != (self._progress is None) or (
                 progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02

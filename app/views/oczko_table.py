@@ -40,6 +40,8 @@ class OczkoTableScreen(BaseScreen):
     clock = staticmethod(time.monotonic)
     #: the deck's random source for the next practice match (demos and tests seed it)
     demo_rng = None
+    #: how many times the player was told it is his turn (tests)
+    turn_alerts = 0
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -84,6 +86,9 @@ class OczkoTableScreen(BaseScreen):
     def game_in_progress(self) -> bool:
         return self.controller is not None and not self.controller.over
 
+    def can_return(self) -> bool:
+        return self.game_in_progress()  # the settings opened at the table go back to it
+
     def leave(self) -> None:
         """The player leaves the game (confirmed): he counts as gone."""
         if self.controller is not None:
@@ -112,16 +117,15 @@ class OczkoTableScreen(BaseScreen):
             getattr(c, "shuffle_progress", None),
             hints=self.app.prefs.show_hints,
             others_time=c.seat_time_left(now),
+            fingerprint=getattr(c, "fingerprint", ""),
         )
         self.vm = vm
         self._render(vm)
 
     def _render(self, vm: OczkoTableVM) -> None:
         ids = self.ids
-        if vm.my_turn and not self._was_my_turn and self.app.prefs.vibrate_on_turn:
-            from app.views.device import vibrate
-
-            vibrate()
+        if vm.my_turn and not self._was_my_turn:
+            self.your_turn()
         self._was_my_turn = vm.my_turn
         # the row holds the buttons that apply now, and only those; the left-handed
         # layout mirrors it
@@ -156,6 +160,20 @@ class OczkoTableScreen(BaseScreen):
             actions.clear_widgets()
             for widget in order:
                 actions.add_widget(widget)
+
+    def your_turn(self) -> None:
+        """Make the turn unmissable: a vibration and the chime, as the settings say (the
+        screen highlights the player's area and the turn line by itself)."""
+        prefs = self.app.prefs
+        if prefs.vibrate_on_turn:
+            from app.views.device import vibrate
+
+            vibrate()
+        if prefs.sound_on_turn:
+            from app.views.sound import play_turn_chime
+
+            play_turn_chime(self.app.data_dir)
+        self.turn_alerts += 1
 
     def tick(self, _dt: float = 0) -> None:
         """Timer and bots; a full re-render only when the game moved."""

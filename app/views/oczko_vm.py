@@ -52,6 +52,7 @@ class OczkoTableVM:
     shuffle_progress: float | None  # 0..1 while the SRA shuffle runs, else None
     match_over: bool
     hint: str = ""
+    fingerprint: str = ""  # the SRA table's fingerprint line, '' at a practice table
 
 
 def status_text(status: str | None, reason: str = "", total: int | None = None) -> str:
@@ -174,6 +175,7 @@ def present(
     shuffle_progress: float | None = None,
     hints: bool = False,
     others_time: tuple[int | None, float] = (None, 0.0),
+    fingerprint: str = "",
 ) -> OczkoTableVM:
     """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView);
     ``others_time``: (seat, seconds left) of whoever acts, shown on his tile."""
@@ -268,7 +270,16 @@ def present(
         shuffle_progress=shuffle_progress,
         match_over=over,
         hint=bust_hint(mine.cards) if hints and my_turn else "",
+        fingerprint=fingerprint_text(fingerprint),
     )
+
+
+def fingerprint_text(code: str) -> str:
+    """``Table fingerprint: 123 456 (the same on every phone)``; '' for no code."""
+    if not code:
+        return ""
+    spaced = " ".join(code[i : i + 3] for i in range(0, len(code), 3))
+    return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
 
 
 def bust_hint(cards: Sequence[Any]) -> str:

@@ -38,6 +38,12 @@ def test_every_listed_state_was_reached_in_every_language_and_size(run: dict) ->
     assert set(run["checked"]) == expected
 
 
+def test_deal_and_flip_follow_the_animation_speed(run: dict) -> None:
+    slow, off = run["animation"]["slow"], run["animation"]["off"]
+    assert slow[0] < 1 and slow[1] < 1 and slow[2] == [[1, "flip"]]
+    assert off[:2] == [1, 1]  # "off": at once
+
+
 def test_no_layout_problem_in_any_state(run: dict) -> None:
     problems = [p for ps in run["checked"].values() for p in ps]
     assert problems == [], "\n".join(problems[:60])
@@ -149,6 +155,20 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                             Window.screenshot(name=str(out / name))
             for _ in DEMOS["home"](self):  # closes what the last state opened
                 pass
+            # deal and flip animations follow the animation-speed setting
+            from app.views.cardtex import BACK, HandView
+
+            anim = result["animation"] = {}
+            for speed in ("slow", "off"):
+                self.update_prefs(animation_speed=speed)
+                hand = HandView(size=(300, 100))
+                hand.cards = [1, BACK]
+                hand.cards = [1, BACK, 7]  # dealt
+                dealt = hand.progress
+                yield
+                hand.cards = [1, 5, 7]  # turned face up
+                flipped = hand.progress
+                anim[speed] = [dealt, flipped, sorted(hand._moving.items())]
 
     TestApp(data_dir=data_dir).run()
 

@@ -272,3 +272,26 @@ def test_polish_chips_follow_the_plural_rule() -> None:
     assert won_lost_text(3, won=True) == "Wygrywasz w tej rundzie 3 żetony."
     assert won_lost_text(50, won=False) == "Tracisz w tej rundzie 50 żetonów."
     i18n.set_language("en")
+
+
+def test_rebet_and_clear_bets() -> None:
+    g = BlackjackGame(PRESETS["european"], "you", [], random.Random(3))
+    start = g.balance()
+    assert not g.can_rebet and not g.can_clear
+    g.bet(1, 25)
+    g.side_bet(10)
+    assert g.can_clear and g.balance() == start - 35
+    g.clear_bets()
+    assert g.balance() == start and not g.can_clear and g.bets == []
+    g.bet(2, 10)
+    g.side_bet(10)
+    g.deal()
+    while not g.round.settled:
+        g.decide("stand")
+    g.next_round()
+    assert g.can_rebet
+    before = g.balance()
+    g.rebet()
+    assert g.balance() == before - 20 and g.bets == [("bet", 2, 10), ("side_bet", 0, 10)]
+    assert not g.can_rebet
+    assert present(g).can_deal

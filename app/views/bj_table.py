@@ -19,6 +19,7 @@ from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
+from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -184,6 +185,13 @@ class BlackjackTableScreen(BaseScreen):
                         quiet=True,
                     )
                 )
+            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
+            g = self.game
+            again.add_widget(self._button("rebet", _("Rebet"), self.rebet, g.can_rebet, quiet=True))
+            again.add_widget(
+                self._button("clear", _("Clear bets"), self.clear_bets, g.can_clear, quiet=True)
+            )
+            box.add_widget(again)
             box.add_widget(self._button("deal", _("Deal"), self.deal, vm.can_deal))
         elif vm.phase == "settled":
             last = self.game.session.rounds_played + 1 >= self.game.rules.rounds
@@ -220,6 +228,12 @@ class BlackjackTableScreen(BaseScreen):
 
     def side_bet(self, amount) -> None:
         self._do(self.game.side_bet, amount)
+
+    def rebet(self) -> None:
+        self._do(self.game.rebet)
+
+    def clear_bets(self) -> None:
+        self._do(self.game.clear_bets)
 
     def deal(self) -> None:
         self._do(self.game.deal)

@@ -10,6 +10,9 @@ from kivy.properties import BooleanProperty, ColorProperty, NumericProperty
 
 from app.branding import STANDARD_COLOURS, Branding
 
+#: how long a card takes to be dealt or turned, by animation-speed setting
+ANIMATION_SECONDS = {"off": 0.0, "fast": 0.12, "normal": 0.25, "slow": 0.5}
+
 #: Minimum touch target (Android guidelines: 48 dp).
 TOUCH = dp(48)
 
@@ -29,6 +32,8 @@ class Theme(EventDispatcher):
     card_scale = NumericProperty(1.0)
     #: the four-colour deck setting (every hand on every screen follows it)
     four_colour = BooleanProperty(False)
+    #: seconds a deal or flip takes (the animation-speed setting; 0 = at once)
+    anim_seconds = NumericProperty(0.0)
     #: padding for the Android system bars (status bar on top, navigation at the bottom)
     inset_top = NumericProperty(0)
     inset_bottom = NumericProperty(0)
@@ -38,6 +43,7 @@ class Theme(EventDispatcher):
         self.font_scale = 1.15 if prefs.large_cards else 1.0
         self.card_scale = 4 / 3 if prefs.large_cards else 1.0
         self.four_colour = bool(prefs.four_colour_deck)
+        self.anim_seconds = ANIMATION_SECONDS.get(prefs.animation_speed, 0.0)
 
     def apply_branding(self, branding: Branding | None) -> None:
         """Use a venue's colours (or the standard ones)."""

@@ -85,12 +85,12 @@ def test_leaving_a_game_asks_first(run: dict) -> None:
     }
 
 
-def test_table_rules_saved_and_contradiction_refused(run: dict) -> None:
+def test_table_rules_saved_and_a_rule_without_effect_not_offered(run: dict) -> None:
     assert run["table_rules"] == {
         "hole_card": "enhc",
         "late_surrender": False,
         "rounds": 10,
-        "message": True,
+        "surrender_offered": False,
     }
     assert "European" in run["rules_shown"]
 
@@ -355,7 +355,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             }
             yield
 
-            # table rules: a preset, then a contradiction (late surrender needs peek)
+            # table rules: a preset; late surrender (it needs peek) is not even offered
             home = self.go("home", remember=False)
             press(home.ids.blackjack)
             menu = self.sm.get_screen("bj_menu")
@@ -363,10 +363,9 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             rules = self.sm.get_screen("bj_rules")
             european = next(w for w in rules.walk() if getattr(w, "preset", None) == "european")
             press(european)
-            surrender = next(
-                w for w in rules.walk() if getattr(w, "rule", None) == ("late_surrender", True)
+            offered = any(
+                getattr(w, "rule", None) == ("late_surrender", True) for w in rules.walk()
             )
-            press(surrender)
             ten_rounds = next(w for w in rules.walk() if getattr(w, "rule", None) == ("rounds", 10))
             press(ten_rounds)
             saved = json.loads((data_dir / "prefs.json").read_text())
@@ -374,7 +373,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "hole_card": saved["table_rules"]["hole_card"],
                 "late_surrender": saved["table_rules"]["late_surrender"],
                 "rounds": saved["table_rules"]["rounds"],
-                "message": any(isinstance(w, Toast) and w.text for w in Window.children),
+                "surrender_offered": offered,
             }
             yield
 

@@ -43,6 +43,15 @@ def press(button: Any) -> None:
     button.dispatch("on_release")
 
 
+def give_name(app: Any, name: str = "Zosia") -> None:
+    """Answer the name question a first sit-down asks (if it is asked)."""
+    from app.views.app import NameDialog
+
+    if isinstance(app.dialog, NameDialog) and app.dialog._is_open:
+        app.dialog.ids.name.text = name
+        press(app.dialog.ids.ok)
+
+
 def reset(app: Any) -> DemoSteps:
     """Back to the home screen with no game running (a fresh start)."""
     for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
@@ -132,6 +141,7 @@ def practice(app: Any, seed: int, rounds: int = 5) -> Generator[None, None, Any]
     table.clock = lambda: now[0]
     table.demo_rng = random.Random(seed)
     press(app.sm.get_screen("oczko_menu").ids.practice)
+    give_name(app)
     yield
     return table
 
@@ -241,8 +251,9 @@ def oczko_lobby(app: Any) -> DemoSteps:
 
     yield from open_screen(app, "oczko_host")
     press(app.sm.get_screen("oczko_host").ids.open)
+    give_name(app)
     net = app.controllers.get("oczko_net")
-    lobby = app.sm.get_screen("oczko_lobby")
+    lobby = app.screen("oczko_lobby")
     end = time.monotonic() + 20
     while net is not None and not (net.address or net.closed) and time.monotonic() < end:
         yield

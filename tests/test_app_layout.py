@@ -197,6 +197,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             now = [0.0]
             table = self.screen("oczko_table")
             table.clock = lambda: now[0]
+            alerts = table.turn_alerts
             home = self.home()
             yield
             tap(home.ids.oczko)
@@ -204,7 +205,6 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             tap(self.sm.get_screen("oczko_menu").ids.practice)
             yield
             rows: list = []
-            alerts = table.turn_alerts
             rec.update(results_shown=0, rounds=0)
             seen_turn: set[int] = set()
             for _ in range(3000):

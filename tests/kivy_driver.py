@@ -62,6 +62,17 @@ def press(button: Any) -> None:  # pragma: no cover - runs in the subprocess
     button.dispatch("on_release")
 
 
+def wait_for(cond: Any, label: str, seconds: float) -> Iterator[None]:  # pragma: no cover
+    """A generator step: yield frames until ``cond()``, failing after ``seconds``."""
+    import time
+
+    end = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {label}")
+        yield
+
+
 def run_steps(app: Any, steps: Iterator[Any], out: Path, result: dict, delay: float = 0) -> None:
     """Run the generator ``steps`` one step per frame (layouts settle in between), then
     write ``result`` (with the traceback of a failure) to ``out/result.json`` and stop

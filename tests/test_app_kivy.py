@@ -187,7 +187,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from kivy.core.window import Window
     from kivy.metrics import dp
     from kivy.uix.button import Button
-    from kivy_driver import press, tap
+    from kivy_driver import press, run_steps, tap
 
     from app.views.app import Blu21App, Toast
     from app.views.demos import DEMOS
@@ -205,26 +205,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
-
-            def step(_dt) -> None:
-                try:
-                    next(steps)  # one step per frame, so layouts settle in between
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0)
-
-            def finish() -> None:
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
-
-            step(0)
+            run_steps(self, self.checks(), out, result)  # a step a frame: layouts settle
 
         def checks(self) -> None:
             result["corrupt_prefs_message"] = any(

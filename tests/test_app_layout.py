@@ -107,11 +107,9 @@ def test_blackjack_sessions_were_played(run: dict) -> None:
 
 
 def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
-    end = time.monotonic() + WAIT
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {label}")
-        yield
+    from kivy_driver import wait_for
+
+    return wait_for(cond, label, WAIT)
 
 
 def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the subprocess

@@ -69,14 +69,9 @@ def test_host_left_message_is_translated() -> None:
 
 
 def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
-    """A generator step: yield frames until ``cond()`` or the bound runs out."""
-    import time
+    from kivy_driver import wait_for
 
-    end = time.monotonic() + WAIT
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {label}")
-        yield
+    return wait_for(cond, label, WAIT)
 
 
 def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
@@ -95,6 +90,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     Config.set("graphics", "width", "320")
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
+    from kivy_driver import run_steps
 
     from app.i18n.codes import message_for
     from app.table.cli import default_dealer
@@ -110,30 +106,13 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            steps = self.checks()
+            run_steps(self, self.checks(), out, result, delay=0.02)
 
-            def step(_dt) -> None:
-                try:
-                    next(steps)
-                except StopIteration:
-                    finish()
-                except BaseException:
-                    import traceback
-
-                    result["error"] = traceback.format_exc()
-                    finish()
-                else:
-                    Clock.schedule_once(step, 0.02)
-
-            def finish() -> None:
-                for p in procs:
-                    if p.poll() is None:
-                        p.kill()
-                        p.wait()
-                (out / "result.json").write_text(json.dumps(result, default=str))
-                self.stop()
-
-            step(0)
+        def on_stop(self) -> None:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
 
         def checks(self):
             # -- host a table from the app, a bot guest joins over loopback --------------

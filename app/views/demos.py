@@ -52,12 +52,17 @@ def give_name(app: Any, name: str = "Zosia") -> None:
         press(app.dialog.ids.ok)
 
 
-def reset(app: Any) -> DemoSteps:
-    """Back to the home screen with no game running (a fresh start)."""
+def close_games(app: Any) -> None:
+    """Leave every game and table a demo opened."""
     for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
         game = app.controllers.pop(name, None)
         if game is not None and hasattr(game, "leave"):
             game.leave()
+
+
+def reset(app: Any) -> DemoSteps:
+    """Back to the home screen with no game running (a fresh start)."""
+    close_games(app)
     app.history.clear()
     if app.dialog is not None and app.dialog._is_open:
         app.dialog.dismiss(animation=False)

@@ -47,6 +47,7 @@ class OczkoTableScreen(BaseScreen):
         super().__init__(**kwargs)
         self._ticker = None
         self._was_my_turn = False
+        self._turns_of = None  # the controller whose turns _was_my_turn follows
         self._other_seconds = -1
         self.message = ""
 
@@ -124,6 +125,8 @@ class OczkoTableScreen(BaseScreen):
 
     def _render(self, vm: OczkoTableVM) -> None:
         ids = self.ids
+        if self.controller is not self._turns_of:  # a new match: its first turn is new
+            self._turns_of, self._was_my_turn = self.controller, False
         if vm.my_turn and not self._was_my_turn:
             self.your_turn()
         self._was_my_turn = vm.my_turn

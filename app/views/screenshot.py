@@ -131,10 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             Clock.schedule_once(lambda _dt: run_demo(self, key, shoot, fail), 0)
 
         def on_stop(self) -> None:
-            from app.views.demos import reset
+            from app.views.demos import close_games
 
-            for _ in reset(self):  # close a table opened for the picture
-                pass
+            close_games(self)  # a table opened for the picture
 
     def fail(error: str) -> None:
         print(f"blu21 screenshot: {key} was not reached: {error}", file=sys.stderr)

@@ -198,7 +198,8 @@ class HandView(Widget):
         old, new = self._shown, [int(c) for c in self.cards]
         self._shown = new
         moving = {}
-        if new[: len(old)] == old or len(new) > len(old):
+        # the same hand, grown or turned over (not a new hand: that is drawn at once)
+        if len(new) >= len(old) and all(o in (n, BACK) for o, n in zip(old, new, strict=False)):
             for i, code in enumerate(new):
                 if i >= len(old):
                     moving[i] = "deal"

@@ -94,7 +94,7 @@ def test_every_networked_round_showed_its_result(run: dict) -> None:
         # the result of every round (the last one with the match result) was on screen,
         # naming every player
         assert r["results_shown"] == r["rounds"], key
-        assert all(r["names_in_result"]), key  # the others by name, this phone as "you"
+        assert all(r["names_in_result"]), key  # every other hand on its tile, finished
 
 
 def test_blackjack_sessions_were_played(run: dict) -> None:
@@ -312,8 +312,14 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 if vm.banner and finished and finished not in shown:
                     shown.add(finished)
                     rec["results_shown"] += 1
+                    # every other player's tile: his name and how his hand ended
+                    from app.i18n import _
+
                     others = [n for i, n in enumerate(net.names) if i != net.seat]
-                    rec["names_in_result"].append(all(n in vm.banner for n in others))
+                    rec["names_in_result"].append(
+                        [s.name for s in vm.seats] == others
+                        and all(s.status_text != _("playing") for s in vm.seats)
+                    )
                     yield
                     self.check(rec, f"result{finished}")
                     if vm.match_over:

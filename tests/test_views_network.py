@@ -79,7 +79,15 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
     data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
     (data_dir / "prefs.json").write_text(
-        json.dumps({"animation_speed": "off", "language": "en", "oczko_rounds": 1, "turn_time": 15})
+        json.dumps(
+            {
+                "animation_speed": "off",
+                "language": "en",
+                "oczko_rounds": 1,
+                "turn_time": 15,
+                "player_name": "Zosia",
+            }
+        )
     )
     sys.path.insert(0, str(HERE.parents[1]))
     from app.views.screenshot import headless_environment

@@ -239,12 +239,15 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             rec["turns"], rec["alerts"] = len(seen_turn), table.turn_alerts - alerts
             tap(table.ids.next)  # a new match
             rec["new_match_row"] = None
-            for _ in range(200):
+            for _ in range(400):
                 yield
                 if table.vm.can_draw:
                     rec["new_match_row"] = row(table)
                     self.check(rec, "new match")
                     break
+                if table.vm.next_text and not table.vm.match_over:
+                    tap(table.ids.next)  # a round decided at the deal (a Persian 21)
+                    continue
                 now[0] += 1.0
                 table.tick()
             table.leave()

@@ -47,6 +47,7 @@ class Prefs:
     four_colour_deck: bool = False
     left_handed: bool = False
     vibrate_on_turn: bool = True
+    sound_on_turn: bool = False
     show_hints: bool = False
     player_name: str = ""
     turn_time: int = 30

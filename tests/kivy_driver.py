@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
@@ -28,6 +30,52 @@ def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
     data = json.loads(result_file.read_text())
     assert "error" not in data, data["error"]
     return data
+
+
+# ----------------------------------------------------------- inside the driver process
+
+
+def tap(button: Any) -> None:  # pragma: no cover - runs in the subprocess
+    """A real touch (down + up) at the button's centre, through the window: the button
+    must be the widget that gets it (laid out, visible, not covered)."""
+    from kivy.tests.common import UnitTestTouch
+
+    assert not button.disabled, f"tapped a disabled button: {button.text!r}"
+    fired: list[bool] = []
+
+    def on_release(*_args: Any) -> None:
+        fired.append(True)
+
+    button.bind(on_release=on_release)
+    x, y = button.to_window(*button.center)
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    button.unbind(on_release=on_release)
+    assert fired, f"a touch at {(x, y)} did not reach the button {button.text!r}"
+
+
+def press(button: Any) -> None:  # pragma: no cover - runs in the subprocess
+    """Press a button by its events (for buttons off screen, e.g. in a scroll view)."""
+    assert not button.disabled, f"pressed a disabled button: {button.text!r}"
+    button.dispatch("on_press")
+    button.dispatch("on_release")
+
+
+def wait_for(cond: Any, label: str, seconds: float) -> Iterator[None]:  # pragma: no cover
+    """A generator step: yield frames until ``cond()``, failing after ``seconds``."""
+    import time
+
+    end = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {label}")
+        yield
+
+
+def run_steps(app: Any, steps: Iterator[Any], out: Path, result: dict, delay: float = 0) -> None:
+    """:func:`step_through` with the arguments in the order the layout drivers use."""
+    step_through(app, steps, result, out, delay=delay)  # pragma: no cover - in the driver
 
 
 def step_through(app, steps, result: dict, out: Path, finish=None, delay: float = 0) -> None:

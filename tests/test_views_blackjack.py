@@ -91,7 +91,7 @@ def test_six_to_five_exact_chips_in_each_language() -> None:
     g = game("As 9d Kh 7c", rules)
     g.bet(1, 7)
     g.deal()
-    assert present(g).result == "You won 8.4 chips this round."
+    assert present(g).result == "You won 8.4 chips in this round."
     i18n.set_language("de")
     vm = present(g)
     assert vm.result == "Du hast in dieser Runde 8,4 Chips gewonnen."
@@ -248,3 +248,50 @@ def test_saved_rules_from_the_preferences() -> None:
     assert rules == PRESETS["classic"] and warning == "These table rules do not fit together."
     rules, warning = saved_rules(Prefs(table_rules={"croupier": "robot"}))
     assert rules == PRESETS["classic"] and warning == "Unknown table rule."
+
+
+def test_the_dealer_busts_bet_stays_on_the_table_until_settled() -> None:
+    g = BlackjackGame(PRESETS["european"], "you", [], random.Random(11))
+    g.bet(1, 10)
+    g.side_bet(10)
+    assert present(g).side_bet_text == "Your bet on the dealer busting: 10 (pays 5:2)"
+    g.deal()
+    vm = present(g)
+    if vm.phase != "settled":
+        assert vm.side_bet_text == "Your bet on the dealer busting: 10 (pays 5:2)"
+    while g.round is not None and not g.round.settled:
+        g.decide("stand")
+    assert present(g).side_bet_text == ""  # settled: its result is in the round's result
+
+
+def test_polish_chips_follow_the_plural_rule() -> None:
+    from app.views.bj_vm import won_lost_text
+
+    i18n.set_language("pl")
+    assert won_lost_text(1, won=True) == "Wygrywasz w tej rundzie 1 żeton."
+    assert won_lost_text(3, won=True) == "Wygrywasz w tej rundzie 3 żetony."
+    assert won_lost_text(50, won=False) == "Tracisz w tej rundzie 50 żetonów."
+    i18n.set_language("en")
+
+
+def test_rebet_and_clear_bets() -> None:
+    g = BlackjackGame(PRESETS["european"], "you", [], random.Random(3))
+    start = g.balance()
+    assert not g.can_rebet and not g.can_clear
+    g.bet(1, 25)
+    g.side_bet(10)
+    assert g.can_clear and g.balance() == start - 35
+    g.clear_bets()
+    assert g.balance() == start and not g.can_clear and g.bets == []
+    g.bet(2, 10)
+    g.side_bet(10)
+    g.deal()
+    while not g.round.settled:
+        g.decide("stand")
+    g.next_round()
+    assert g.can_rebet
+    before = g.balance()
+    g.rebet()
+    assert g.balance() == before - 20 and g.bets == [("bet", 2, 10), ("side_bet", 0, 10)]
+    assert not g.can_rebet
+    assert present(g).can_deal

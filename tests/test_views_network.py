@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver, step_through
+from kivy_driver import run_driver
 
 HERE = Path(__file__).resolve()
 #: a bound for every wait in the driver (seconds)
@@ -69,22 +69,25 @@ def test_host_left_message_is_translated() -> None:
 
 
 def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
-    """A generator step: yield frames until ``cond()`` or the bound runs out."""
-    import time
+    from kivy_driver import wait_for
 
-    end = time.monotonic() + WAIT
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {label}")
-        yield
+    return wait_for(cond, label, WAIT)
 
 
 def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     import time
 
-    data_dir = Path(tempfile.mkdtemp(prefix="blu21-net-"))
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
     (data_dir / "prefs.json").write_text(
-        json.dumps({"animation_speed": "off", "language": "en", "oczko_rounds": 1, "turn_time": 15})
+        json.dumps(
+            {
+                "animation_speed": "off",
+                "language": "en",
+                "oczko_rounds": 1,
+                "turn_time": 15,
+                "player_name": "Zosia",
+            }
+        )
     )
     sys.path.insert(0, str(HERE.parents[1]))
     from app.views.screenshot import headless_environment
@@ -95,6 +98,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     Config.set("graphics", "width", "320")
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
+    from kivy_driver import run_steps
 
     from app.i18n.codes import message_for
     from app.table.cli import default_dealer
@@ -110,13 +114,13 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             Clock.schedule_once(self.run_checks, 0.1)
 
         def run_checks(self, _dt) -> None:
-            def kill_helpers() -> None:
-                for p in procs:
-                    if p.poll() is None:
-                        p.kill()
-                        p.wait()
+            run_steps(self, self.checks(), out, result, delay=0.02)
 
-            step_through(self, self.checks(), result, out, finish=kill_helpers, delay=0.02)
+        def on_stop(self) -> None:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
 
         def checks(self):
             # -- host a table from the app, a bot guest joins over loopback --------------
@@ -347,3 +351,60 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
         net.leave()
         net.join_thread()
         set_language("en")
+
+
+def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
+    """Host and guest over loopback: after each round both phones show its result
+    (awaiting_next, a banner naming the winner) while the host waits ROUND_PAUSE before
+    the next deal; a player's own next turn takes the table back."""
+    import time
+
+    from app.i18n import set_language
+    from app.views import oczko_network
+    from app.views.oczko_network import NetworkTable
+    from app.views.oczko_vm import present
+
+    set_language("en")
+    monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 0.6)
+    host = NetworkTable(hosting=True, name="Ala", dealer="open", rounds=3, turn_time=10)
+    guest = None
+    try:
+        assert host.wait_open(10.0), host.error
+        guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
+        phones = (host, guest)
+        deadline = time.monotonic() + 60
+        while not (
+            host.lobby
+            and all(r for _n, r in host.lobby["players"])
+            and len(host.lobby["players"]) == 2
+        ):
+            assert time.monotonic() < deadline, "lobby"
+            host.tick(0.0)
+            time.sleep(0.02)
+        host.begin()
+        seen: dict[int, set[int]] = {0: set(), 1: set()}
+        while not (host.over and guest.over):
+            assert time.monotonic() < deadline, "the match did not end"
+            for i, phone in enumerate(phones):
+                phone.tick(0.0)
+                m = phone.match
+                if m is None:
+                    continue
+                if phone.awaiting_next:
+                    vm = present(phone.view(), phone.names, awaiting_next=True)
+                    head = vm.banner.split("\n")[0]  # who won the round, or nobody
+                    assert ("round" in head or "point" in head) and vm.next_text == "Next round"
+                    seen[i].add(len(m.history))
+                elif m.to_act == phone.seat and not m.over:
+                    phone.hold(0.0)
+            time.sleep(0.02)
+        played = len(host.match.history)
+        # every round but the last (whose result comes with the match's) was on both
+        # screens
+        assert seen[0] >= set(range(1, played)) and seen[1] >= set(range(1, played))
+    finally:
+        host.leave()
+        if guest is not None:
+            guest.leave()
+            guest.join_thread()
+        host.join_thread()

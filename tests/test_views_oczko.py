@@ -15,7 +15,7 @@ from app.rules.oczko import Match, OczkoOptions
 from app.rules.oczko_views import view
 from app.strategy.oczko import bust_probability
 from app.views.oczko_practice import PracticeMatch, bot_wants_card
-from app.views.oczko_vm import BACK, present
+from app.views.oczko_vm import BACK, present, round_result_text
 
 NAMES = ["Ala", "Bartek", "Celina"]
 
@@ -70,7 +70,10 @@ def test_persian_21_wins_at_the_deal() -> None:
     m, _ = Match.new(3, OczkoOptions(rounds=5))
     m = deal(m, "Qs Ks Ah 7c Kh Ad")  # Celina: two aces
     vm = present(view(m, 0), NAMES, awaiting_next=True)
-    assert "Celina has a Persian 21 and wins the round!" in vm.banner
+    assert "Celina has a Persian 21 (two aces) and wins the round!" in vm.banner
+    lines = round_result_text(view(m, 0).last_round, NAMES, me=0).split("\n")
+    assert lines[1:] == ["You: 10", "Bartek: 8", "Celina: 22 · Persian 21!"]
+    assert [s.status_text for s in vm.seats] == ["8", "Persian 21!"]
     assert vm.next_text == "Next round" and not vm.can_draw
 
 
@@ -81,7 +84,7 @@ def test_tie_at_the_top_gives_no_point() -> None:
     m, _ = m.hold(1)
     vm = present(view(m, 0), NAMES[:2], awaiting_next=True)
     assert vm.banner.startswith("Tie at the top or everybody bust: nobody gets the point.")
-    assert vm.scores == "Ala 0 · Bartek 0"
+    assert vm.scores == "You: 0 points\nBartek: 0 points"
 
 
 def test_player_left_and_match_won_by_the_last_player() -> None:
@@ -90,7 +93,10 @@ def test_player_left_and_match_won_by_the_last_player() -> None:
     m, _ = m.disconnect(1)
     vm = present(view(m, 0), NAMES[:2])
     assert vm.match_over and vm.next_text == "New match"
-    assert "Ala wins the match as the last player at the table." in vm.banner
+    assert "You win the match as the last player at the table." in vm.banner
+    # the same end on the other phone: about Ala in the third person
+    other = present(view(m, 1), NAMES[:2])
+    assert "Ala wins the match as the last player at the table." in other.banner
     assert vm.seats[0].status_text == "left the table" and vm.seats[0].gone
 
 
@@ -100,7 +106,7 @@ def test_practice_match_to_the_end_with_a_tiebreak() -> None:
     p = PracticeMatch(NAMES[:2], rounds=2, rng=rng, bot_delay=1.0, now=0.0)
     p.hold(0.0)  # Ala 20
     assert p.tick(1.0) and p.awaiting_next  # the bot holds at 19 (bust risk too high)
-    assert "Ala wins the round with 20." in present(p.view(), p.names, awaiting_next=True).banner
+    assert "You win the round with 20." in present(p.view(), p.names, awaiting_next=True).banner
     p.next_round(2.0)
     assert p.match.to_act == 1  # round 2 starts with the next seat
     p.tick(3.0)
@@ -111,8 +117,8 @@ def test_practice_match_to_the_end_with_a_tiebreak() -> None:
     vm = present(p.view(), p.names)
     assert p.over and p.names[p.match.winner] == "Ala"
     assert vm.header == "Tiebreak round" and vm.match_over and vm.next_text == "New match"
-    assert "Ala has a Persian 21 and wins the round!" in vm.banner
-    assert "Ala wins the match in the tiebreak." in vm.banner
+    assert "You have a Persian 21 (two aces) and win the round!" in vm.banner
+    assert "You win the match in the tiebreak." in vm.banner
 
 
 def test_time_running_out_holds_for_the_player() -> None:
@@ -122,6 +128,23 @@ def test_time_running_out_holds_for_the_player() -> None:
     assert p.tick(130.0)
     hand = p.match.round.hand(0)
     assert (str(hand.status), hand.reason) == ("held", "timeout")
+
+
+def test_the_turn_timer_starts_again_after_a_draw() -> None:
+    # Ala: 3+2, draws a 9 at 120 s (20 s into her turn): 30 s again for the next decision
+    p = PracticeMatch(NAMES[:2], rounds=3, turn_time=30, rng=Scripted("3c 2s 2h 2d 9c"), now=100)
+    p.draw(120)
+    assert p.match.to_act == 0
+    assert p.time_left(121) == 29
+    assert p.seat_time_left(121) == (0, 29)
+    assert not p.tick(149.9) and p.tick(150.0)
+
+
+def test_the_others_clock_is_shown_on_their_tile() -> None:
+    m, _ = Match.new(2, OczkoOptions(rounds=3))
+    m = deal(m, "Qs 7h 2s Kd")  # Ala's turn
+    vm = present(view(m, 1), NAMES[:2], others_time=(0, 11.2))
+    assert vm.seats[0].is_turn and vm.seats[0].status_text == "playing · 12 s"
 
 
 def test_illegal_action_changes_nothing() -> None:
@@ -203,3 +226,17 @@ def test_practice_match_is_a_table_controller() -> None:
 
     p = PracticeMatch(NAMES[:2], rounds=1, rng=random.Random(1), now=0)
     assert isinstance(p, OczkoTableController)
+
+
+def test_the_turn_chime_is_generated_once(tmp_path) -> None:
+    import wave
+
+    from app.views.sound import NOTES, RATE, write_chime
+
+    path = write_chime(tmp_path / "chime.wav")
+    with wave.open(str(path)) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, RATE)
+        assert w.getnframes() == sum(round(RATE * d) for _f, d in NOTES)
+    stamp = path.stat().st_mtime_ns
+    write_chime(path)
+    assert path.stat().st_mtime_ns == stamp

@@ -89,6 +89,7 @@ class HostTable(HostLobby):
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         on_log: Callable[[dict[str, Any]], None] | None = None,
+        round_pause: float = 0.0,
     ) -> None:
         super().__init__(
             listener,
@@ -119,6 +120,10 @@ class HostTable(HostLobby):
         self._stall_key: object = None
         self._returning: set[int] = set()  # seats back on a new link, to rejoin next round
         self._budget = FrameBudget()  # what each guest's dealer frames may cost
+        #: seconds between a round's end and the next deal, so every phone can show the
+        #: result long enough to read it (the app's tables; 0 for bots and tests)
+        self.round_pause = round_pause
+        self._paused: set[int] = set()  # rounds whose pause has begun
 
     # -- the match ------------------------------------------------------------------------
 
@@ -416,6 +421,12 @@ class HostTable(HostLobby):
         if r.number not in self._went and self._returning:
             self._admit(r.number)
             return
+        if r.number not in self._went and r.number > 1 and self.round_pause > 0:
+            if r.number not in self._paused:
+                self._paused.add(r.number)
+                self.timers.set("pause", self.round_pause)
+            if self.timers.remaining("pause") is not None:
+                return  # the last round's result is on every screen
         if r.number not in self._went:
             self._went.add(r.number)
             self._deck += 1
@@ -455,7 +466,9 @@ class HostTable(HostLobby):
         if self.timers.remaining(name) is not None:
             return  # re-armed by a timer that fired just before it: not due any more
         phone = self.phone
-        if name == "turn" and phone is not None and self.stage == "play":
+        if name == "pause":
+            self._drive()
+        elif name == "turn" and phone is not None and self.stage == "play":
             m = phone.match
             if m.round is not None and m.round.phase is Phase.PLAY and self._drawing is None:
                 self._announce(Applied(m.round.number, m.to_act, "timeout"))

@@ -52,6 +52,23 @@ class ConfirmDialog(ModalView):
         self._on_answer(yes)
 
 
+class NameDialog(ModalView):
+    """Asks the player's name the first time he sits at a table; ``on_name(name)`` is
+    called with the name (already saved) when he confirms."""
+
+    def __init__(self, on_name, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._on_name = on_name
+
+    def confirm(self) -> None:
+        name = " ".join(self.ids.name.text.split())[:24]
+        if not name:
+            self.ids.name.focus = True
+            return
+        self.dismiss(animation=False)
+        self._on_name(name)
+
+
 class Blu21App(App):
     """The app. ``data_dir`` (else the platform's user data dir) holds prefs.json."""
 
@@ -95,7 +112,7 @@ class Blu21App(App):
         theme.apply_branding(self.branding)
         if self.branding:
             self.venue_name = self.branding.name
-        theme.font_scale = 1.15 if self.prefs.large_cards else 1.0
+        theme.apply_prefs(self.prefs)
         self.apply_language(self._language_override or self.prefs.language)
         self._pad_for_system_bars()
         Builder.load_file(str(KV_DIR / "common.kv"))
@@ -142,8 +159,7 @@ class Blu21App(App):
         self.prefs = self.prefs.replace(**changes)
         if "language" in changes:
             self.apply_language(self.prefs.language)
-        if "large_cards" in changes:
-            theme.font_scale = 1.15 if self.prefs.large_cards else 1.0
+        theme.apply_prefs(self.prefs)
         try:
             save_prefs(self.data_dir, self.prefs)
         except OSError as exc:
@@ -194,14 +210,17 @@ class Blu21App(App):
         if hasattr(current, "leave"):
             current.leave()
         target = self.history.pop() if self.history else current.up
-        if target in ("oczko_table", "bj_table", "bj_summary"):
-            target = current.up  # never step back into a game screen
+        while target != "home" and not self.screen(target).can_return():
+            target = self.history.pop() if self.history else self.screen(target).up
         self.go(target, remember=False)
 
     def _on_key(self, _window, key: int, *_args) -> bool:
         if key == 27:  # Android back gesture / Escape
             if self.dialog is not None and self.dialog._is_open:
-                self.dialog.answer(False)  # back closes an open question first
+                if isinstance(self.dialog, ConfirmDialog):
+                    self.dialog.answer(False)  # back closes an open question first
+                else:
+                    self.dialog.dismiss(animation=False)
                 return True
             if self.sm.current == "home":
                 return False  # let Android close the app
@@ -218,6 +237,20 @@ class Blu21App(App):
         Window.add_widget(self._toast)
         toast = self._toast
         Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast), seconds)
+
+    def with_name(self, then) -> None:
+        """Run ``then()`` once the player has a name: asked (and kept) on first use, so
+        other phones never see a placeholder and texts can address him by name."""
+        if self.prefs.player_name.strip():
+            then()
+            return
+
+        def named(name: str) -> None:
+            self.update_prefs(player_name=name)
+            then()
+
+        self.dialog = NameDialog(named)
+        self.dialog.open()
 
     def confirm(self, message: str, on_answer) -> ConfirmDialog:
         """Ask a yes/no question."""

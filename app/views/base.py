@@ -32,6 +32,11 @@ class BaseScreen(Screen):
         """True while leaving this screen would lose a game (the app asks first)."""
         return False
 
+    def can_return(self) -> bool:
+        """False when going back to this screen would show something stale (a table
+        that was left, a finished game): back then goes further up."""
+        return True
+
     @property
     def app(self):
         return App.get_running_app()

@@ -61,6 +61,10 @@ class BlackjackGame:
             rules, [me, *self.bots], rng or secrets.SystemRandom(), shoe=shoe
         )
         self.round: Any = None
+        #: the player's bets in this round and in the last one, as ("bet", box, amount)
+        #: or ("side_bet", 0, amount): what "Rebet" places again
+        self.bets: list[tuple[str, int, Any]] = []
+        self.last_bets: list[tuple[str, int, Any]] = []
         self.new_round()
 
     # -- queries -----------------------------------------------------------------------
@@ -102,12 +106,44 @@ class BlackjackGame:
         from app.rules.blackjack import Action
 
         self._apply(Action.bet(self.me, box, amount))
+        self.bets.append(("bet", box, amount))
 
     def side_bet(self, amount: Any) -> None:
         """The dealer-busts side bet."""
         from app.rules.blackjack import Action
 
         self._apply(Action.side_bet(self.me, amount))
+        self.bets.append(("side_bet", 0, amount))
+
+    @property
+    def betting(self) -> bool:
+        return self.round is not None and self.round.phase.value == "betting"
+
+    @property
+    def can_rebet(self) -> bool:
+        """The last round's bets can be placed again (none placed yet this round)."""
+        return self.betting and not self.bets and bool(self.last_bets)
+
+    @property
+    def can_clear(self) -> bool:
+        return self.betting and bool(self.bets)
+
+    def rebet(self) -> None:
+        """Place the last round's bets again (IllegalAction if one no longer fits: the
+        bets placed before it stay)."""
+        for kind, box, amount in list(self.last_bets):
+            if kind == "bet":
+                self.bet(box, amount)
+            else:
+                self.side_bet(amount)
+
+    def clear_bets(self) -> None:
+        """Take the player's bets of this round back: the betting starts again (no card
+        has been dealt, the bots bet as before)."""
+        if self.betting:
+            self.round = None
+            self.bets = []
+            self.new_round()
 
     def deal(self) -> None:
         """Close the bets and deal."""
@@ -136,6 +172,8 @@ class BlackjackGame:
         if self.round is not None and self.round.settled:
             self.session = self.session.record(self.round)
             self.round = None
+            if self.bets:
+                self.last_bets, self.bets = self.bets, []
         if not self.session.over:
             self.new_round()
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.gridlayout import GridLayout
 
-from app.i18n import N_, _
+from app.i18n import N_, _, get_language
 from app.i18n.codes import error_message, message_for
 from app.views.base import BaseScreen
 from app.views.bj_game import saved_rules
@@ -47,7 +48,16 @@ RULE_OPTIONS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = 
         (("any", N_("any two cards")), ("9-11", N_("hard 9-11")), ("10-11", N_("hard 10-11"))),
     ),
     ("double_after_split", N_("Double after split"), ON_OFF),
-    ("max_hands", N_("Hands after splitting, at most"), tuple((n, None) for n in (1, 2, 3, 4))),
+    (
+        "max_hands",
+        N_("Splitting pairs"),
+        (
+            (1, N_("no splitting")),
+            (2, N_("once (2 hands)")),
+            (3, N_("up to 3 hands")),
+            (4, N_("up to 4 hands")),
+        ),
+    ),
     ("split_by", N_("Split pairs of"), (("rank", N_("same rank")), ("value", N_("same value")))),
     ("resplit_aces", N_("Resplit aces"), ON_OFF),
     ("late_surrender", N_("Late surrender"), ON_OFF),
@@ -55,9 +65,72 @@ RULE_OPTIONS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = 
     ("triple_seven", N_("Triple seven pays 3:2"), ON_OFF),
     ("dealer_busts_bet", N_("\u201cDealer busts\u201d side bet"), ON_OFF),
     ("betting_behind", N_("Betting behind"), ON_OFF),
-    ("rounds", N_("Rounds per session"), tuple((n, None) for n in (10, 20, 50))),
+    ("rounds", N_("Rounds per session"), tuple((n, None) for n in (5, 10, 20, 50))),
     ("starting_chips", N_("Chips at the start"), tuple((n, None) for n in (500, 1000, 5000))),
 )
+
+
+#: one plain sentence per option: what it means for the player
+OPTION_HELP: dict[str, str] = {
+    "decks": N_("More decks make the game slightly worse for you."),
+    "dealer_hits_soft_17": N_(
+        "Whether the dealer takes another card at 17 counting an ace as 11 (hitting is"
+        " worse for you)."
+    ),
+    "blackjack_pays": N_("What an ace and a ten-value card as your first two cards win."),
+    "hole_card": N_(
+        "American: the dealer checks his second card for blackjack at once; European: he"
+        " draws it only after the players."
+    ),
+    "enhc_original_bets_only": N_(
+        "If the dealer has blackjack, you lose only your first bet: the chips you added"
+        " by doubling or splitting come back."
+    ),
+    "double_on": N_("Which first two cards let you double your bet for exactly one more card."),
+    "double_after_split": N_("Whether you may double on a hand made by splitting a pair."),
+    "max_hands": N_("How many hands you may make from one box by splitting pairs."),
+    "split_by": N_(
+        "Same rank: only two kings make a pair; same value: any two ten-value cards do."
+    ),
+    "resplit_aces": N_("Whether a split ace that gets another ace may be split again."),
+    "late_surrender": N_(
+        "Give up a hand after the dealer has checked for blackjack and get half the bet back."
+    ),
+    "insurance": N_("A side bet against the dealer's ace that pays 2:1 if he has blackjack."),
+    "triple_seven": N_("Three sevens in a hand win one and a half times the bet at once."),
+    "dealer_busts_bet": N_("A side bet before the deal that pays 5:2 if the dealer goes over 21."),
+    "betting_behind": N_(
+        "You may also bet on a box another player owns; his decisions then play your bet."
+    ),
+    "rounds": N_("How many rounds one session lasts."),
+    "starting_chips": N_("The free chips you start a session with."),
+}
+
+
+def option_applies(field: str, rules: Any) -> bool:
+    """False for an option that has no effect under ``rules`` (it is then hidden)."""
+    if field == "enhc_original_bets_only":
+        return rules.hole_card == "enhc"
+    if field == "late_surrender":
+        return rules.hole_card == "peek"  # surrender needs the dealer's peek
+    if field in ("double_after_split", "split_by"):
+        return rules.max_hands >= 2
+    if field == "resplit_aces":
+        return rules.max_hands >= 3
+    return True
+
+
+def edge_text(edge: float | None) -> str:
+    """The house edge line on the table-rules screen (None: still computing)."""
+    if edge is None:
+        return _("House edge of these rules: computing…")
+    percent = f"{100 * edge:.2f}"
+    if get_language() in ("de", "pl"):
+        percent = percent.replace(".", ",")
+    return _(
+        "House edge of these rules: {percent} % (what the casino wins on average per"
+        " bet, with the best play)"
+    ).format(percent=percent)
 
 
 def option_label(value: Any, msgid: str | None) -> str:
@@ -72,16 +145,20 @@ def option_label(value: Any, msgid: str | None) -> str:
 class BlackjackMenuScreen(BaseScreen):
     title = StringProperty(N_("Blackjack"))
     rules_text = StringProperty("")
+    #: a session is in progress: the start button continues it
+    resumable = BooleanProperty(False)
 
     def refresh(self) -> None:
         from app.views.bj_vm import rules_summary
 
         rules, _warning = saved_rules(self.app.prefs)
         self.rules_text = rules_summary(rules)
+        self.resumable = self.app.screen("bj_table").game_in_progress()
 
     def start(self) -> None:
         table = self.app.screen("bj_table")
-        table.start_session()
+        if not table.game_in_progress():
+            table.start_session()
         self.app.go("bj_table")
 
 
@@ -108,8 +185,15 @@ class TableRulesScreen(BaseScreen):
             b.bind(on_release=self._preset)
             grid.add_widget(b)
         page.add_widget(grid)
+        self.edge_label = Factory.Body(text=edge_text(self._edges.get(rules)))
+        page.add_widget(self.edge_label)
+        self._compute_edge(rules)
         for field, label, choices in RULE_OPTIONS:
+            if not option_applies(field, rules):
+                continue
             page.add_widget(Factory.Body(text=_(label), bold=True))
+            if field in OPTION_HELP:
+                page.add_widget(Factory.Caption(text=_(OPTION_HELP[field])))
             grid = self._grid(min(3, len(choices)) if len(choices) != 4 else 4)
             for value, msgid in choices:
                 b = Factory.ChoiceButton(
@@ -126,6 +210,33 @@ class TableRulesScreen(BaseScreen):
                 text=_("The rules are saved on this phone and used for the next session.")
             )
         )
+
+    #: house edges computed so far, by rule set (shared by the screens of a process)
+    _edges: ClassVar[dict[Any, float]] = {}
+
+    def _compute_edge(self, rules: Any) -> None:
+        """The house edge of ``rules`` as ``blu21 edge`` computes it, on a worker thread
+        (under a second on a phone's core); the label follows when it is done."""
+        if rules in self._edges:
+            return
+        import threading
+
+        def work() -> None:
+            try:
+                from app.strategy.edge import house_edge
+
+                edge = house_edge(rules, threads=1).house_edge
+            except Exception:  # no native analysis in this build: no line
+                edge = None
+            if edge is not None:
+                self._edges[rules] = edge
+                Clock.schedule_once(lambda _dt: self._show_edge(rules), 0)
+
+        threading.Thread(target=work, name="blu21-edge", daemon=True).start()
+
+    def _show_edge(self, rules: Any) -> None:
+        if getattr(self, "rules", None) == rules and self._edges.get(rules) is not None:
+            self.edge_label.text = edge_text(self._edges[rules])
 
     @staticmethod
     def _grid(cols: int) -> GridLayout:

@@ -19,6 +19,7 @@ from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
+from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -36,6 +37,10 @@ class BlackjackTableScreen(BaseScreen):
     up = StringProperty("bj_menu")
     vm = ObjectProperty(None, allownone=True)
     selected_box = NumericProperty(0)
+
+    #: the deck of the next session (demos and tests seed it or script the shoe)
+    demo_rng: Any = None
+    demo_shoe: Any = None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -57,11 +62,16 @@ class BlackjackTableScreen(BaseScreen):
             self.app.notify(warning)
         me = self.app.prefs.player_name or "you"
         bots = [_("Bruno (bot)")] if rules.betting_behind else []
-        self.app.controllers["blackjack"] = BlackjackGame(rules, me, bots, rng)
+        rng, shoe = rng or self.demo_rng, self.demo_shoe
+        self.demo_rng = self.demo_shoe = None  # a seeded or scripted deck: one session
+        self.app.controllers["blackjack"] = BlackjackGame(rules, me, bots, rng, shoe=shoe)
         self.selected_box = 0
 
     def game_in_progress(self) -> bool:
         return self.game is not None and not self.game.over
+
+    def can_return(self) -> bool:
+        return self.game_in_progress()  # the settings opened at the table go back to it
 
     def leave(self) -> None:
         self.app.controllers.pop("blackjack", None)
@@ -175,6 +185,13 @@ class BlackjackTableScreen(BaseScreen):
                         quiet=True,
                     )
                 )
+            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
+            g = self.game
+            again.add_widget(self._button("rebet", _("Rebet"), self.rebet, g.can_rebet, quiet=True))
+            again.add_widget(
+                self._button("clear", _("Clear bets"), self.clear_bets, g.can_clear, quiet=True)
+            )
+            box.add_widget(again)
             box.add_widget(self._button("deal", _("Deal"), self.deal, vm.can_deal))
         elif vm.phase == "settled":
             last = self.game.session.rounds_played + 1 >= self.game.rules.rounds
@@ -212,6 +229,12 @@ class BlackjackTableScreen(BaseScreen):
     def side_bet(self, amount) -> None:
         self._do(self.game.side_bet, amount)
 
+    def rebet(self) -> None:
+        self._do(self.game.rebet)
+
+    def clear_bets(self) -> None:
+        self._do(self.game.clear_bets)
+
     def deal(self) -> None:
         self._do(self.game.deal)
 
@@ -234,6 +257,10 @@ class BlackjackTableScreen(BaseScreen):
 class SessionSummaryScreen(BaseScreen):
     title = StringProperty(N_("Session summary"))
     up = StringProperty("bj_menu")
+
+    def can_return(self) -> bool:
+        return False  # a summary is seen once; back goes to the menu
+
     lines = ListProperty([])
 
     def refresh(self) -> None:

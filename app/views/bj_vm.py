@@ -25,6 +25,26 @@ def chips(amount: Fraction | int) -> str:
     return text.replace(".", ",") if get_language() in ("de", "pl") else text
 
 
+def won_lost_text(amount: Fraction | int, won: bool) -> str:
+    """``You won 50 chips this round.``, with the noun in the right form for the number
+    (whole numbers by the language's plural rule; a fraction has a wording of its own)."""
+    amount = Fraction(amount)
+    if amount.denominator != 1:
+        if won:
+            return _("You won {amount} chips in this round.").format(amount=chips(amount))
+        return _("You lost {amount} chips in this round.").format(amount=chips(amount))
+    n = int(amount)
+    if won:
+        text = ngettext(
+            "You won {amount} chip this round.", "You won {amount} chips this round.", n
+        )
+    else:
+        text = ngettext(
+            "You lost {amount} chip this round.", "You lost {amount} chips this round.", n
+        )
+    return text.format(amount=chips(amount))
+
+
 def total_text(total: int, soft: bool, natural: bool = False) -> str:
     """``Blackjack``, ``bust (24)``, ``soft 17`` or ``17``."""
     if natural:
@@ -107,6 +127,8 @@ class BlackjackTableVM:
     prompt: PromptVM | None = None
     can_deal: bool = False
     side_bet: tuple[Fraction, Fraction] | None = None
+    #: the player's dealer-busts bet while it is open ('' when he has none)
+    side_bet_text: str = ""
     turn: str = ""
     result: str = ""
     rules: str = ""
@@ -276,9 +298,9 @@ def present(
     if r.settled:
         net = r.net(me)
         if net > 0:
-            result = _("You won {amount} chips this round.").format(amount=chips(net))
+            result = won_lost_text(net, won=True)
         elif net < 0:
-            result = _("You lost {amount} chips this round.").format(amount=chips(-net))
+            result = won_lost_text(-net, won=False)
         else:
             result = _("Even this round: no chips won or lost.")
         for b in r.side_bets:
@@ -290,6 +312,14 @@ def present(
             if i.player == me and i.won is not None:
                 result += "\n" + (_("Insurance: won") if i.won else _("Insurance: lost"))
     side = next(((a.min_amount, a.max_amount) for a in legal if a.kind.value == "side_bet"), None)
+    open_side = [b for b in r.side_bets if b.player == me and b.won is None]
+    side_text = (
+        _("Your bet on the dealer busting: {amount} (pays 5:2)").format(
+            amount=chips(sum(b.amount for b in open_side))
+        )
+        if open_side
+        else ""
+    )
     return BlackjackTableVM(
         header=header,
         balance=balance,
@@ -301,6 +331,7 @@ def present(
         prompt=prompt,
         can_deal=any(a.kind.value == "deal" for a in r.legal_actions()),
         side_bet=side,
+        side_bet_text=side_text,
         turn=turn,
         result=result,
         rules=rules_summary(r.rules),

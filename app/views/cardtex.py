@@ -164,22 +164,59 @@ textures = CardTextures()
 
 
 class HandView(Widget):
-    """A row of cards (codes; :data:`BACK` for face down), overlapped to fit the width."""
+    """A row of cards (codes; :data:`BACK` for face down), overlapped to fit the width.
+
+    A card added at the end slides in (dealt), a face-down card turned face up flips;
+    both take ``theme.anim_seconds`` (the animation-speed setting; 0 = at once)."""
 
     cards = ListProperty([])
     card_height = NumericProperty(dp(96))
     four_colour = BooleanProperty(False)
     align = NumericProperty(0.5)  # 0 left, 0.5 centre, 1 right
+    #: 0 -> 1 while the latest change is animated
+    progress = NumericProperty(1.0)
 
     def __init__(self, **kwargs) -> None:
+        self._shown: list[int] = []
+        self._moving: dict[int, str] = {}  # card index -> "deal" | "flip"
+        self._anim = None
         super().__init__(**kwargs)
         self.bind(
-            cards=self._redraw,
             size=self._redraw,
             pos=self._redraw,
             card_height=self._redraw,
             four_colour=self._redraw,
+            progress=self._redraw,
         )
+        self.bind(cards=self._changed)
+
+    def _changed(self, *_args) -> None:
+        from kivy.animation import Animation
+
+        from app.views.theme import theme
+
+        old, new = self._shown, [int(c) for c in self.cards]
+        self._shown = new
+        moving = {}
+        # the same hand, grown or turned over (not a new hand: that is drawn at once)
+        if len(new) >= len(old) and all(o in (n, BACK) for o, n in zip(old, new, strict=False)):
+            for i, code in enumerate(new):
+                if i >= len(old):
+                    moving[i] = "deal"
+                elif old[i] == BACK and code != BACK:
+                    moving[i] = "flip"
+        self._moving = moving
+        if self._anim is not None:
+            self._anim.cancel(self)
+            self._anim = None
+        seconds = theme.anim_seconds
+        if moving and seconds > 0 and old:
+            self.progress = 0.0
+            self._anim = Animation(progress=1.0, d=seconds, t="out_quad")
+            self._anim.start(self)
+        else:
+            self.progress = 1.0
+        self._redraw()
 
     def _redraw(self, *_args) -> None:
         self.canvas.clear()
@@ -195,8 +232,19 @@ class HandView(Widget):
         total = cw + step * (n - 1)
         x0 = self.x + max(0, (self.width - total) * self.align)
         y = self.y + (self.height - ch) / 2
+        p = self.progress
         with self.canvas:
-            Color(1, 1, 1, 1)
             for i, code in enumerate(self.cards):
-                tex = textures.get(int(code), round(cw), round(ch), self.four_colour)
-                Rectangle(texture=tex, pos=(x0 + i * step, y), size=(cw, ch))
+                x, w, alpha, shown = x0 + i * step, cw, 1.0, int(code)
+                how = self._moving.get(i) if p < 1 else None
+                if how == "deal":
+                    x += (1 - p) * dp(48)
+                    alpha = p
+                elif how == "flip":
+                    half = abs(1 - 2 * p)  # the card turns edge-on half way
+                    w = max(1.0, cw * half)
+                    x += (cw - w) / 2
+                    shown = BACK if p < 0.5 else shown
+                Color(1, 1, 1, alpha)
+                tex = textures.get(shown, round(cw), round(ch), self.four_colour)
+                Rectangle(texture=tex, pos=(x, y), size=(w, ch))

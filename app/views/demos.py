@@ -1,10 +1,23 @@
-"""Representative states for ``blu21 screenshot`` (and the render-every-screen test)."""
+"""Representative states for ``blu21 screenshot`` and the layout tests, reached by playing
+the same actions a player would: buttons are pressed on the live screens, one frame
+apart, starting from the home screen. A picture therefore cannot show a layout the
+live app does not.
+
+Each demo is a generator run one step per frame (``yield`` = let the layouts settle).
+What a player cannot do on this phone is supplied at the edge the screens read from,
+never by setting a screen's state: the deck (a seeded shuffle or a scripted shoe, as
+the tests use), the clock of a practice table (so the bots play at once), nearby tables
+that discovery would find, and, for the two networked states, the messages a networked
+table reports (shuffle progress, a player who left, a cheater named by the audit).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
-DEMOS: dict[str, Callable] = {}
+DemoSteps = Iterator[None]
+DEMOS: dict[str, Callable[[Any], DemoSteps]] = {}
 
 
 def demo(name: str) -> Callable[[Callable], Callable]:
@@ -15,202 +28,364 @@ def demo(name: str) -> Callable[[Callable], Callable]:
     return register
 
 
-@demo("oczko_table")
-def oczko_table(app) -> None:
-    """A practice round in play: the bots have had their turns, now it is the player's."""
+def states() -> list[str]:
+    """Every screen and state, as ``blu21 screenshot list`` names them."""
+    from app.views.registry import SCREENS
+
+    return list(SCREENS) + [k for k in DEMOS if ":" in k]
+
+
+def press(button: Any) -> None:
+    """Press a button as a finger does (it must be enabled)."""
+    if button.disabled:
+        raise RuntimeError(f"the button {button.text!r} is disabled")
+    button.dispatch("on_press")
+    button.dispatch("on_release")
+
+
+def give_name(app: Any, name: str = "Zosia") -> None:
+    """Answer the name question a first sit-down asks (if it is asked)."""
+    from app.views.app import NameDialog
+
+    if isinstance(app.dialog, NameDialog) and app.dialog._is_open:
+        app.dialog.ids.name.text = name
+        press(app.dialog.ids.ok)
+
+
+def close_games(app: Any) -> None:
+    """Leave every game and table a demo opened."""
+    for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
+        game = app.controllers.pop(name, None)
+        if game is not None and hasattr(game, "leave"):
+            game.leave()
+
+
+def reset(app: Any) -> DemoSteps:
+    """Back to the home screen with no game running (a fresh start)."""
+    close_games(app)
+    app.history.clear()
+    if app.dialog is not None and app.dialog._is_open:
+        app.dialog.dismiss(animation=False)
+    app.go("home", remember=False)
+    yield
+
+
+def open_screen(app: Any, name: str) -> DemoSteps:
+    """Reach screen ``name`` from home by its buttons."""
+    from app.views.registry import SCREENS
+
+    yield from reset(app)
+    if name == "home":
+        return
+    home = app.sm.get_screen("home")
+    path = {
+        "settings": [lambda: home.ids.settings],
+        "oczko_menu": [lambda: home.ids.oczko],
+        "oczko_host": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.host],
+        "oczko_join": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.join],
+        "rules_oczko": [
+            lambda: home.ids.oczko,
+            lambda: app.sm.get_screen("oczko_menu").ids.rules,
+        ],
+        "bj_menu": [lambda: home.ids.blackjack],
+        "history": [lambda: home.ids.history],
+        "bj_rules": [
+            lambda: home.ids.blackjack,
+            lambda: app.sm.get_screen("bj_menu").ids.table_rules,
+        ],
+        "rules_blackjack": [
+            lambda: home.ids.blackjack,
+            lambda: app.sm.get_screen("bj_menu").ids.rules,
+        ],
+    }
+    if name not in path:
+        raise KeyError(f"no way to {name!r} from home; one of {sorted(path)} or {SCREENS}")
+    for step in path[name]:
+        press(step())
+        yield
+
+
+def _demo_screen(name: str) -> None:
+    @demo(name)
+    def show(app: Any) -> DemoSteps:
+        yield from open_screen(app, name)
+
+    show.__doc__ = f"The {name} screen, reached from home."
+
+
+for _name in ("home", "settings", "rules_oczko", "rules_blackjack", "oczko_menu", "oczko_host"):
+    _demo_screen(_name)
+_demo_screen("bj_menu")
+
+
+@demo("bj_rules")
+def bj_rules(app: Any) -> DemoSteps:
+    """The table rules with their house edge (computed in the background)."""
+    import time
+
+    yield from open_screen(app, "bj_rules")
+    screen = app.sm.get_screen("bj_rules")
+    end = time.monotonic() + 60
+    while screen.rules not in screen._edges and time.monotonic() < end:
+        yield
+    yield
+
+
+# -- Oczko: a practice match on a seeded deck and a clock that the demo moves ------------
+
+
+def practice(app: Any, seed: int, rounds: int = 5) -> Generator[None, None, Any]:
+    """Start a practice match from the menu (seeded deck, the demo's clock, which
+    ``_advance`` moves); returns the table screen."""
     import random
 
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    names = ["Ala", "Bartek", "Celina", "Darek"]
-    c = PracticeMatch(names, rounds=5, rng=random.Random(7), me=1, now=0.0)
-    t = 0.0
-    while c.match.to_act is not None and c.match.to_act != c.me and t < 60:
-        t += 1.0
-        c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t + 12.0  # 18 s left on the turn timer
-    screen.refresh()
-
-
-@demo("oczko_table:shuffle")
-def oczko_table_shuffle(app) -> None:
-    """A networked round: the SRA shuffle is running, a player has left."""
-    from app.i18n.codes import message_for
-
-    oczko_table(app)
-    c = app.controllers["oczko"]
-    c.shuffle_progress = 0.6
-    c.message = message_for("player_left", name="Darek")
-    app.screen("oczko_table").refresh()
+    yield from open_screen(app, "oczko_menu")
+    if app.prefs.oczko_rounds != rounds:
+        app.update_prefs(oczko_rounds=rounds)
+    table = app.screen("oczko_table")
+    now = table.demo_now = [0.0]
+    table.clock = lambda: now[0]
+    table.demo_rng = random.Random(seed)
+    press(app.sm.get_screen("oczko_menu").ids.practice)
+    give_name(app)
+    yield
+    return table
 
 
-@demo("oczko_table:cheat")
-def oczko_table_cheat(app) -> None:
-    """Cheating detected by the audit."""
-    from app.i18n.codes import message_for
+def _advance(table: Any) -> None:
+    table.demo_now[0] += 1.0
+    table.tick()
 
-    oczko_table(app)
-    c = app.controllers["oczko"]
-    c.message = message_for("cheating_detected", name="Celina")
-    app.screen("oczko_table").refresh()
+
+def play_until(app: Any, table: Any, done: Callable[[Any], bool], limit: int = 3000) -> DemoSteps:
+    """Play the practice match by the buttons (draw below 15, else hold; go on after
+    each round) until ``done(vm)``."""
+    for _ in range(limit):
+        vm = table.vm
+        if done(vm):
+            return
+        if vm.next_text and not vm.match_over:
+            press(table.ids.next)
+        elif vm.can_draw:
+            total = int(vm.my_total.split()[-1])
+            press(table.ids.draw if total < 15 else table.ids.hold)
+        else:
+            _advance(table)
+        yield
+    raise RuntimeError("the practice match did not reach the state")
+
+
+def _my_turn(app: Any, seed: int) -> Generator[None, None, Any]:
+    table = yield from practice(app, seed)
+    yield from play_until(app, table, lambda vm: vm.can_draw)
+    return table
+
+
+@demo("oczko_table")
+def oczko_table(app: Any) -> DemoSteps:
+    """A practice round in play: the bots before the player have had their turns."""
+    table = yield from _my_turn(app, 7)
+    table.demo_now[0] += 12.0  # 18 s left on the turn timer
+    table.tick()
+    yield
 
 
 @demo("oczko_table:result")
-def oczko_table_result(app) -> None:
+def oczko_table_result(app: Any) -> DemoSteps:
     """The end of a round: the result is shown until the player goes on."""
-    import random
-
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    c = PracticeMatch(["Ala", "Bartek", "Celina"], rounds=5, rng=random.Random(3), now=0.0)
-    t = 0.0
-    while not c.awaiting_next and t < 200:
-        t += 1.0
-        if c.match.to_act == c.me:
-            (c.draw if c.view().seats[0].total < 15 else c.hold)(t)
-        else:
-            c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t
-    screen.refresh()
+    table = yield from _my_turn(app, 3)
+    yield from play_until(app, table, lambda vm: bool(vm.next_text))
 
 
 @demo("oczko_table:match")
-def oczko_table_match(app) -> None:
+def oczko_table_match(app: Any) -> DemoSteps:
     """The end of a match."""
-    import random
-
-    from app.views.oczko_practice import PracticeMatch
-
-    screen = app.screen("oczko_table")
-    c = PracticeMatch(["Ala", "Bartek", "Celina"], rounds=3, rng=random.Random(5), now=0.0)
-    t = 0.0
-    while not c.over and t < 2000:
-        t += 1.0
-        if c.awaiting_next:
-            c.next_round(t)
-        elif c.match.to_act == c.me:
-            (c.draw if c.view().seats[0].total < 15 else c.hold)(t)
-        else:
-            c.tick(t)
-    app.controllers["oczko"] = c
-    screen.clock = lambda: t
-    screen.refresh()
+    table = yield from practice(app, 5, rounds=3)
+    yield from play_until(app, table, lambda vm: vm.match_over)
 
 
-@demo("oczko_lobby")
-def oczko_lobby(app) -> None:
-    """The host's lobby: three players seated, one not ready yet."""
-    screen = app.screen("oczko_lobby")
-    screen.hosting = True
-    screen.lobby = {
-        "players": [("Ala", True), ("Bartek", True), ("Celina", False)],
-        "rounds": 5,
-        "turn_time": 30,
-    }
-    screen.refresh()
+def _networked(app: Any, **reports: Any) -> DemoSteps:
+    table = yield from _my_turn(app, 7)
+    if "shuffle_progress" in reports:
+        # the next round's deck is shuffled while the last round's result is read
+        yield from play_until(app, table, lambda vm: bool(vm.next_text))
+    for key, value in reports.items():  # what a networked table reports to the screen
+        setattr(table.controller, key, value)
+    table.refresh()
+    yield
+
+
+@demo("oczko_table:shuffle")
+def oczko_table_shuffle(app: Any) -> DemoSteps:
+    """A networked table between rounds: the result is shown, the SRA shuffle of the
+    next round's deck runs, a player has left."""
+    from app.i18n.codes import message_for
+
+    yield from _networked(
+        app,
+        shuffle_progress=0.6,
+        message=message_for("player_left", name="Darek"),
+        fingerprint="482913",
+    )
+
+
+@demo("oczko_table:cheat")
+def oczko_table_cheat(app: Any) -> DemoSteps:
+    """Cheating detected by the audit."""
+    from app.i18n.codes import message_for
+
+    yield from _networked(app, message=message_for("cheating_detected", name="Celina"))
 
 
 @demo("oczko_join")
-def oczko_join(app) -> None:
-    """Two tables nearby."""
-    screen = app.screen("oczko_join")
+def oczko_join(app: Any) -> DemoSteps:
+    """Two tables nearby (what discovery reports on a phone)."""
+    yield from open_screen(app, "oczko_join")
+    screen = app.sm.get_screen("oczko_join")
     screen.tables = [("Ala's phone", "00:11:22:33:44:55"), ("Bartek", "00:11:22:33:44:66")]
     screen.refresh()
+    yield
+
+
+@demo("oczko_lobby")
+def oczko_lobby(app: Any) -> DemoSteps:
+    """The host's lobby with a guest seated: a real table on this phone, a guest joined
+    over the loopback link (the desktop's transport)."""
+    import time
+
+    from app.views.oczko_network import NetworkTable
+
+    yield from open_screen(app, "oczko_host")
+    press(app.sm.get_screen("oczko_host").ids.open)
+    give_name(app)
+    net = app.controllers.get("oczko_net")
+    lobby = app.screen("oczko_lobby")
+    end = time.monotonic() + 20
+    while net is not None and not (net.address or net.closed) and time.monotonic() < end:
+        yield
+    guest = None
+    if net is not None and net.address and net.address.startswith("127.0.0.1"):
+        guest = NetworkTable(hosting=False, name="Bartek", address=net.address, dealer="open")
+        app.controllers["demo_guest"] = guest
+        while (lobby.vm is None or len(lobby.vm.players) < 2) and time.monotonic() < end:
+            yield
+    yield
+
+
+# -- blackjack: a seeded or scripted shoe, the rest by the buttons -----------------------
+
+
+def _choose(screen: Any, attribute: str, value: Any) -> None:
+    button = next(w for w in screen.walk() if getattr(w, attribute, None) == value)
+    if button.state != "down":
+        press(button)
+
+
+def session(
+    app: Any, preset: str = "classic", seed: int = 11, shoe: str = "", rounds: int = 0
+) -> Generator[None, None, Any]:
+    """Choose ``preset`` (and ``rounds``) on the table-rules screen, unless they are the
+    rules in force already, and start a session from the blackjack menu."""
+    import random
+
+    from app.views.bj_game import saved_rules
+
+    rules, _warning = saved_rules(app.prefs)
+    if app.prefs.bj_preset != preset or (rounds and rules.rounds != rounds):
+        yield from open_screen(app, "bj_rules")
+        screen = app.sm.get_screen("bj_rules")
+        _choose(screen, "preset", preset)
+        yield
+        if rounds:
+            _choose(screen, "rule", ("rounds", rounds))
+            yield
+        app.back()
+    else:
+        yield from open_screen(app, "bj_menu")
+    yield
+    table = app.screen("bj_table")
+    table.demo_rng = random.Random(seed)
+    if shoe:
+        from app.rules.shoe import Shoe
+
+        table.demo_shoe = Shoe.scripted(shoe)
+    press(app.sm.get_screen("bj_menu").ids.start)
+    yield
+    return table
+
+
+def bet(table: Any, box: int, chip: int) -> DemoSteps:
+    press(table.buttons[f"box{box}"])
+    yield
+    press(table.buttons[f"chip{chip}"])
+    yield
 
 
 @demo("bj_table")
-def bj_table(app) -> None:
-    """European table: the player bets on box 1 and behind the bot's box 4, the dealer
-    shows a card and the player's hand is in play (actions from the engine)."""
-    import random
-
-    from app.rules.table_rules import PRESETS
-    from app.views.bj_game import BlackjackGame
-
-    screen = app.screen("bj_table")
+def bj_table(app: Any) -> DemoSteps:
+    """European table: the player bets on box 1, behind the bot's box 4 and on the
+    dealer busting; the dealer shows a card and the player's hand is in play."""
     app.prefs = app.prefs.replace(show_hints=True)  # for this picture only, not saved
-    game = BlackjackGame(PRESETS["european"], "you", ["Bruno"], random.Random(11))
-    game.bet(1, 25)
-    game.bet(4, 10)
-    game.side_bet(10)
-    game.deal()
-    app.controllers["blackjack"] = game
-    screen.refresh()
+    table = yield from session(app, "european")
+    yield from bet(table, 1, 25)
+    yield from bet(table, 4, 10)
+    press(table.buttons["side_bet"])
+    yield
+    press(table.buttons["deal"])
+    yield
 
 
 @demo("bj_table:betting")
-def bj_table_betting(app) -> None:
+def bj_table_betting(app: Any) -> DemoSteps:
     """Betting: a bot owns box 4; the player may bet on a free box or behind."""
-    import random
-
-    from app.rules.table_rules import PRESETS
-    from app.views.bj_game import BlackjackGame
-
-    app.controllers["blackjack"] = BlackjackGame(
-        PRESETS["european"], "you", ["Bruno"], random.Random(11)
-    )
-    app.screen("bj_table").refresh()
+    yield from session(app, "european")
 
 
 @demo("bj_table:insurance")
-def bj_table_insurance(app) -> None:
+def bj_table_insurance(app: Any) -> DemoSteps:
     """The dealer shows an ace: insurance / even money."""
-    from app.rules.shoe import Shoe
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-
-    game = BlackjackGame(TableRules(), "you", shoe=Shoe.scripted("Ts As Ah 9c 7d 8d 9d"))
-    game.bet(1, 50)
-    game.bet(2, 20)
-    game.deal()
-    app.controllers["blackjack"] = game
-    app.screen("bj_table").refresh()
+    table = yield from session(app, "classic", shoe="Ts As Ah 9c 7d 8d 9d")
+    yield from bet(table, 1, 50)
+    yield from bet(table, 2, 25)
+    press(table.buttons["deal"])
+    yield
 
 
 @demo("bj_table:settled")
-def bj_table_settled(app) -> None:
+def bj_table_settled(app: Any) -> DemoSteps:
     """Results per hand after a split: 8+3+10 = 21 wins, 8+9 and K+7 lose to 19."""
-    from app.rules.shoe import Shoe
-    from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
-
-    shoe = Shoe.scripted("8s Kc 9h 8d 7c Tc 3h Ts 9s")
-    game = BlackjackGame(TableRules(), "you", shoe=shoe)
-    game.bet(1, 20)
-    game.bet(2, 10)
-    game.deal()
+    table = yield from session(app, "classic", shoe="8s Kc 9h 8d 7c Tc 3h Ts 9s")
+    yield from bet(table, 1, 25)
+    yield from bet(table, 2, 10)
+    press(table.buttons["deal"])
+    yield
     for kind in ("split", "hit", "stand", "stand"):
-        game.decide(kind)
-    app.controllers["blackjack"] = game
-    app.screen("bj_table").refresh()
+        press(table.buttons[kind])
+        yield
 
 
 @demo("bj_summary")
-def bj_summary(app) -> None:
-    """After a 20-round session."""
-    screen = app.screen("bj_summary")
-    from app.views.bj_vm import summary_lines
-
-    summary = {
-        "rounds_played": 20,
-        "rounds": 20,
-        "players": {
-            "you": {
-                "start": 1000,
-                "balance": 1085,
-                "net": 85,
-                "rounds_played": 20,
-                "best_round": 75,
-                "worst_round": -50,
-            }
-        },
-    }
-    screen.lines = summary_lines(summary, "you")
-    screen.refresh()
+def bj_summary(app: Any) -> DemoSteps:
+    """After a whole (short) session, played hand by hand (bet 10, hit below 13)."""
+    table = yield from session(app, "classic", rounds=5)
+    for _ in range(3000):
+        if app.sm.current != "bj_table":
+            break
+        vm, b = table.vm, table.buttons
+        if vm.prompt is not None:
+            press(b[vm.prompt.choices[-1][0]])
+        elif vm.phase == "betting":
+            if "chip10" in b:
+                press(b["chip10"])
+                yield
+            press(table.buttons["deal"])
+        elif vm.phase == "settled":
+            press(b["next"])
+        else:
+            hand = table.game.round.current
+            press(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
+        yield
+    yield
 
 
 class _SampleTransport:
@@ -230,31 +405,68 @@ class _SampleTransport:
         return self._missing.get("location") is not None
 
 
-def _bt_setup(app, purpose: str, transport: _SampleTransport, refused: set[str]) -> None:
+def _bt_setup(
+    app: Any, purpose: str, transport: _SampleTransport, refused: set[str]
+) -> DemoSteps:
     from app.views.bt_setup import BluetoothSetup
 
     screen = app.screen("bt_setup")
     setup = BluetoothSetup(transport, purpose, on_change=screen.refresh)
     setup.refused |= refused
     screen.setup, screen.then = setup, None
+    app.go("bt_setup")
     screen.refresh()
+    yield
 
 
 @demo("bt_setup")
-def bt_setup(app) -> None:
+def bt_setup(app: Any) -> DemoSteps:
     """First run, hosting: the permissions are asked for."""
     connect = ("android.permission.BLUETOOTH_CONNECT",)
-    _bt_setup(app, "host", _SampleTransport({"connect": connect}), set())
+    yield from _bt_setup(app, "host", _SampleTransport({"connect": connect}), set())
 
 
 @demo("bt_setup:refused")
-def bt_setup_refused(app) -> None:
+def bt_setup_refused(app: Any) -> DemoSteps:
     """The guest refused the search permission: why, ask again, settings, paired only."""
     scan = ("android.permission.BLUETOOTH_SCAN",)
-    _bt_setup(app, "join", _SampleTransport({"scan": scan}), {"scan"})
+    yield from _bt_setup(app, "join", _SampleTransport({"scan": scan}), {"scan"})
 
 
 @demo("bt_setup:location")
-def bt_setup_location(app) -> None:
+def bt_setup_location(app: Any) -> DemoSteps:
     """Android 10/11 with the Location switch off."""
-    _bt_setup(app, "join", _SampleTransport({"location": ()}), set())
+    yield from _bt_setup(app, "join", _SampleTransport({"location": ()}), set())
+
+
+_demo_screen("history")
+
+
+def _played_rounds(app: Any) -> DemoSteps:
+    """A short practice match played to its end, so the history has rounds to show."""
+    from app.views.sample_play import play_practice
+
+    yield from open_screen(app, "history")
+    play_practice(rounds=2, seed=5)  # recorded by the app's hook where rounds end
+    yield
+
+
+@demo("history_stats")
+def history_stats(app: Any) -> DemoSteps:
+    """The statistics after a practice match (the history screen's Statistics button)."""
+    yield from _played_rounds(app)
+    app.go("history_stats")
+    yield
+
+
+@demo("history_round")
+def history_round(app: Any) -> DemoSteps:
+    """The newest round of the history, as a tap on its line opens it."""
+    from app.history.live import RECORDER
+
+    yield from _played_rounds(app)
+    newest = RECORDER.store.rounds(limit=1) if RECORDER.store is not None else []
+    if not newest:
+        raise RuntimeError("no round was recorded")
+    app.go("history_round", round_id=newest[0].id)
+    yield

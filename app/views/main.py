@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def process_age() -> float:
@@ -34,6 +35,26 @@ def rss_mib() -> float:
     except OSError:
         pass
     return 0.0
+
+
+def display_problem(env: Mapping[str, str]) -> str:
+    """Why the app's window cannot open here ('' when it can): without a display SDL
+    would run with no window at all, silently, until killed.
+
+    >>> display_problem({"DISPLAY": ":0"}), display_problem({"ANDROID_ARGUMENT": "x"})
+    ('', '')
+    >>> display_problem({}).split(":")[0]
+    'no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set)'
+    """
+    if any(env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "ANDROID_ARGUMENT")):
+        return ""
+    if env.get("SDL_VIDEODRIVER") and env.get("SDL_VIDEODRIVER") not in ("x11", "wayland"):
+        return ""  # a driver chosen on purpose (kmsdrm, offscreen for tests)
+    return (
+        "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set): "
+        "run it in a desktop session, or render a screen to a file with "
+        "'blu21 screenshot SCREEN OUT.png'"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         Config.set("graphics", "height", str(h))
     if args.measure:
         return _measure(args)
+    problem = display_problem(os.environ)
+    if problem:
+        print(f"blu21: {problem}", file=sys.stderr)
+        return 1
     from app.views.app import Blu21App
 
     Blu21App(data_dir=args.data_dir, language=args.lang, first_screen=args.screen).run()

@@ -35,6 +35,10 @@ class OczkoTableController(Protocol):
         """Seconds left for this phone's player to decide (0 when it is not his turn)."""
         ...
 
+    def seat_time_left(self, now: float) -> tuple[int | None, float]:
+        """The seat whose turn it is (None between turns) and his seconds left."""
+        ...
+
     def tick(self, now: float) -> bool:
         """Let time pass (timeouts, bots, network messages); True if the match moved."""
         ...

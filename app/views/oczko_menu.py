@@ -53,6 +53,9 @@ class OczkoMenuScreen(BaseScreen):
         ).format(rounds=prefs.oczko_rounds, bots=prefs.bots, seconds=prefs.turn_time)
 
     def practice(self) -> None:
+        self.app.with_name(self._practice)
+
+    def _practice(self) -> None:
         table = self.app.screen("oczko_table")
         table.start_practice()
         self.app.go("oczko_table")
@@ -91,6 +94,9 @@ class OczkoHostScreen(BaseScreen):
         self.refresh()
 
     def host(self) -> None:
+        self.app.with_name(self._host)
+
+    def _host(self) -> None:
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
             return
@@ -105,7 +111,7 @@ class OczkoHostScreen(BaseScreen):
         prefs = self.app.prefs
         net = NetworkTable(
             hosting=True,
-            name=prefs.player_name or _("You"),
+            name=prefs.player_name,
             lang=get_language(),
             rounds=prefs.oczko_rounds,
             turn_time=prefs.turn_time,
@@ -199,6 +205,9 @@ class OczkoJoinScreen(BaseScreen):
         self.refresh()
 
     def join(self, address: str) -> None:
+        self.app.with_name(lambda: self._join(address))
+
+    def _join(self, address: str) -> None:
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
             return
@@ -210,7 +219,7 @@ class OczkoJoinScreen(BaseScreen):
         prefs = self.app.prefs
         net = NetworkTable(
             hosting=False,
-            name=prefs.player_name or _("You"),
+            name=prefs.player_name,
             lang=get_language(),
             address=address,
             transport=getattr(self, "_bt", None) or default_transport(),
@@ -284,6 +293,11 @@ class OczkoLobbyScreen(BaseScreen):
         if self.vm and self.vm.can_start and net is not None:
             self.message = _("Shuffling the deck together…")
             net.begin()
+
+    def can_return(self) -> bool:
+        # a lobby whose table was left is dead: back never returns into it
+        net = self.net
+        return net is not None and not net.closed
 
     def leave_table(self) -> None:
         """Leave (a guest) or close (the host) the table before the match."""

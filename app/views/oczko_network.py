@@ -22,6 +22,9 @@ from app.table.lobby import Notice
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
+#: The host's pause between a round's end and the next deal (seconds): every phone shows
+#: the round's result meanwhile (a player may go on sooner on his own phone).
+ROUND_PAUSE = 8.0
 
 
 def default_transport() -> Any:
@@ -80,7 +83,10 @@ class NetworkTable:
         self._awake = awake
         self._on_main = on_main
         self.turn_time = float(turn_time)
-        self.awaiting_next = False  # the host deals the next round by itself
+        #: a finished round's result is on screen (until the player goes on, or his turn
+        #: in the next round begins: the host deals after ROUND_PAUSE by itself)
+        self.awaiting_next = False
+        self._rounds_seen = 0
         self.address = address
         self.names: tuple[str, ...] = (name,)
         self.seat: int | None = 0 if hosting else None
@@ -92,6 +98,8 @@ class NetworkTable:
         self._notes: list[tuple[str, dict[str, Any]]] = []  # table messages to show
         self._match: Any = None
         self._ready = False  # the dealers are set up (the shuffle is done)
+        #: the SRA set-up's fingerprint, equal on every honest phone ('' until set up)
+        self.fingerprint = ""
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._deadline = 0.0
         self._turn_seat: int | None = None
@@ -134,6 +142,7 @@ class NetworkTable:
             table = HostTable(
                 listener,
                 options=table_options(Options(rounds=self._rounds, turn_time=self._turn), kind),
+                round_pause=ROUND_PAUSE,
                 **common,
             )
             self.address = table.address
@@ -197,7 +206,8 @@ class NetworkTable:
         changed = False
         if self.hosting:
             sitters = table.seating.sitters
-            players = [(s.name, s.ready) for s in sitters]
+            # a guest whose link is gone is not ready, whatever he said before
+            players = [(s.name, s.ready and s.connected) for s in sitters]
             names = tuple(s.name for s in sitters)
             options = table.seating.options
         elif table.lobby is not None:
@@ -216,6 +226,8 @@ class NetworkTable:
             ready = bool(phone.dealer.ready)
             if ready != self._ready:
                 self._ready, changed = ready, True
+                code = str(phone.dealer.fingerprint)
+                self.fingerprint = code if ready and code.isdigit() else ""
             progress = phone.shuffle_progress
             if (progress is None) != (self._progress is None) or (
                 progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
@@ -298,6 +310,13 @@ class NetworkTable:
 
         return view(self._match, self.seat or 0)
 
+    def seat_time_left(self, now: float) -> tuple[int | None, float]:
+        """Whose turn it is and his seconds left (from the host's turn notices)."""
+        m = self._match
+        if m is None or m.over or self._turn_seat is None or m.to_act != self._turn_seat:
+            return None, 0.0
+        return self._turn_seat, max(0.0, self._deadline - now)
+
     def time_left(self, now: float) -> float:
         m = self._match
         if m is None or m.over or self._turn_seat != self.seat:
@@ -308,6 +327,14 @@ class NetworkTable:
         with self._lock:
             moved = self._version != self._seen
             self._seen = self._version
+        m = self._match
+        if moved and m is not None:
+            finished = len(m.history)
+            if finished > self._rounds_seen:
+                self._rounds_seen = finished
+                self.awaiting_next = not m.over
+            elif self.awaiting_next and m.to_act == self.seat and self._turn_seat == self.seat:
+                self.awaiting_next = False  # his clock runs: the table is his again
         return moved
 
     def draw(self, now: float) -> None:
@@ -317,7 +344,8 @@ class NetworkTable:
         self._commands.put("hold")
 
     def next_round(self, now: float) -> None:
-        """Nothing to do: the host deals the next round by itself."""
+        """The player has read the result (the host deals the next round by itself)."""
+        self.awaiting_next = False
 
     def leave(self) -> None:
         self._commands.put("leave")

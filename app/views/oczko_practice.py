@@ -105,6 +105,12 @@ class PracticeMatch:
 
         return view(self.match, self.me)
 
+    def seat_time_left(self, now: float) -> tuple[int | None, float]:
+        """Whose turn it is and his seconds left (the others' clocks on the table)."""
+        if self.awaiting_next or self.match.over:
+            return None, 0.0
+        return self.timer.seat, max(0.0, self.timer.deadline - now)
+
     def time_left(self, now: float) -> float:
         """Seconds left for the player to act (0 when it is not his turn)."""
         if self.timer.seat != self.me or self.awaiting_next:
@@ -113,8 +119,11 @@ class PracticeMatch:
 
     # -- the player's intents ----------------------------------------------------------
     def draw(self, now: float) -> None:
-        """The player draws (IllegalAction if it is not his turn)."""
+        """The player draws (IllegalAction if it is not his turn); the turn timer starts
+        again for his next decision, as the networked table's does."""
         self._apply(self.match.draw(self.me, self._card()))
+        if self.match.to_act == self.me:
+            self.timer = Timer(self.me, now, now + self.turn_time)
         self._after(now)
 
     def hold(self, now: float) -> None:

@@ -38,11 +38,17 @@ class OczkoTableScreen(BaseScreen):
     left_handed = BooleanProperty(False)
     #: the clock this screen reads (tests replace it to run a match in no time)
     clock = staticmethod(time.monotonic)
+    #: the deck's random source for the next practice match (demos and tests seed it)
+    demo_rng = None
+    #: how many times the player was told it is his turn (tests)
+    turn_alerts = 0
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._ticker = None
         self._was_my_turn = False
+        self._turns_of = None  # the controller whose turns _was_my_turn follows
+        self._other_seconds = -1
         self.message = ""
 
     # -- the controller ------------------------------------------------------------------
@@ -64,7 +70,9 @@ class OczkoTableScreen(BaseScreen):
             turn_time=prefs.turn_time,
             bot_delay=delay,
             now=self.clock(),
+            rng=self.demo_rng,
         )
+        self.demo_rng = None
         self.message = ""
 
     def on_enter(self, *_args) -> None:
@@ -79,6 +87,9 @@ class OczkoTableScreen(BaseScreen):
     def game_in_progress(self) -> bool:
         return self.controller is not None and not self.controller.over
 
+    def can_return(self) -> bool:
+        return self.game_in_progress()  # the settings opened at the table go back to it
+
     def leave(self) -> None:
         """The player leaves the game (confirmed): he counts as gone."""
         if self.controller is not None:
@@ -92,6 +103,7 @@ class OczkoTableScreen(BaseScreen):
         self.left_handed = self.app.prefs.left_handed
         if c is None:
             self.vm = None
+            self._set_row([])
             return
         now = self.clock()
         vm = present(
@@ -105,26 +117,25 @@ class OczkoTableScreen(BaseScreen):
             getattr(c, "message", "") or self.message,
             getattr(c, "shuffle_progress", None),
             hints=self.app.prefs.show_hints,
+            others_time=c.seat_time_left(now),
+            fingerprint=getattr(c, "fingerprint", ""),
         )
         self.vm = vm
         self._render(vm)
 
     def _render(self, vm: OczkoTableVM) -> None:
         ids = self.ids
-        if vm.my_turn and not self._was_my_turn and self.app.prefs.vibrate_on_turn:
-            from app.views.device import vibrate
-
-            vibrate()
+        if self.controller is not self._turns_of:  # a new match: its first turn is new
+            self._turns_of, self._was_my_turn = self.controller, False
+        if vm.my_turn and not self._was_my_turn:
+            self.your_turn()
         self._was_my_turn = vm.my_turn
-        # the left-handed layout mirrors the action row
-        actions = ids.actions
-        order = (
-            [ids.next, ids.hold, ids.draw] if self.left_handed else [ids.next, ids.draw, ids.hold]
-        )
-        if list(reversed(actions.children)) != order:
-            actions.clear_widgets()
-            for widget in order:
-                actions.add_widget(widget)
+        # the row holds the buttons that apply now, and only those; the left-handed
+        # layout mirrors it
+        if vm.next_text:
+            self._set_row([ids.next])
+        else:
+            self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
         ids.my_hand.cards = list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
         # seat tiles are made once per table size and then only updated: no new widgets
@@ -141,6 +152,32 @@ class OczkoTableScreen(BaseScreen):
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
 
+    def on_kv_post(self, base_widget) -> None:
+        super().on_kv_post(base_widget)
+        # ids are weak: the action buttons leave the row at times, so keep them alive
+        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold")]
+
+    def _set_row(self, order: list) -> None:
+        actions = self.ids.actions
+        if list(reversed(actions.children)) != order:
+            actions.clear_widgets()
+            for widget in order:
+                actions.add_widget(widget)
+
+    def your_turn(self) -> None:
+        """Make the turn unmissable: a vibration and the chime, as the settings say (the
+        screen highlights the player's area and the turn line by itself)."""
+        prefs = self.app.prefs
+        if prefs.vibrate_on_turn:
+            from app.views.device import vibrate
+
+            vibrate()
+        if prefs.sound_on_turn:
+            from app.views.sound import play_turn_chime
+
+            play_turn_chime(self.app.data_dir)
+        self.turn_alerts += 1
+
     def tick(self, _dt: float = 0) -> None:
         """Timer and bots; a full re-render only when the game moved."""
         c = self.controller
@@ -149,6 +186,12 @@ class OczkoTableScreen(BaseScreen):
         now = self.clock()
         if c.tick(now):
             self.refresh()
+            return
+        if self.vm is not None and not self.vm.my_turn and not self.vm.next_text:
+            seat, left = c.seat_time_left(now)
+            if seat is not None and int(left + 0.999) != self._other_seconds:
+                self._other_seconds = int(left + 0.999)  # the others' clock, each second
+                self.refresh()
             return
         if self.vm is not None and self.vm.my_turn:
             left = c.time_left(now)

@@ -52,10 +52,12 @@ class OczkoTableVM:
     shuffle_progress: float | None  # 0..1 while the SRA shuffle runs, else None
     match_over: bool
     hint: str = ""
+    fingerprint: str = ""  # the SRA table's fingerprint line, '' at a practice table
 
 
 def status_text(status: str | None, reason: str = "", total: int | None = None) -> str:
-    """A hand's status in words (reason and total when known)."""
+    """A hand's status in words, the same about oneself and about others (reason and
+    total when known)."""
     if status is None:
         return _("sits out")
     if status == "persian":
@@ -65,12 +67,7 @@ def status_text(status: str | None, reason: str = "", total: int | None = None) 
             return _("left (bust)")
         return _("bust ({total})").format(total=total) if total else _("bust")
     if status == "held":
-        if reason == "timeout":
-            text = _("held (time ran out)")
-        elif reason == "21":
-            text = _("21: holds")
-        else:
-            text = _("held")
+        text = _("held: time ran out") if reason == "timeout" else _("held")
         return f"{text} · {total}" if total is not None else text
     return _("playing")
 
@@ -89,50 +86,81 @@ def round_header(view: Any, finished: bool = False) -> str:
     )
 
 
-def round_result_text(result: Any, names: Sequence[str]) -> str:
-    """The text of a finished round (the engine's RoundResult)."""
-    lines = []
+def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str:
     if result.winner is None:
         if result.reason == "void":
-            lines.append(_("The round does not count: a player cheated. It is played again."))
-        elif result.reason == "persian":
-            lines.append(_("Several Persian 21s: nobody gets the point."))
-        else:
-            lines.append(_("Tie at the top or everybody bust: nobody gets the point."))
-    else:
-        who = names[result.winner]
+            return _("The round does not count: a player cheated. It is played again.")
         if result.reason == "persian":
-            lines.append(_("{name} has a Persian 21 and wins the round!").format(name=who))
-        elif result.reason == "last_player":
-            lines.append(_("{name} is the last player left and wins the round.").format(name=who))
-        else:
-            hand = next(h for h in result.hands if h.seat == result.winner)
-            lines.append(
-                _("{name} wins the round with {total}.").format(name=who, total=hand.total)
-            )
-    for h in result.hands:
+            return _("Several Persian 21s: nobody gets the point.")
+        return _("Tie at the top or everybody bust: nobody gets the point.")
+    mine = result.winner == me
+    who = names[result.winner]
+    if result.reason == "persian":
+        if mine:
+            return _("You have a Persian 21 (two aces) and win the round!")
+        return _("{name} has a Persian 21 (two aces) and wins the round!").format(name=who)
+    if result.reason == "last_player":
+        if mine:
+            return _("You are the last player left and win the round.")
+        return _("{name} is the last player left and wins the round.").format(name=who)
+    total = next(h.total for h in result.hands if h.seat == result.winner)
+    if mine:
+        return _("You win the round with {total}.").format(total=total)
+    return _("{name} wins the round with {total}.").format(name=who, total=total)
+
+
+def round_result_text(
+    result: Any, names: Sequence[str], me: int | None = None, hands: bool = True
+) -> str:
+    """The text of a finished round (the engine's RoundResult): the winner, then (with
+    ``hands``) every hand's total and status; ``me`` is the viewer's seat ("you")."""
+    lines = [_round_winner_text(result, names, me)]
+    for h in result.hands if hands else ():
         total = "?" if h.total is None else str(h.total)
-        lines.append(f"{names[h.seat]}: {total} ({status_text(str(h.status), h.reason)})")
+        name = _("You") if h.seat == me else names[h.seat]
+        if str(h.status) == "playing":  # the round ended before his turn (a Persian 21)
+            lines.append(_("{name}: {total}").format(name=name, total=total))
+            continue
+        status = status_text(str(h.status), h.reason)
+        lines.append(_("{name}: {total} · {status}").format(name=name, total=total, status=status))
     return "\n".join(lines)
 
 
 def match_result_text(view: Any, names: Sequence[str]) -> str:
-    """Who won the match, how, and the final score."""
+    """Who won the match, how, and the final score (the viewer addressed as "you")."""
     who = names[view.winner]
+    mine = view.winner == view.viewer
     if view.end_reason == "decided":
-        head = _("{name} wins the match: nobody can catch up any more.").format(name=who)
+        head = (
+            _("You win the match: nobody can catch up any more.")
+            if mine
+            else _("{name} wins the match: nobody can catch up any more.").format(name=who)
+        )
     elif view.end_reason == "last_player":
-        head = _("{name} wins the match as the last player at the table.").format(name=who)
+        head = (
+            _("You win the match as the last player at the table.")
+            if mine
+            else _("{name} wins the match as the last player at the table.").format(name=who)
+        )
     elif view.end_reason == "tiebreak":
-        head = _("{name} wins the match in the tiebreak.").format(name=who)
+        head = (
+            _("You win the match in the tiebreak.")
+            if mine
+            else _("{name} wins the match in the tiebreak.").format(name=who)
+        )
     else:
-        head = _("{name} wins the match!").format(name=who)
+        head = _("You win the match!") if mine else _("{name} wins the match!").format(name=who)
     return head + "\n" + score_line(view, names)
 
 
 def score_line(view: Any, names: Sequence[str]) -> str:
-    """``Ala 1 · Bartek 3 · Celina 0``."""
-    return " · ".join(f"{names[s.seat]} {s.points}" for s in view.seats)
+    """``You: 1 point`` / ``Bartek: 3 points``, a line per player (never broken inside)."""
+    return "\n".join(
+        ngettext("{name}: {n} point", "{name}: {n} points", s.points).format(
+            name=_("You") if s.seat == view.viewer else names[s.seat], n=s.points
+        )
+        for s in view.seats
+    )
 
 
 def _codes(cards: Sequence[Any]) -> tuple[int, ...]:
@@ -148,8 +176,11 @@ def present(
     message: str = "",
     shuffle_progress: float | None = None,
     hints: bool = False,
+    others_time: tuple[int | None, float] = (None, 0.0),
+    fingerprint: str = "",
 ) -> OczkoTableVM:
-    """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView)."""
+    """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView);
+    ``others_time``: (seat, seconds left) of whoever acts, shown on his tile."""
     me = view.viewer
     mine = view.seats[me]
     my_turn = view.to_act == me and view.winner is None and not awaiting_next
@@ -174,10 +205,17 @@ def present(
         cards = _codes(done.cards) if done else _codes(s.cards)
         if s.gone:
             status = _("left the table")
+        elif done and str(done.status) == "playing":
+            status = str(done.total)  # the round ended before his turn (a Persian 21)
         elif done:
             status = status_text(str(done.status), done.reason, done.total)
         else:
             status = status_text(s.status, "", s.total)
+        acting = view.to_act == s.seat and not awaiting_next
+        if acting and others_time[0] == s.seat:
+            status = _("{status} · {seconds} s").format(
+                status=status, seconds=int(others_time[1] + 0.999)
+            )
         seats.append(
             SeatVM(
                 name=names[s.seat],
@@ -185,7 +223,7 @@ def present(
                 count_text=ngettext("{n} card", "{n} cards", len(cards)).format(n=len(cards)),
                 status_text=status,
                 points_text=ngettext("{n} point", "{n} points", s.points).format(n=s.points),
-                is_turn=view.to_act == s.seat and not awaiting_next,
+                is_turn=acting,
                 gone=s.gone,
             )
         )
@@ -194,11 +232,13 @@ def present(
     if over:
         parts = [match_result_text(view, names)]  # the most important first: small screens
         if last is not None:
-            parts.append(round_result_text(last, names))
+            parts.append(round_result_text(last, names, me, hands=False))
         banner = "\n\n".join(parts)
         next_text = _("New match")
     elif awaiting_next and last is not None:
-        banner = round_result_text(last, names)
+        # the hands themselves are on screen: every tile shows its cards, total and
+        # status, the player's own cards are below
+        banner = round_result_text(last, names, me, hands=False)
         if view.tiebreak:
             tied = [names[s.seat] for s in view.seats if s.in_round]
             banner += "\n\n" + _("Tie for first place: tiebreak round between {names}.").format(
@@ -232,7 +272,16 @@ def present(
         shuffle_progress=shuffle_progress,
         match_over=over,
         hint=bust_hint(mine.cards) if hints and my_turn else "",
+        fingerprint=fingerprint_text(fingerprint),
     )
+
+
+def fingerprint_text(code: str) -> str:
+    """``Table fingerprint: 123 456 (the same on every phone)``; '' for no code."""
+    if not code:
+        return ""
+    spaced = " ".join(code[i : i + 3] for i in range(0, len(code), 3))
+    return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
 
 
 def bust_hint(cards: Sequence[Any]) -> str:

@@ -1,14 +1,18 @@
 """``blu21 screenshot SCREEN OUT.png [--lang de] [--size 360x640]``: render a screen to a PNG.
 
 The screen is shown with a representative state (a practice Oczko round in play, a
-blackjack round at the insurance prompt, ...), rendered off-screen (SDL2 with Mesa;
-no display needed) and saved. ``blu21 screenshot list`` prints the screen names.
+blackjack round at the insurance prompt, ...), reached by pressing the live screens'
+buttons from the home screen (app/views/demos.py), rendered off-screen (SDL2 with Mesa;
+no display needed) and saved. ``blu21 screenshot list`` prints the screens and states.
+Nothing is left in the temporary directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -30,6 +34,13 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def temporary_dir(prefix: str) -> str:
+    """A fresh temporary directory, removed when the process ends."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def headless_environment(kivy_home: str | None = None) -> None:
     """Environment for rendering without a display (call before importing Kivy)."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -37,7 +48,8 @@ def headless_environment(kivy_home: str | None = None) -> None:
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_WINDOW", "sdl2")
     os.environ.setdefault("KIVY_METRICS_DENSITY", "1")
-    os.environ.setdefault("KIVY_HOME", kivy_home or tempfile.mkdtemp(prefix="blu21-kivy-"))
+    if "KIVY_HOME" not in os.environ:
+        os.environ["KIVY_HOME"] = kivy_home or temporary_dir("blu21-kivy-")
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 
@@ -46,6 +58,26 @@ def _demos() -> dict[str, Callable]:
     from app.views import demos
 
     return demos.DEMOS
+
+
+def run_demo(app, key: str, then: Callable[[], None], fail: Callable[[str], None]) -> None:
+    """Play demo ``key`` on the running ``app``, one step per frame, then call ``then``
+    (or ``fail`` with the error when a step fails)."""
+    from kivy.clock import Clock
+
+    steps = _demos()[key](app)
+
+    def step(_dt: float) -> None:
+        try:
+            next(steps)
+        except StopIteration:
+            Clock.schedule_once(lambda _dt: then(), 0.3)  # the last layout pass
+        except Exception as exc:  # a state the live screens did not reach
+            fail(f"{type(exc).__name__}: {exc}")
+        else:
+            Clock.schedule_once(step, 0)
+
+    step(0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,15 +93,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.views.registry import SCREENS
 
     if args.screen == "list":
-        states = [k for k in _demos() if ":" in k]
-        print(
-            "\n".join(
-                list(SCREENS) + [f"{k.split(':')[0]} --state {k.split(':')[1]}" for k in states]
-            )
-        )
+        from app.views.demos import states
+
+        print("\n".join(k.replace(":", " --state ") for k in states()))
         return 0
     if args.screen not in SCREENS:
         parser.error(f"unknown screen {args.screen!r}; one of: {', '.join(SCREENS)}")
+    key = f"{args.screen}:{args.state}" if args.state else args.screen
+    if key not in _demos():
+        known = [k.split(":")[1] for k in _demos() if k.startswith(args.screen + ":")]
+        parser.error(
+            f"unknown state {args.state!r} for {args.screen}; "
+            + (f"one of: {', '.join(known)}" if known else "it has no other states")
+        )
     if not args.out:
         parser.error("the output file is required")
     out = Path(args.out)
@@ -84,44 +120,37 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from app.views.app import Blu21App
 
-    data_dir = args.data_dir or tempfile.mkdtemp(prefix="blu21-data-")
-    result = {"ok": False}
+    data_dir = args.data_dir or temporary_dir("blu21-data-")
+    result: dict = {"ok": False}
 
     class ShotApp(Blu21App):
         def on_start(self) -> None:
             super().on_start()
-
             # no slide transition: the picture shows the screen, not the way to it
             self.prefs = self.prefs.replace(animation_speed="off")
+            Clock.schedule_once(lambda _dt: run_demo(self, key, shoot, fail), 0)
 
-            def stage(_dt: float) -> None:
-                key = f"{args.screen}:{args.state}" if args.state else args.screen
-                demo = _demos().get(key)
-                if args.state and demo is None:
-                    print(
-                        f"blu21 screenshot: no state {args.state!r} for {args.screen}",
-                        file=sys.stderr,
-                    )
-                self.go(args.screen, remember=False)
-                if demo:
-                    demo(self)
-                Clock.schedule_once(shoot, 0.6)
+        def on_stop(self) -> None:
+            from app.views.demos import close_games
 
-            def shoot(_dt: float) -> None:
-                import shutil
+            close_games(self)  # a table opened for the picture
 
-                from kivy.core.window import Window
+    def fail(error: str) -> None:
+        print(f"blu21 screenshot: {key} was not reached: {error}", file=sys.stderr)
+        app.stop()
 
-                # the window's framebuffer, so dialogs and messages are in the picture
-                tmp = Window.screenshot(name=str(Path(tempfile.mkdtemp()) / "shot.png"))
-                if tmp and Path(tmp).exists():
-                    shutil.move(tmp, out)
-                result["ok"] = out.exists()
-                self.stop()
+    def shoot() -> None:
+        from kivy.core.window import Window
 
-            Clock.schedule_once(stage, 0)
+        # the window's framebuffer, so dialogs and messages are in the picture
+        tmp = Window.screenshot(name=str(Path(temporary_dir("blu21-shot-")) / "shot.png"))
+        if tmp and Path(tmp).exists():
+            shutil.move(tmp, out)
+        result["ok"] = out.exists()
+        app.stop()
 
-    ShotApp(data_dir=data_dir, language=args.lang, first_screen="home").run()
+    app = ShotApp(data_dir=data_dir, language=args.lang, first_screen="home")
+    app.run()
     if not result["ok"]:
         print(f"blu21 screenshot: could not write {out}", file=sys.stderr)
         return 1

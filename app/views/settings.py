@@ -40,6 +40,7 @@ SETTINGS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = (
     ("four_colour_deck", N_("Four-colour deck"), ON_OFF),
     ("left_handed", N_("Left-handed layout"), ON_OFF),
     ("vibrate_on_turn", N_("Vibrate when it is my turn"), ON_OFF),
+    ("sound_on_turn", N_("Sound when it is my turn"), ON_OFF),
     ("show_hints", N_("Strategy hints"), ON_OFF),
     ("turn_time", N_("Time per decision (Oczko)"), tuple((t, None) for t in TURN_TIMES)),
     ("bots", N_("Bots in a practice game"), tuple((n, None) for n in range(1, 7))),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from kivy.event import EventDispatcher
 from kivy.metrics import dp
-from kivy.properties import ColorProperty, NumericProperty
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty
 
 from app.branding import STANDARD_COLOURS, Branding
+
+#: how long a card takes to be dealt or turned, by animation-speed setting
+ANIMATION_SECONDS = {"off": 0.0, "fast": 0.12, "normal": 0.25, "slow": 0.5}
 
 #: Minimum touch target (Android guidelines: 48 dp).
 TOUCH = dp(48)
@@ -23,9 +28,22 @@ class Theme(EventDispatcher):
     danger = ColorProperty((0.85, 0.25, 0.22, 1))
     touch = NumericProperty(TOUCH)
     font_scale = NumericProperty(1.0)
+    #: the "large cards and text" setting: cards grow by a third, text by 15 %
+    card_scale = NumericProperty(1.0)
+    #: the four-colour deck setting (every hand on every screen follows it)
+    four_colour = BooleanProperty(False)
+    #: seconds a deal or flip takes (the animation-speed setting; 0 = at once)
+    anim_seconds = NumericProperty(0.0)
     #: padding for the Android system bars (status bar on top, navigation at the bottom)
     inset_top = NumericProperty(0)
     inset_bottom = NumericProperty(0)
+
+    def apply_prefs(self, prefs: Any) -> None:
+        """Follow the display settings: large cards and text, the four-colour deck."""
+        self.font_scale = 1.15 if prefs.large_cards else 1.0
+        self.card_scale = 4 / 3 if prefs.large_cards else 1.0
+        self.four_colour = bool(prefs.four_colour_deck)
+        self.anim_seconds = ANIMATION_SECONDS.get(prefs.animation_speed, 0.0)
 
     def apply_branding(self, branding: Branding | None) -> None:
         """Use a venue's colours (or the standard ones)."""

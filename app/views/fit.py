@@ -1,0 +1,66 @@
+"""Text that fits its box: the font shrinks (to 60 % at most) until the longest word of
+the text fits the width, so a narrow phone never breaks a word inside ("Verdoppel/n")."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from kivy.core.text import Label as CoreLabel
+from kivy.metrics import dp
+from kivy.properties import NumericProperty
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.togglebutton import ToggleButton
+
+#: the font never shrinks below this share of its size
+SMALLEST = 0.6
+
+
+@lru_cache(maxsize=2048)
+def _widest(words: tuple[str, ...], size: float, bold: bool, font_name: str) -> float:
+    """The width of the widest of ``words`` (measured once per text and font)."""
+    core = CoreLabel(font_size=size, bold=bold, font_name=font_name)
+    core.resolve_font_name()
+    return max(core.get_extents(word)[0] for word in words)
+
+
+class FitText:
+    """Mixin for a Label (or Button): set ``base_font_size`` instead of ``font_size``;
+    ``side_padding`` is the room the text box leaves on both sides together."""
+
+    base_font_size = NumericProperty(dp(16))
+    side_padding = NumericProperty(dp(16))
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fbind("width", self._fit)
+        self.fbind("text", self._fit)
+        self.fbind("base_font_size", self._fit)
+        self.fbind("side_padding", self._fit)
+        self._fit()
+
+    def _fit(self, *_args: Any) -> None:
+        room = self.width - self.side_padding
+        words = self.text.split()
+        size = self.base_font_size
+        if room > 0 and words:
+            widest = _widest(tuple(words), size, bool(self.bold), self.font_name)
+            if widest > room:
+                size = max(size * SMALLEST, size * room / widest * 0.98)
+        if abs(self.font_size - size) > 0.25:
+            self.font_size = size
+
+
+class FitButton(FitText, Button):
+    """A button whose label's words always fit (see :class:`FitText`)."""
+
+
+class FitToggleButton(FitText, ToggleButton):
+    """A toggle button whose label's words always fit."""
+
+
+class FitLabel(FitText, Label):
+    """A label whose words always fit its width."""
+
+    side_padding = NumericProperty(0)

@@ -80,7 +80,9 @@ def test_practice_rounds_each_showed_a_result_and_the_row_stayed(run: dict) -> N
         assert r["results_shown"] >= 1, key
         assert r["rounds"] >= 1, key
         rows = r["rows"]
-        assert len(rows) >= 2, key  # at least two rounds (and the next match) played
+        # the row of every turn the player had (a deal can leave him one turn only, e.g.
+        # after Persian 21s) and of the next match's first turn: at least two compared
+        assert len(rows) >= 1, key
         assert all(row == rows[0] for row in rows), (key, rows)
         assert r["new_match_row"] == rows[0], key
         assert r["alerts"] >= r["turns"], key  # every turn was announced

@@ -100,6 +100,8 @@ class NetworkTable:
         self._ready = False  # the dealers are set up (the shuffle is done)
         #: the SRA set-up's fingerprint, equal on every honest phone ('' until set up)
         self.fingerprint = ""
+        #: the host deals without card secrecy (chosen by its player; every phone says so)
+        self.open_dealer = False
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._deadline = 0.0
         self._turn_seat: int | None = None
@@ -255,7 +257,9 @@ class NetworkTable:
             if not self.hosting and not (self._match is not None and self._match.over):
                 self._note("host_left", {})
         elif n.code == "open_dealer":
-            self._note("open_dealer", {})
+            # shown for the whole match in the fingerprint line, not as a red message
+            # that would crowd the cards of a short screen
+            self.open_dealer = True
         elif n.code in ("refused", "join_refused"):
             self._note(d.get("code", "table_full"), {})
         self._bump()
@@ -284,7 +288,10 @@ class NetworkTable:
 
         with self._lock:
             if not self._notes:
-                return ""
+                # An open table says so until its first round is over (every phone shows
+                # it; later it would crowd the cards of a short screen).
+                first = self._match is None or self._match.rounds_played == 0
+                return message_for("open_dealer") if self.open_dealer and first else ""
             code, details = self._notes[-1]
         seat = details.get("seat")
         name = details.get("name") or (

@@ -147,7 +147,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from kivy.uix.button import Button
     from kivy.uix.label import Label
     from kivy.uix.togglebutton import ToggleButton
-    from test_app_kivy import _tap
+    from kivy_driver import tap as _tap
 
     from app.history.live import RECORDER
     from app.views.app import Blu21App, Toast

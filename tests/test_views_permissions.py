@@ -224,7 +224,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.update_prefs(language="en")
 
             # a whole first run for a host, by touches: refuse once, then allow all
-            from test_app_kivy import _tap
+            from kivy_driver import tap as _tap
 
             os.environ["ANDROID_ARGUMENT"] = "test"  # take the Android path
             phone = ScriptedPhone({"advertise": [False, True]})

@@ -260,7 +260,8 @@ def test_the_dealer_busts_bet_stays_on_the_table_until_settled() -> None:
     if vm.phase != "settled":
         assert vm.side_bet_text == "Your bet on the dealer busting: 10 (pays 5:2)"
     while g.round is not None and not g.round.settled:
-        g.decide("stand")
+        prompt = present(g).prompt  # insurance when the dealer shows an ace: no
+        g.decide(prompt.choices[-1][0] if prompt is not None else "stand")
     assert present(g).side_bet_text == ""  # settled: its result is in the round's result
 
 

@@ -10,8 +10,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-from test_transport_android import JAVA_SOURCES, find_java_home
+from test_transport_android import standin_env  # noqa: F401 - the stand-ins, compiled once
 
 from app.history.model import Facts, RoundRecord
 from app.history.share import share_payload
@@ -38,28 +37,10 @@ def test_the_share_text_holds_the_newest_rounds_that_fit() -> None:
     assert m == 500 and everything.endswith(text[len(lines[0]) + 2 :])
 
 
-@pytest.fixture(scope="module")
-def share_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The stand-ins, compiled (all of them: they refer to each other); the env."""
-    home = find_java_home()
-    if home is None:
-        pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
-    out = tmp_path_factory.mktemp("share-classes")
-    sources = sorted(str(p) for p in JAVA_SOURCES.rglob("*.java"))
-    result = subprocess.run(
-        [str(home / "bin" / "javac"), "--release", "11", "-d", str(out), *sources],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, f"javac failed:\n{result.stdout}\n{result.stderr}"
-    return dict(os.environ, JAVA_HOME=str(home), BLU21_STANDIN_CLASSES=str(out))
-
-
-def test_the_share_sheet_opens_with_the_history_as_text(share_env) -> None:
+def test_the_share_sheet_opens_with_the_history_as_text(standin_env) -> None:  # noqa: F811
     result = subprocess.run(
         [sys.executable, __file__, "share"],
-        env=share_env,
+        env=standin_env,
         capture_output=True,
         text=True,
         timeout=60,

@@ -348,7 +348,13 @@ def test_a_busy_hosts_buffered_frames_stay_under_the_stated_bound() -> None:
         floods = [_Flood(host.address, big * 4, limit=64 << 20) for _ in range(3)]
         for flood in floods:
             flood.start()
-        time.sleep(1.0)  # the host is busy: nothing read from its inbox meanwhile
+        # The host is busy: nothing is read from its inbox while the floods fill their
+        # quotas (waited for, however slow the machine; HANG only guards a hung test).
+        deadline = time.monotonic() + table_net.HANG
+        while host.buffered_bytes() < 3 * (DEFAULT_INBOX_QUOTA // 2):
+            assert time.monotonic() < deadline, "the floods never filled their quotas"
+            time.sleep(0.01)
+        time.sleep(0.2)  # (a reader that did not wait would overshoot its quota now)
         held = host.buffered_bytes()
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -142,7 +142,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     from kivy_driver import press, run_steps, tap
     from layout_geometry import check_window
 
-    from app.table import cli
+    from app.table.service import tcp_service
     from app.views import oczko_network
     from app.views.app import Blu21App
 
@@ -259,7 +259,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
         def network(self, rec: dict):
             # the open dealer: the screens are the same as with SRA, the CI budget is not
             dealer = "open"
-            cli.default_dealer = lambda: dealer
+            self.service = tcp_service(dealer=lambda: dealer)
             self.update_prefs(oczko_rounds=5, turn_time=20)
             home = self.home()
             yield

@@ -1,11 +1,11 @@
-"""The order of the Bluetooth set-up steps (app/bluetooth/readiness.py) and the
+"""The order of the Bluetooth set-up steps (app/table/readiness.py) and the
 main-thread hand-over the Android transport uses (issue 22)."""
 
 import threading
 
 import pytest
 
-from app.bluetooth.readiness import STEPS, Situation, can_search, next_step
+from app.table.readiness import STEPS, Situation, can_search, next_step
 
 C = (("connect", ("android.permission.BLUETOOTH_CONNECT",)),)
 A = (("advertise", ("android.permission.BLUETOOTH_ADVERTISE",)),)

@@ -855,7 +855,7 @@ def scenario_first_run_flow_for_a_host(fakes: Fakes) -> None:
 def scenario_first_run_flow_for_a_guest(fakes: Fakes) -> None:
     """A guest asked for connect + scan; he refuses the search: paired phones only. On
     Android 11 with Location off he is told, and may go on with paired phones."""
-    from app.bluetooth.readiness import can_search
+    from app.table.readiness import can_search
     from app.views.bt_setup import BluetoothSetup
 
     S = fakes.Standin

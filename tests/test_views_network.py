@@ -68,6 +68,13 @@ def test_host_left_message_is_translated() -> None:
     assert len(texts) == 3
 
 
+def _tcp():
+    """The desktop's table service (TCP on loopback), as the app builds it."""
+    from app.table.service import tcp_service
+
+    return tcp_service()
+
+
 def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
     from kivy_driver import wait_for
 
@@ -233,7 +240,7 @@ def test_table_messages_name_the_player_and_the_violation() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("en")
-    net = NetworkTable(hosting=True, name="Host", dealer="open")
+    net = NetworkTable(service=_tcp(), hosting=True, name="Host", dealer="open")
     try:
         assert net.wait_open(10.0), net.error
         assert net.message == ""
@@ -257,7 +264,9 @@ def test_joining_nowhere_reports_the_failure() -> None:
     listener = TcpTransport().listen()
     address = listener.address
     listener.close()  # nobody listens there any more
-    net = NetworkTable(hosting=False, name="Guest", address=address, dealer="open")
+    net = NetworkTable(
+        service=_tcp(), hosting=False, name="Guest", address=address, dealer="open"
+    )
     assert net.wait_open(20.0) is False
     assert net.error == "connect_failed"
     assert net.closed
@@ -277,7 +286,12 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
         fn()
 
     net = NetworkTable(
-        hosting=True, name="Host", dealer="open", awake=calls.append, on_main=on_main
+        service=_tcp(),
+        hosting=True,
+        name="Host",
+        dealer="open",
+        awake=calls.append,
+        on_main=on_main,
     )
     assert net.wait_open(10.0), net.error
     net.leave()
@@ -290,6 +304,7 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
     listener.close()
     calls.clear()
     net = NetworkTable(
+        service=_tcp(),
         hosting=False,
         name="Guest",
         address=address,
@@ -319,7 +334,9 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("de")
-    net = NetworkTable(hosting=True, name="Host", dealer="sra", transport=TcpTransport())
+    net = NetworkTable(
+        service=_tcp(), hosting=True, name="Host", dealer="sra", transport=TcpTransport()
+    )
     try:
         assert net.wait_open(10.0), net.error
         eve = GuestTable.join(
@@ -366,11 +383,15 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
 
     set_language("en")
     monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 0.6)
-    host = NetworkTable(hosting=True, name="Ala", dealer="open", rounds=3, turn_time=10)
+    host = NetworkTable(
+        service=_tcp(), hosting=True, name="Ala", dealer="open", rounds=3, turn_time=10
+    )
     guest = None
     try:
         assert host.wait_open(10.0), host.error
-        guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
+        guest = NetworkTable(
+            service=_tcp(), hosting=False, name="Bartek", address=host.address, dealer="open"
+        )
         phones = (host, guest)
         deadline = time.monotonic() + 60
         while not (

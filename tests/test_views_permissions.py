@@ -165,8 +165,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     Config.set("graphics", "height", height)
     from kivy.clock import Clock
 
-    from app.bluetooth.readiness import Situation
-    from app.views import oczko_network
+    from app.table.readiness import Situation
+    from app.table.service import TableService
     from app.views.app import Blu21App
     from app.views.bt_setup import BluetoothSetup
 
@@ -228,7 +228,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
             os.environ["ANDROID_ARGUMENT"] = "test"  # take the Android path
             phone = ScriptedPhone({"advertise": [False, True]})
-            oczko_network.default_transport = lambda: phone
+            # the app's table service over Bluetooth, its transport the scripted phone
+            self.service = TableService(lambda: phone, bluetooth=True)
             calls: list[Any] = []
             host = self.go("oczko_host")
             yield
@@ -259,8 +260,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             }
             # a guest who refuses the search: the way around (paired phones only)
             phone = ScriptedPhone({"scan": [False]}, state="on")
-            oczko_network.default_transport = lambda: phone
-            assert self.controllers.pop("bluetooth") is not phone  # another phone now
+            assert self.service.transport() is not phone  # another phone now
+            self.service = TableService(lambda: phone, bluetooth=True)
             join = self.go("oczko_join")
             yield
             ensure_bluetooth(self, "join", calls.append)

@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import random
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from app.bluetooth.errors import TransportError
@@ -32,46 +30,14 @@ from app.bluetooth.tcp import TcpTransport
 from app.i18n import LANGUAGES
 from app.spawn import blu21_command
 from app.table.clock import SystemClock
-from app.table.dealer import OpenDealer
 from app.table.errors import TableError
 from app.table.lobby import Notice
 from app.table.messages import Options
+from app.table.service import dealer_factory, default_dealer, table_options
 from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
 
 #: How long a terminal table may run at most (a bound for scripts and CI).
 MAX_SECONDS = 600.0
-
-
-def dealer_factory(kind: str, seed: int | None = None) -> DealerFactory:
-    """``sra``: the SRA mental-poker dealer (when app.protocol is available); ``open``:
-    the test dealer (no secrecy; shuffled from ``secrets`` unless ``seed`` is given)."""
-    if kind == "sra":
-        from app.table.sra_dealer import sra_dealer_factory  # needs app.protocol
-
-        return sra_dealer_factory()
-    if kind == "open":
-        rng = random.SystemRandom() if seed is None else random.Random(seed)
-        return lambda seat, players: OpenDealer(seat, rng=rng)
-    raise ValueError(f"unknown dealer {kind!r}")
-
-
-def default_dealer() -> str:
-    """``sra``: the only dealer a table uses unless told otherwise. Without its native
-    module there is no silent fall-back to the open dealer (no card secrecy): a
-    :class:`TableError` ``no_secure_dealer``, so that no networked table opens."""
-    try:
-        import app.native.sra
-        import app.table.sra_dealer  # noqa: F401
-    except ImportError as exc:
-        raise TableError(
-            "no_secure_dealer", f"the SRA dealer cannot load ({exc}); no table without it"
-        ) from exc
-    return "sra"
-
-
-def table_options(options: Options, kind: str) -> Options:
-    """The options a host announces for dealer ``kind`` (open dealing is shown everywhere)."""
-    return replace(options, secret=kind != "open")
 
 
 def _print(text: str, quiet: bool = False) -> None:
@@ -85,8 +51,8 @@ def _describe(entry: dict[str, Any]) -> str:
     return f"  {kind}: {rest}"
 
 
-def _stdin_commands() -> queue.Queue:
-    commands: queue.Queue = queue.Queue()
+def _stdin_commands() -> queue.Queue[str]:
+    commands: queue.Queue[str] = queue.Queue()
 
     def read() -> None:
         for line in sys.stdin:

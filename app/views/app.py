@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.clock import Clock
@@ -23,6 +24,9 @@ from app.i18n.codes import message_for
 from app.prefs import Prefs, load_prefs, save_prefs
 from app.views.base import BaseScreen, screen_class
 from app.views.theme import theme
+
+if TYPE_CHECKING:
+    from app.table.service import TableService
 
 log = logging.getLogger(__name__)
 KV_DIR = Path(__file__).parent
@@ -43,7 +47,7 @@ class ConfirmDialog(ModalView):
     yes_text = StringProperty("")
     no_text = StringProperty("")
 
-    def __init__(self, on_answer, **kwargs: Any) -> None:
+    def __init__(self, on_answer: Callable[[bool], Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._on_answer = on_answer
 
@@ -56,7 +60,7 @@ class NameDialog(ModalView):
     """Asks the player's name the first time he sits at a table; ``on_name(name)`` is
     called with the name (already saved) when he confirms."""
 
-    def __init__(self, on_name, **kwargs: Any) -> None:
+    def __init__(self, on_name: Callable[[str], None], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._on_name = on_name
 
@@ -70,7 +74,9 @@ class NameDialog(ModalView):
 
 
 class Blu21App(App):
-    """The app. ``data_dir`` (else the platform's user data dir) holds prefs.json."""
+    """The app. ``data_dir`` (else the platform's user data dir) holds prefs.json;
+    ``service`` opens and finds networked tables (else the platform's, built on first
+    use: Bluetooth on Android, TCP elsewhere; tests pass one over fake transports)."""
 
     title_msgid = StringProperty("")
     venue_name = StringProperty("blu21")
@@ -83,6 +89,7 @@ class Blu21App(App):
         data_dir: str | Path | None = None,
         language: str | None = None,
         first_screen: str = "home",
+        service: TableService | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -90,6 +97,7 @@ class Blu21App(App):
         self._data_dir = Path(data_dir) if data_dir else None
         self._language_override = language
         self._first_screen = first_screen
+        self._service = service
         self.prefs = Prefs()
         self.prefs_warning: str | None = None
         self.root_widget: Root | None = None
@@ -105,6 +113,20 @@ class Blu21App(App):
         if self._data_dir is None:
             self._data_dir = Path(os.environ.get("BLU21_DATA_DIR") or self.user_data_dir)
         return self._data_dir
+
+    @property
+    def service(self) -> TableService:
+        """The one table service of the app (the screens receive it from here)."""
+        if self._service is None:
+            from app.table.service import platform_service
+            from app.views.device import on_android
+
+            self._service = platform_service(android=on_android())
+        return self._service
+
+    @service.setter
+    def service(self, service: TableService) -> None:
+        self._service = service
 
     def build(self) -> Root:
         self.prefs, self.prefs_warning = load_prefs(self.data_dir)
@@ -168,14 +190,17 @@ class Blu21App(App):
 
     # -- navigation --------------------------------------------------------------------
     @property
-    def sm(self):
+    def sm(self) -> Any:
+        """The screen manager (built in :meth:`build`)."""
+        assert self.root_widget is not None, "the app is not built yet"
         return self.root_widget.ids.sm
 
     def screen(self, name: str) -> BaseScreen:
         """The screen ``name``, created on first use."""
         if not self.sm.has_screen(name):
             self.sm.add_widget(screen_class(name)(name=name))
-        return self.sm.get_screen(name)
+        screen: BaseScreen = self.sm.get_screen(name)
+        return screen
 
     def go(self, name: str, remember: bool = True, **state: Any) -> BaseScreen:
         """Show screen ``name`` (``state`` is set on it first)."""
@@ -204,7 +229,7 @@ class Blu21App(App):
         if current.game_in_progress() and not force:
             self.confirm(
                 i18n._("Leave the game? The game in progress will be lost."),
-                lambda yes: yes and self.back(force=True),
+                lambda yes: self.back(force=True) if yes else None,
             )
             return
         if hasattr(current, "leave"):
@@ -214,7 +239,7 @@ class Blu21App(App):
             target = self.history.pop() if self.history else self.screen(target).up
         self.go(target, remember=False)
 
-    def _on_key(self, _window, key: int, *_args) -> bool:
+    def _on_key(self, _window: Any, key: int, *_args: Any) -> bool:
         if key == 27:  # Android back gesture / Escape
             if self.dialog is not None and self.dialog._is_open:
                 if isinstance(self.dialog, ConfirmDialog):
@@ -238,7 +263,7 @@ class Blu21App(App):
         toast = self._toast
         Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast), seconds)
 
-    def with_name(self, then) -> None:
+    def with_name(self, then: Callable[[], None]) -> None:
         """Run ``then()`` once the player has a name: asked (and kept) on first use, so
         other phones never see a placeholder and texts can address him by name."""
         if self.prefs.player_name.strip():
@@ -252,7 +277,7 @@ class Blu21App(App):
         self.dialog = NameDialog(named)
         self.dialog.open()
 
-    def confirm(self, message: str, on_answer) -> ConfirmDialog:
+    def confirm(self, message: str, on_answer: Callable[[bool], Any]) -> ConfirmDialog:
         """Ask a yes/no question."""
         self.dialog = ConfirmDialog(
             on_answer, message=message, yes_text=i18n._("Yes"), no_text=i18n._("No")

@@ -1,8 +1,8 @@
 """The first-run Bluetooth flow's controller: asks Android at the moment it matters.
 
-:class:`BluetoothSetup` reads the phone's situation from an
-:class:`~app.bluetooth.android.AndroidTransport`, names the next step
-(:func:`app.bluetooth.readiness.next_step`) and performs it when the player taps: the
+:class:`BluetoothSetup` reads the phone's situation from the transport the app's
+:class:`~app.table.service.TableService` hands it (Android's), names the next step
+(:func:`app.table.readiness.next_step`) and performs it when the player taps: the
 permission request (hosting: connect + advertise; joining: connect + scan), the system
 dialog that switches Bluetooth on, the host's "visible to nearby phones" dialog, the
 system settings. Answers arrive on the main thread (the transport's ``on_main``), where
@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from app.bluetooth.readiness import OPTIONAL, REQUIRED, USES_ASKED, Situation, Step, next_step
+from app.table.readiness import USES_ASKED, Situation, Step, next_step, read_situation
 
 log = logging.getLogger(__name__)
 
@@ -42,20 +42,10 @@ class BluetoothSetup:
     # -- reading the phone ----------------------------------------------------------------
     def situation(self) -> Situation:
         """What the phone reports now (never raises: an unreadable state asks again)."""
-        t = self.transport
-        missing = []
-        for use in (*REQUIRED[self.purpose], *OPTIONAL[self.purpose]):
-            try:
-                missing.append((use, tuple(t.permissions.missing(use))))
-            except Exception:  # unsure: treat as missing, asking again is harmless
-                log.debug("cannot check %s", use, exc_info=True)
-                missing.append((use, ("?",)))
-        return Situation(
+        return read_situation(
+            self.transport,
             self.purpose,
-            adapter=t.state(),
-            missing=tuple(missing),
             refused=frozenset(self.refused),
-            location_blocks_discovery=self.purpose == "join" and t.location_blocks_discovery(),
             asked_visible=self.asked_visible,
             paired_only=self.paired_only,
         )

@@ -265,7 +265,13 @@ def oczko_lobby(app: Any) -> DemoSteps:
         yield
     guest = None
     if net is not None and net.address and net.address.startswith("127.0.0.1"):
-        guest = NetworkTable(hosting=False, name="Bartek", address=net.address, dealer="open")
+        guest = NetworkTable(
+            hosting=False,
+            name="Bartek",
+            service=app.service,
+            address=net.address,
+            dealer="open",
+        )
         app.controllers["demo_guest"] = guest
         while (lobby.vm is None or len(lobby.vm.players) < 2) and time.monotonic() < end:
             yield

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 def process_age() -> float:
@@ -106,19 +107,19 @@ def _measure(args: argparse.Namespace) -> int:
         from kivy.uix.label import Label
 
         class Peer(App):
-            def build(self):
+            def build(self) -> Any:
                 return Label(text="hello")
 
         base: type = Peer
-        kwargs: dict = {}
+        kwargs: dict[str, Any] = {}
     else:
         from app.views.app import Blu21App
 
         base, kwargs = Blu21App, {"data_dir": args.data_dir, "language": args.lang}
 
-    result: dict = {}
+    result: dict[str, Any] = {}
 
-    class Measured(base):  # type: ignore[misc, valid-type]
+    class Measured(base):
         def on_start(self) -> None:
             super().on_start()
 

@@ -3,15 +3,18 @@
 The networked table (app.table over TCP on the desktop, Bluetooth on Android) runs in
 :class:`app.views.oczko_network.NetworkTable` (a worker thread); these screens render its
 lobby state through :mod:`app.views.lobby_vm`, poll it from a Kivy ``Clock`` event and
-send intents to it. Where the table layer or Bluetooth is not available, they say so
-instead of failing.
+send intents to it. Tables are opened, joined and found through the app's
+:class:`app.table.service.TableService` (``app.service``): these screens pick no
+transport and no dealer. Where the table layer or Bluetooth is not available, they say
+so instead of failing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from kivy.clock import Clock, mainthread
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.properties import (
@@ -26,7 +29,6 @@ from app.i18n import N_, _, get_language
 from app.i18n.codes import message_for
 from app.prefs import ROUND_CHOICES, TURN_TIMES
 from app.views.base import BaseScreen
-from app.views.device import on_android
 from app.views.lobby_vm import present_lobby
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -88,7 +90,7 @@ class OczkoHostScreen(BaseScreen):
                 b.bind(on_release=self._choose)
                 grid.add_widget(b)
 
-    def _choose(self, button) -> None:
+    def _choose(self, button: Any) -> None:
         key, value = button.pref
         self.app.update_prefs(**{key: value})
         self.refresh()
@@ -105,22 +107,22 @@ class OczkoHostScreen(BaseScreen):
         # On Android: permissions, Bluetooth on, visible to nearby phones (issue 22).
         ensure_bluetooth(self.app, "host", self._open_table)
 
-    def _open_table(self, setup) -> None:
-        from app.views.oczko_network import NetworkTable, default_transport
+    def _open_table(self, setup: Any) -> None:
+        from app.views.oczko_network import NetworkTable
 
         prefs = self.app.prefs
         net = NetworkTable(
             hosting=True,
             name=prefs.player_name,
+            service=self.app.service,
             lang=get_language(),
             rounds=prefs.oczko_rounds,
             turn_time=prefs.turn_time,
-            transport=setup.transport if setup is not None else default_transport(),
         )
         _open_lobby(self.app, net, hosting=True)
 
 
-def _open_lobby(app, net, hosting: bool) -> None:
+def _open_lobby(app: Any, net: Any, hosting: bool) -> None:
     """Show the lobby of ``net`` (a NetworkTable that is opening)."""
     old = app.controllers.get("oczko_net")
     if old is not None and old is not net:
@@ -136,10 +138,12 @@ class OczkoJoinScreen(BaseScreen):
     up = StringProperty("oczko_menu")
     tables = ListProperty([])  # [(name, address)]
     status = StringProperty("")
-    #: Android joins paired/discovered phones; the desktop types the host's address
-    android = BooleanProperty(on_android())
+    #: over Bluetooth a guest picks a paired or discovered phone; over TCP (the desktop)
+    #: he types the host's address (the app's table service says which)
+    bluetooth = BooleanProperty(False)
 
     def refresh(self) -> None:
+        self.bluetooth = self.app.service.bluetooth
         grid = self.ids.tables
         grid.clear_widgets()
         for name, address in self.tables:
@@ -153,10 +157,12 @@ class OczkoJoinScreen(BaseScreen):
             self.status = _("No table found yet. Ask the host to open a table, then search.")
 
     def search(self) -> None:
+        """Find tables: the host list on Bluetooth; the typed address over TCP (the
+        button and Enter in the address field both land here)."""
         if not table_layer_available():
             self.status = message_for("bluetooth_unavailable")
             return
-        if not on_android():  # the desktop joins by address (the host:port field)
+        if not self.app.service.bluetooth:  # the desktop joins by address (host:port)
             self.join(self.ids.address.text.strip())
             return
         from app.views.permissions import ensure_bluetooth
@@ -164,43 +170,42 @@ class OczkoJoinScreen(BaseScreen):
         # Permissions and Bluetooth first; the search only if allowed (issue 22).
         ensure_bluetooth(self.app, "join", self._search)
 
-    def _search(self, setup) -> None:
-        from app.bluetooth.readiness import can_search
-
+    def _search(self, setup: Any) -> None:
+        self._stop_search()  # one search at a time
         try:
-            transport = self._bt = setup.transport
-            self._paired, self._found = list(transport.paired_devices()), {}
-            self._show_devices()  # paired phones first, then what discovery finds
-            if not can_search(setup.situation()):
-                self.status = _("Showing phones paired with yours.")
-                return
-            transport.discover(self._on_found)
+            search = self._search_run = self.app.service.find_tables(
+                setup.situation(), self._on_found
+            )
         except Exception as exc:  # Bluetooth off, no permission: say so
             self.status = message_for(getattr(exc, "code", "bluetooth_unavailable"))
             return
-        self.status = _("Searching for tables nearby…")
+        self._show_devices()  # paired phones first, then what discovery finds
+        if search.error is not None:  # the search failed: the paired phones stay listed
+            self.status = message_for(search.error)
+        elif search.discovering:
+            self.status = _("Searching for tables nearby…")
+        else:
+            self.status = _("Showing phones paired with yours.")
 
-    def on_leave(self, *_args) -> None:
+    def on_leave(self, *_args: Any) -> None:
         # No discovery behind the player's back: it slows every connection down.
-        bt = getattr(self, "_bt", None)
-        if bt is not None:
-            bt.stop_discovery()
+        self._stop_search()
 
-    @mainthread
-    def _on_found(self, device) -> None:
-        # called from Android's broadcast thread; widgets change on the main thread only;
-        # a device comes again when its name arrives later
-        self._found[device.address] = device
-        self._show_devices()
+    def _stop_search(self) -> None:
+        search = getattr(self, "_search_run", None)
+        if search is not None:
+            search.stop()
+
+    def _on_found(self) -> None:
+        # called from Android's broadcast thread; widgets change on the main thread only
+        Clock.schedule_once(lambda _dt: self._show_devices(), 0)
 
     def _show_devices(self) -> None:
-        from app.bluetooth.android import merge_devices
-
-        devices = merge_devices(self._paired, self._found.values())
+        search = getattr(self, "_search_run", None)
+        found = search.tables() if search is not None else []
         self.tables = [
-            (d.name or _("Unnamed phone {address}").format(address=d.address), d.address)
-            for d in devices
-            if d.likely_host
+            (t.name or _("Unnamed phone {address}").format(address=t.address), t.address)
+            for t in found
         ]
         self.refresh()
 
@@ -214,15 +219,15 @@ class OczkoJoinScreen(BaseScreen):
         if not address:
             self.status = _("Enter the host's address, for example 127.0.0.1:5000.")
             return
-        from app.views.oczko_network import NetworkTable, default_transport
+        from app.views.oczko_network import NetworkTable
 
         prefs = self.app.prefs
         net = NetworkTable(
             hosting=False,
             name=prefs.player_name,
+            service=self.app.service,
             lang=get_language(),
             address=address,
-            transport=getattr(self, "_bt", None) or default_transport(),
         )
         _open_lobby(self.app, net, hosting=False)
 
@@ -240,19 +245,20 @@ class OczkoLobbyScreen(BaseScreen):
     address = StringProperty("")
     message = StringProperty("")
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._poll = None
+        self._poll: Any = None
 
     @property
-    def net(self):
+    def net(self) -> Any:
+        """The table of this lobby (a NetworkTable), None once it was left."""
         return self.app.controllers.get("oczko_net")
 
-    def on_enter(self, *_args) -> None:
+    def on_enter(self, *_args: Any) -> None:
         if self._poll is None:
             self._poll = Clock.schedule_interval(self.poll, 0.1)
 
-    def on_leave(self, *_args) -> None:
+    def on_leave(self, *_args: Any) -> None:
         if self._poll is not None:
             self._poll.cancel()
             self._poll = None

@@ -7,7 +7,9 @@ sockets, the SRA shuffle's arithmetic) runs on one worker thread that owns the t
 object; the Kivy side only sends intents through a queue and reads snapshots (immutable
 match states, copied lobby lists, notices), polled from a Kivy ``Clock`` event.
 
-The transport is TCP on the desktop and :mod:`app.bluetooth.android` on Android.
+The table is opened through the app's :class:`app.table.service.TableService` (its
+transport is TCP on the desktop, Bluetooth on Android; its dealer the SRA one): this
+module picks neither.
 """
 
 from __future__ import annotations
@@ -19,25 +21,13 @@ from collections.abc import Callable
 from typing import Any
 
 from app.table.lobby import Notice
+from app.table.service import OnMain, TableService
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
 #: The host's pause between a round's end and the next deal (seconds): every phone shows
 #: the round's result meanwhile (a player may go on sooner on his own phone).
 ROUND_PAUSE = 8.0
-
-
-def default_transport() -> Any:
-    """TCP on the desktop (loopback by default), Bluetooth RFCOMM on Android."""
-    from app.views.device import on_android
-
-    if on_android():
-        from app.bluetooth.android import AndroidTransport
-
-        return AndroidTransport()
-    from app.bluetooth.tcp import TcpTransport
-
-    return TcpTransport()
 
 
 #: why a player left (the table's reason) -> the message every screen shows
@@ -54,8 +44,10 @@ _LEFT_MESSAGES = {
 class NetworkTable:
     """A host's or a guest's table, run on a worker thread.
 
-    ``hosting``: listen on ``transport`` (``address`` is then the listening address);
-    else connect to ``address``. ``rounds``/``turn_time`` are the host's options.
+    ``hosting``: open a table through ``service`` (``address`` is then the listening
+    address); else join the one at ``address``. ``rounds``/``turn_time`` are the host's
+    options. ``transport`` (else the service's) and ``dealer`` (a kind, else the
+    service's) override the service's choice for tests and demos.
     """
 
     def __init__(
@@ -63,6 +55,7 @@ class NetworkTable:
         *,
         hosting: bool,
         name: str,
+        service: TableService,
         lang: str = "en",
         address: str = "",
         rounds: int = 5,
@@ -71,13 +64,15 @@ class NetworkTable:
         dealer: str | None = None,
         listen: Callable[[Any], Any] | None = None,
         awake: Callable[[bool], Any] | None = None,
-        on_main: Callable[[Callable[[], None]], None] | None = None,
+        on_main: OnMain | None = None,
     ) -> None:
         self.hosting = hosting
         if awake is None:
-            from app.views.device import keep_screen_on as awake
+            from app.views.device import keep_screen_on
+
+            awake = keep_screen_on
         if on_main is None:
-            from app.bluetooth.android import run_on_main as on_main
+            on_main = service.on_main
         #: keeps the screen on while the table is open (its links live in this process);
         #: called on the main thread, where Java classes can be looked up
         self._awake = awake
@@ -107,12 +102,13 @@ class NetworkTable:
         self._turn_seat: int | None = None
         self._version = 0
         self._seen = -1
-        self._commands: queue.Queue = queue.Queue()
+        self._commands: queue.Queue[str] = queue.Queue()
         self._lock = threading.Lock()
         self._name, self._lang = name, lang
         self._rounds, self._turn = rounds, turn_time
         # made here, on the main thread: the Android transport looks Java classes up
-        self._transport = transport if transport is not None else default_transport()
+        self._service = service
+        self._transport = transport if transport is not None else service.transport()
         self._dealer = dealer
         self._listen = listen
         self._table: Any = None
@@ -122,34 +118,29 @@ class NetworkTable:
 
     # -- the worker thread ----------------------------------------------------------------
     def _make(self) -> Any:
-        from app.bluetooth.ids import new_player_id
-        from app.table.cli import dealer_factory, default_dealer, table_options
-        from app.table.clock import SystemClock
-        from app.table.messages import Options
-        from app.table.table import GuestTable, HostTable
-
-        transport = self._transport
-        kind = self._dealer or default_dealer()  # no secure dealer: no table (shown)
-        factory = dealer_factory(kind)
-        common = dict(
-            player_id=new_player_id(),
-            name=self._name,
-            lang=self._lang,
-            clock=SystemClock(),
-            dealer_factory=factory,
-            on_notice=self._on_notice,
-        )
+        # No secure dealer: the service raises no_secure_dealer before anything opens.
         if self.hosting:
-            listener = self._listen(transport) if self._listen else transport.listen()
-            table = HostTable(
-                listener,
-                options=table_options(Options(rounds=self._rounds, turn_time=self._turn), kind),
+            table = self._service.host(
+                name=self._name,
+                lang=self._lang,
+                rounds=self._rounds,
+                turn_time=self._turn,
+                on_notice=self._on_notice,
                 round_pause=ROUND_PAUSE,
-                **common,
+                transport=self._transport,
+                dealer=self._dealer,
+                listen=self._listen,
             )
             self.address = table.address
             return table
-        return GuestTable.join(transport, self.address, **common)
+        return self._service.join(
+            self.address,
+            name=self._name,
+            lang=self._lang,
+            on_notice=self._on_notice,
+            transport=self._transport,
+            dealer=self._dealer,
+        )
 
     def _run(self) -> None:
         try:

@@ -4,7 +4,7 @@ Shown on Android when the player is about to host or join and something is missi
 (:func:`ensure_bluetooth`); each step explains why in the player's language and has one
 button that asks Android, a way around where there is one (paired phones only) and the
 way back. A refusal is answered with the reason and, since Android stops asking after two
-refusals, the app's settings page. The steps come from :mod:`app.bluetooth.readiness`,
+refusals, the app's settings page. The steps come from :mod:`app.table.readiness`,
 the actions from :class:`app.views.bt_setup.BluetoothSetup`. The phone is read again
 whenever the app comes back to the front (the player may have changed a setting).
 """
@@ -18,11 +18,10 @@ from typing import Any
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
-from app.bluetooth.readiness import Step
 from app.i18n import N_, _
+from app.table.readiness import Step
 from app.views.base import BaseScreen
 from app.views.bt_setup import BluetoothSetup
-from app.views.device import on_android
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -119,13 +118,13 @@ class BluetoothSetupScreen(BaseScreen):
     retry = BooleanProperty(False)
     busy = BooleanProperty(False)
 
-    def on_enter(self, *_args) -> None:
+    def on_enter(self, *_args: Any) -> None:
         self.app.bind(on_resume=self._resumed)
 
-    def on_leave(self, *_args) -> None:
+    def on_leave(self, *_args: Any) -> None:
         self.app.unbind(on_resume=self._resumed)
 
-    def _resumed(self, *_args) -> None:
+    def _resumed(self, *_args: Any) -> None:
         self.refresh()  # a setting may have changed while the app was away
 
     def refresh(self) -> None:
@@ -158,20 +157,16 @@ class BluetoothSetupScreen(BaseScreen):
 
 def ensure_bluetooth(app: Any, purpose: str, then: Callable[[Any], None]) -> None:
     """Run ``then(setup)`` once the phone is ready to ``purpose`` ("host" or "join"),
-    through the set-up screen if something is missing; at once off Android (TCP, no
-    set-up) with ``setup=None``."""
-    if not on_android():
+    through the set-up screen if something is missing; at once with ``setup=None`` when
+    the app's table service needs no set-up (TCP on the desktop)."""
+    service = app.service
+    if not service.bluetooth:
         then(None)
         return
-    from app.views.oczko_network import default_transport
-
-    # One transport for the app's life: it binds python-for-android's activity results.
-    transport = app.controllers.get("bluetooth")
-    if transport is None:
-        transport = app.controllers["bluetooth"] = default_transport()
+    # The service's one transport for the app's life: it binds the activity's results.
     origin = app.sm.current
     screen = app.screen("bt_setup")
-    setup = BluetoothSetup(transport, purpose, on_change=screen.refresh)
+    setup = BluetoothSetup(service.transport(), purpose, on_change=screen.refresh)
     if setup.step().code == "ready":
         then(setup)
         return

@@ -10,11 +10,19 @@ to ask for Bluetooth to be switched on), then the switch, then the rest.
 A guest who refuses the search permission (or has Location off) can still join a phone
 he has paired with before: that is offered instead of a dead end. A host who refuses to
 be visible can still host for phones paired with his.
+
+:func:`read_situation` reads a :class:`Situation` off the transport. This module sits in
+the table layer (not in app/bluetooth) so that the set-up screens can ask it without
+importing a transport (tests/test_layering.py).
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: what each purpose needs before it can start, and what it may do without
 REQUIRED = {"host": ("connect", "advertise"), "join": ("connect",)}
@@ -115,4 +123,36 @@ def can_search(s: Situation) -> bool:
         and not s.paired_only
         and not s.lacks(*OPTIONAL["join"])
         and not s.location_blocks_discovery
+    )
+
+
+def read_situation(
+    transport: Any,
+    purpose: str,
+    *,
+    refused: frozenset[str] = frozenset(),
+    asked_visible: bool = False,
+    paired_only: bool = False,
+) -> Situation:
+    """What ``transport`` (the Android transport: ``permissions``, ``state()``,
+    ``location_blocks_discovery()``) reports now, with the player's answers so far.
+
+    Never raises: a permission that cannot be checked counts as missing (asking again
+    is harmless).
+    """
+    missing = []
+    for use in (*REQUIRED[purpose], *OPTIONAL[purpose]):
+        try:
+            missing.append((use, tuple(transport.permissions.missing(use))))
+        except Exception:  # unsure: treat as missing
+            log.debug("cannot check %s", use, exc_info=True)
+            missing.append((use, ("?",)))
+    return Situation(
+        purpose,
+        adapter=transport.state(),
+        missing=tuple(missing),
+        refused=refused,
+        location_blocks_discovery=purpose == "join" and transport.location_blocks_discovery(),
+        asked_visible=asked_visible,
+        paired_only=paired_only,
     )

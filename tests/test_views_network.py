@@ -56,6 +56,23 @@ def test_back_arrow_in_the_lobby_leaves_the_table(run: dict) -> None:
     assert run["back"] == {"left": True}
 
 
+def test_enter_in_the_address_field_joins(run: dict) -> None:
+    """Issue 16, item 10: the address typed on the keyboard and Enter sit the player
+    down (the lobby test above then sees him seated), without the search button."""
+    join = run["join"]
+    assert join["focused"] and join["typed"]
+    assert join["enter_joined"] is True
+
+
+def test_back_after_leaving_the_table_never_returns_into_its_lobby(run: dict) -> None:
+    """Issue 16, item 10: 'Leave the table' shows the Oczko menu with the table gone;
+    the back gesture then goes home, not into a dead 'Waiting for the table' lobby nor
+    through the screens that led to it."""
+    leave = run["leave"]
+    assert leave["guest"] == ["oczko_menu", False, "home"]
+    assert leave["host"] == ["oczko_menu", False, "home"]
+
+
 def test_host_left_message_is_translated() -> None:
     from app.i18n import set_language
     from app.i18n.codes import message_for
@@ -105,7 +122,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     Config.set("graphics", "width", "320")
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
-    from kivy_driver import run_steps
+    from kivy.core.window import Window
+    from kivy_driver import press, run_steps, tap
 
     from app.i18n.codes import message_for
     from app.table.cli import default_dealer
@@ -122,6 +140,11 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
         def run_checks(self, _dt) -> None:
             run_steps(self, self.checks(), out, result, delay=0.02)
+
+        def fresh_home(self):
+            """Home, as after a fresh start (nothing to go back to)."""
+            self.history.clear()
+            return self.go("home", remember=False)
 
         def on_stop(self) -> None:
             for p in procs:
@@ -193,10 +216,29 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             procs.append(hostp)
             first = hostp.stdout.readline()  # "listening on ADDR"
             address = first.strip().rsplit(" ", 1)[-1]
-            screen = self.go("oczko_join")
+            # from home by touches; the address typed and sent with Enter, not the button
+            home = self.fresh_home()
             yield
-            screen.ids.address.text = address
-            screen.ids.search.dispatch("on_release")
+            tap(home.ids.oczko)
+            yield
+            tap(self.sm.get_screen("oczko_menu").ids.join)
+            yield
+            screen = self.sm.get_screen("oczko_join")
+            field = screen.ids.address
+            from kivy.tests.common import UnitTestTouch
+
+            touch = UnitTestTouch(*field.to_window(*field.center))  # a finger on the field
+            touch.touch_down()
+            touch.touch_up()
+            yield
+            join["focused"] = bool(field.focus)
+            Window.dispatch("on_textinput", address)
+            yield
+            join["typed"] = field.text == address
+            Window.dispatch("on_key_down", 13, 40, None, [])  # Enter
+            Window.dispatch("on_key_up", 13, 40)
+            yield
+            join["enter_joined"] = "oczko_net" in self.controllers
             lobby = self.screen("oczko_lobby")
             net = self.controllers["oczko_net"]
             yield from _wait(
@@ -211,7 +253,15 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             join["expected_host_left"] = expected
             yield from _wait(lambda: lobby.message == expected, "the host-left message")
             join["host_left_message"] = lobby.message
-            lobby.leave_table()
+            # 'Leave the table', then the back gesture: never into the dead lobby
+            leave = result["leave"] = {}
+            yield
+            press(lobby.ids.leave_table)
+            yield
+            leave["guest"] = [self.sm.current, "oczko_net" in self.controllers]
+            Window.dispatch("on_keyboard", 27, 41, None, [])  # Escape / Android back
+            yield
+            leave["guest"].append(self.sm.current)
             hostp.wait(timeout=WAIT)
 
             # -- the back arrow in the lobby leaves the table too ------------------------
@@ -223,6 +273,25 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.back()
             yield from _wait(lambda: "oczko_net" not in self.controllers, "leaving by back")
             result["back"] = {"left": True}
+
+            # -- the host leaves his own open table, then goes back ----------------------
+            home = self.fresh_home()
+            yield
+            tap(home.ids.oczko)
+            yield
+            tap(self.sm.get_screen("oczko_menu").ids.host)
+            yield
+            tap(self.sm.get_screen("oczko_host").ids.open)
+            net = self.controllers["oczko_net"]
+            yield from _wait(lambda: net.address and net.lobby, "the third host's lobby")
+            yield
+            press(self.sm.get_screen("oczko_lobby").ids.leave_table)
+            yield
+            leave["host"] = [self.sm.current, "oczko_net" in self.controllers]
+            yield from _wait(lambda: net.closed, "the left table closing")
+            Window.dispatch("on_keyboard", 27, 41, None, [])
+            yield
+            leave["host"].append(self.sm.current)
 
     TestApp(data_dir=data_dir).run()
 

@@ -223,6 +223,14 @@ class Blu21App(App):
         self.can_go_back = name != "home"
         return screen
 
+    def return_to(self, name: str) -> BaseScreen:
+        """Show ``name`` as if the player had gone back to it: the screens he passed
+        after it are forgotten (after 'Leave the table', back goes on from the menu,
+        not into the left table's lobby nor the screens that led to it)."""
+        if name in self.history:
+            del self.history[len(self.history) - 1 - self.history[::-1].index(name) :]
+        return self.go(name, remember=False)
+
     def back(self, force: bool = False) -> None:
         """Go up one screen; asks first when that would leave a game in progress."""
         current = self.sm.get_screen(self.sm.current)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from app.i18n import N_, _, detect_language, set_language
 
 
 def process_age() -> float:
@@ -38,24 +41,86 @@ def rss_mib() -> float:
     return 0.0
 
 
-def display_problem(env: Mapping[str, str]) -> str:
-    """Why the app's window cannot open here ('' when it can): without a display SDL
-    would run with no window at all, silently, until killed.
+#: why the window cannot open (translated when printed; the command names stay as they are)
+NO_DISPLAY = N_(
+    "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set): "
+    "run it in a desktop session, or render a screen to a file with "
+    "'blu21 screenshot SCREEN OUT.png'"
+)
+DISPLAY_UNREACHABLE = N_(
+    "no display answers at {display}, so the window cannot open: run it in a desktop "
+    "session, or render a screen to a file with 'blu21 screenshot SCREEN OUT.png'"
+)
 
-    >>> display_problem({"DISPLAY": ":0"}), display_problem({"ANDROID_ARGUMENT": "x"})
+
+def _connects(family: int, address: Any, timeout: float) -> bool:
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(address)
+        return True
+    except OSError:
+        return False
+
+
+def x_display_answers(display: str, timeout: float = 2.0) -> bool:
+    """Does an X server answer at ``display`` (``:0``, ``unix:1.0``, ``host:10``)? A form
+    this cannot check counts as answering (never a false alarm).
+
+    >>> x_display_answers("not a display")
+    True
+    """
+    host, sep, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not sep or not number.isdigit() or "/" in host:
+        return True  # e.g. XQuartz's launchd path: not ours to judge
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        # Linux's abstract socket first (X servers listen on both), then the file
+        return _connects(socket.AF_UNIX, "\0" + path, timeout) or _connects(
+            socket.AF_UNIX, path, timeout
+        )
+    try:
+        socket.create_connection((host.strip("[]"), 6000 + int(number)), timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def wayland_display_answers(env: Mapping[str, str]) -> bool:
+    """Is the Wayland compositor's socket there? (Unknown counts as yes.)"""
+    name = env.get("WAYLAND_DISPLAY", "")
+    if name.startswith("/"):
+        return os.path.exists(name)
+    runtime = env.get("XDG_RUNTIME_DIR")
+    return runtime is None or os.path.exists(os.path.join(runtime, name))
+
+
+def display_problem(
+    env: Mapping[str, str], x_answers: Callable[[str], bool] = x_display_answers
+) -> str:
+    """Why the app's window cannot open here ('' when it can), translated: without a
+    display (none set, or nothing answering at the one set) SDL would fall back to an
+    off-screen window and the app would run silently, with no window, until killed.
+
+    >>> display_problem({"DISPLAY": ":0"}, lambda d: True), display_problem(
+    ...     {"ANDROID_ARGUMENT": "x"})
     ('', '')
     >>> display_problem({}).split(":")[0]
     'no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set)'
+    >>> display_problem({"DISPLAY": ":99"}, lambda d: False).split(",")[0]
+    'no display answers at :99'
     """
-    if any(env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "ANDROID_ARGUMENT")):
+    if env.get("ANDROID_ARGUMENT"):
         return ""
     if env.get("SDL_VIDEODRIVER") and env.get("SDL_VIDEODRIVER") not in ("x11", "wayland"):
         return ""  # a driver chosen on purpose (kmsdrm, offscreen for tests)
-    return (
-        "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set): "
-        "run it in a desktop session, or render a screen to a file with "
-        "'blu21 screenshot SCREEN OUT.png'"
-    )
+    x11, wayland = env.get("DISPLAY", ""), env.get("WAYLAND_DISPLAY", "")
+    if not (x11 or wayland):
+        return _(NO_DISPLAY)
+    if (wayland and wayland_display_answers(env)) or (x11 and x_answers(x11)):
+        return ""
+    return _(DISPLAY_UNREACHABLE).format(display=x11 or wayland)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         Config.set("graphics", "height", str(h))
     if args.measure:
         return _measure(args)
+    set_language(detect_language() if args.lang in (None, "auto") else args.lang)
     problem = display_problem(os.environ)
     if problem:
         print(f"blu21: {problem}", file=sys.stderr)

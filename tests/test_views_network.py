@@ -56,6 +56,16 @@ def test_back_arrow_in_the_lobby_leaves_the_table(run: dict) -> None:
     assert run["back"] == {"left": True}
 
 
+def test_without_the_secure_dealer_no_table_opens_and_the_player_reads_why(run: dict) -> None:
+    """No silent fall-back to the open dealer: hosting and joining stay on their screen,
+    no table is opened, and the player reads the translated reason."""
+    text = run["no_dealer_message"]
+    assert text and run["no_dealer"] == [
+        ["oczko_host", False, text],
+        ["oczko_join", False, text],
+    ]
+
+
 def test_enter_in_the_address_field_joins(run: dict) -> None:
     """Issue 16, item 10: the address typed on the keyboard and Enter sit the player
     down (the lobby test above then sees him seated), without the search button."""
@@ -273,6 +283,27 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.back()
             yield from _wait(lambda: "oczko_net" not in self.controllers, "leaving by back")
             result["back"] = {"left": True}
+
+            # -- no secure dealer on this phone: no table opens, the player reads why -----
+            from app.table.errors import TableError
+            from app.table.service import tcp_service
+
+            def no_dealer() -> str:
+                raise TableError("no_secure_dealer", "the native module is missing")
+
+            service, self.service = self.service, tcp_service(dealer=no_dealer)
+            for purpose in ("host", "join"):
+                screen = self.go(f"oczko_{purpose}")
+                yield
+                if purpose == "join":
+                    screen.ids.address.text = "127.0.0.1:9"
+                press(screen.ids.open if purpose == "host" else screen.ids.search)
+                yield
+                result.setdefault("no_dealer", []).append(
+                    [self.sm.current, "oczko_net" in self.controllers, self._toast.text]
+                )
+            result["no_dealer_message"] = message_for("no_secure_dealer")
+            self.service = service
 
             # -- the host leaves his own open table, then goes back ----------------------
             home = self.fresh_home()

@@ -208,6 +208,11 @@ class TableService:
             self._transport = self._transports()
         return self._transport
 
+    def dealer(self) -> str:
+        """The dealer a table opened now would use; :class:`TableError`
+        ``no_secure_dealer`` when there is none (ask before showing a lobby)."""
+        return self._dealer()
+
     # -- finding, hosting, joining -----------------------------------------------------
     def find_tables(
         self, situation: Situation, on_change: Callable[[], None], transport: Transport = None

@@ -44,6 +44,19 @@ def table_layer_available() -> bool:
         return False
 
 
+def can_deal(app: Any) -> bool:
+    """Can this phone deal at a table (its secure dealer loads)? Else the player reads
+    why, and no table opens (no silent fall-back to dealing without card secrecy)."""
+    from app.table.errors import TableError
+
+    try:
+        app.service.dealer()
+    except TableError as exc:
+        app.notify(message_for(exc.code))
+        return False
+    return True
+
+
 class OczkoMenuScreen(BaseScreen):
     title = StringProperty(N_("Oczko"))
     practice_text = StringProperty("")
@@ -101,6 +114,8 @@ class OczkoHostScreen(BaseScreen):
     def _host(self) -> None:
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
+            return
+        if not can_deal(self.app):
             return
         from app.views.permissions import ensure_bluetooth
 
@@ -215,6 +230,8 @@ class OczkoJoinScreen(BaseScreen):
     def _join(self, address: str) -> None:
         if not table_layer_available():
             self.app.notify(message_for("bluetooth_unavailable"))
+            return
+        if not can_deal(self.app):
             return
         if not address:
             self.status = _("Enter the host's address, for example 127.0.0.1:5000.")

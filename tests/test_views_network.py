@@ -151,10 +151,17 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
         def run_checks(self, _dt) -> None:
             run_steps(self, self.checks(), out, result, delay=0.02)
 
-        def fresh_home(self):
-            """Home, as after a fresh start (nothing to go back to)."""
+        def from_home(self, which: str):
+            """From home, as after a fresh start, by touches to the Oczko ``which``
+            screen ("host" or "join"); returns it."""
             self.history.clear()
-            return self.go("home", remember=False)
+            home = self.go("home", remember=False)
+            yield
+            tap(home.ids.oczko)
+            yield
+            tap(self.sm.get_screen("oczko_menu").ids[which])
+            yield
+            return self.sm.get_screen(f"oczko_{which}")
 
         def on_stop(self) -> None:
             for p in procs:
@@ -227,13 +234,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             first = hostp.stdout.readline()  # "listening on ADDR"
             address = first.strip().rsplit(" ", 1)[-1]
             # from home by touches; the address typed and sent with Enter, not the button
-            home = self.fresh_home()
-            yield
-            tap(home.ids.oczko)
-            yield
-            tap(self.sm.get_screen("oczko_menu").ids.join)
-            yield
-            screen = self.sm.get_screen("oczko_join")
+            screen = yield from self.from_home("join")
             field = screen.ids.address
             from kivy.tests.common import UnitTestTouch
 
@@ -306,13 +307,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             self.service = service
 
             # -- the host leaves his own open table, then goes back ----------------------
-            home = self.fresh_home()
-            yield
-            tap(home.ids.oczko)
-            yield
-            tap(self.sm.get_screen("oczko_menu").ids.host)
-            yield
-            tap(self.sm.get_screen("oczko_host").ids.open)
+            screen = yield from self.from_home("host")
+            tap(screen.ids.open)
             net = self.controllers["oczko_net"]
             yield from _wait(lambda: net.address and net.lobby, "the third host's lobby")
             yield

@@ -173,6 +173,18 @@ class Act(Message):
 
 
 @dataclass(frozen=True)
+class NextRound(Message):
+    """Guest -> host: I have read the last round's result; deal round ``round`` (the
+    round waiting for its deal). The host deals once every player still in the match
+    said so, or when the pause (at most one turn's time) runs out, whichever is first;
+    for any other round it changes nothing."""
+
+    TYPE = "next_round"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _int(1, 10_000)}
+    round: int
+
+
+@dataclass(frozen=True)
 class Ping(Message):
     """Either way: are you there? (answered by :class:`Pong` with the same ``n``)."""
 
@@ -501,6 +513,7 @@ MESSAGES: dict[str, type[Message]] = {
         Join,
         Ready,
         Act,
+        NextRound,
         Ping,
         Pong,
         Bye,

@@ -23,9 +23,7 @@ from app.table.table import GuestTable, HostTable
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 
 
-def make_table(
-    guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None
-):
+def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None):
     """``dealers``: seat -> dealer class for a modified (cheating) phone."""
     group = group or unsafe_test_group()
     clock = FakeClock()

@@ -84,7 +84,7 @@ def step(book: HostBook, event: HostEvent, facts: Facts) -> Step:
         if event.round is not None and event.round != _round(facts):
             return book, ()  # a late click from an earlier round
         book, effects = _decide(book, event.seat, event.action, facts)
-        return book, (*effects, Then(Drive()))
+        return book, (*effects, Then(Drive())) if effects else ()
     if isinstance(event, ReadNext):
         return _read_next(book, event, facts)
     if isinstance(event, Expired):

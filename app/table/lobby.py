@@ -117,7 +117,7 @@ class _Side:
     def __init__(self, clock: Clock, on_notice: Callable[[Notice], None] | None) -> None:
         self.clock = clock
         self.timers = Timers(clock)
-        self.inbox: queue.Queue = LinkInbox()
+        self.inbox: queue.Queue[Any] = LinkInbox()
         self.notices: list[Notice] = []
         self._on_notice = on_notice
 
@@ -427,7 +427,7 @@ class GuestLobby(_Side):
     def __init__(
         self,
         link: Link,
-        inbox: queue.Queue,
+        inbox: queue.Queue[Any],
         *,
         player_id: str,
         name: str,
@@ -461,7 +461,7 @@ class GuestLobby(_Side):
         on_notice: Callable[[Notice], None] | None = None,
     ) -> GuestLobby:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = LinkInbox()
+        inbox: queue.Queue[Any] = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice

@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from app.table.errors import TableError
 
@@ -96,7 +96,7 @@ def _one_of(*values: str) -> Check:
     def check(v: Any) -> str:
         if v not in values:
             raise ValueError(f"one of {', '.join(values)}")
-        return v
+        return str(v)
 
     return check
 
@@ -507,6 +507,8 @@ class ProtocolFrame:
     data: bytes
 
 
+_M = TypeVar("_M", bound="Message")
+
 MESSAGES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (
@@ -541,7 +543,7 @@ MESSAGES: dict[str, type[Message]] = {
 }
 
 
-def _build(cls: type[Message], body: Any) -> Any:
+def _build(cls: type[_M], body: Any) -> _M:
     if not isinstance(body, dict):
         raise ValueError(f"{cls.TYPE}: an object")
     names = {f.name for f in fields(cls)}

@@ -83,7 +83,7 @@ class GuestTable(GuestLobby):
     def __init__(
         self,
         link: Any,
-        inbox: queue.Queue,
+        inbox: queue.Queue[Any],
         *,
         player_id: str,
         name: str,
@@ -119,7 +119,7 @@ class GuestTable(GuestLobby):
         **kwargs: Any,
     ) -> GuestTable:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = LinkInbox()
+        inbox: queue.Queue[Any] = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(link, inbox, **kwargs)
 

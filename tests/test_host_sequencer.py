@@ -351,6 +351,7 @@ def test_a_leaver_after_the_match_changes_nothing() -> None:
 def test_a_cheater_is_named_removed_and_his_round_void() -> None:
     f = facts(dealt(), violation=(2, "bad_sig"))
     book, effects = step(PLAYING, Drive(), f)
+    assert book == PLAYING
     assert effects == (
         Forgive(),
         Say("cheat_named", {"seat": 2, "code": "bad_sig"}),
@@ -358,6 +359,7 @@ def test_a_cheater_is_named_removed_and_his_round_void() -> None:
     )
     book, effects = step(PLAYING, Remove(2, "cheat", "bad_sig"), facts(dealt()))
     assert announced(effects) == [Void(1)] and effects[-1] == Drop(2, "cheat", "bad_sig")
+    assert book.turn_key is None and book.drawing is None
     # the host's own phone caught the host: the table ends
     _book, effects = step(PLAYING, Drive(), facts(dealt(), violation=(None, "bad_deck")))
     assert effects[-1] == Close("violation")

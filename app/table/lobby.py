@@ -267,9 +267,10 @@ class HostLobby(_Side):
 
     def drop_seat(self, seat: int, reason: str, detail: str = "") -> None:
         """Close the link of the guest at ``seat`` (if he has one) and let him go."""
-        for peer in list(self._peers.values()):
-            if peer.seat == seat:
-                self._drop(peer, reason, detail)
+        # (one peer at most: before the match the seats behind him move up at once)
+        peer = next((p for p in self._peers.values() if p.seat == seat), None)
+        if peer is not None:
+            self._drop(peer, reason, detail)
 
     def close(self, reason: str = "host_left") -> None:
         """Leave: tell every guest why, then close every link and stop listening."""

@@ -161,7 +161,7 @@ def test_start_names_a_guest_who_is_not_ready(table) -> None:
         pump(host, lambda: len(host.seating.sitters) == 2, slow)
         with pytest.raises(TableError) as err:
             host.begin()
-        assert err.value.code == "not_ready" and err.value.details["name"] == "Slow"
+        assert err.value.code == "player_not_ready" and err.value.details["name"] == "Slow"
         assert host.phone is None and not host.seating.started
         slow.set_ready()
         pump(host, lambda: host.seating.can_start(), slow)

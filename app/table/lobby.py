@@ -244,7 +244,7 @@ class HostLobby(_Side):
     def start(self) -> Seating:
         """Start the match with the players present: guests silent for
         :attr:`stale_after` seconds are dropped first (``silent``). TableError
-        ``too_few_players`` if nobody else is left, ``not_ready`` (naming who) if a
+        ``too_few_players`` if nobody else is left, ``player_not_ready`` (naming him) if a
         guest has not said he is ready; nothing changes then but the drops."""
         if not self.seating.started:
             for seat in reversed(self.silent_seats()):  # (seats behind move up)
@@ -255,7 +255,9 @@ class HostLobby(_Side):
             raise TableError("too_few_players", "nobody else sits at the table")
         waiting = [s.name for s in sitters if not (s.ready and s.connected)]
         if not self.seating.started and waiting:
-            raise TableError("not_ready", f"not ready: {', '.join(waiting)}", name=waiting[0])
+            raise TableError(
+                "player_not_ready", f"not ready: {', '.join(waiting)}", name=waiting[0]
+            )
         # The listener stays open: new phones are refused (game_running) by the seating,
         # returning players get their seat back.
         self.seating = self.seating.start()

@@ -353,6 +353,19 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
         set_language("en")
 
 
+def start_when_both_ready(host, deadline: float) -> None:
+    """Host's screen: wait until the guest sits and is ready, then "Start the match"."""
+    import time
+
+    while not (
+        host.lobby and all(r for _n, r in host.lobby["players"]) and len(host.lobby["players"]) == 2
+    ):
+        assert time.monotonic() < deadline, "lobby"
+        host.tick(0.0)
+        time.sleep(0.02)
+    host.begin()
+
+
 def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
     """Host and guest over loopback: after each round both phones show its result
     (awaiting_next, a banner naming the winner) while the host waits ROUND_PAUSE before
@@ -373,15 +386,7 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
         guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
         phones = (host, guest)
         deadline = time.monotonic() + 60
-        while not (
-            host.lobby
-            and all(r for _n, r in host.lobby["players"])
-            and len(host.lobby["players"]) == 2
-        ):
-            assert time.monotonic() < deadline, "lobby"
-            host.tick(0.0)
-            time.sleep(0.02)
-        host.begin()
+        start_when_both_ready(host, deadline)
         seen: dict[int, set[int]] = {0: set(), 1: set()}
         while not (host.over and guest.over):
             assert time.monotonic() < deadline, "the match did not end"
@@ -427,15 +432,7 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
         guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
         phones = (host, guest)
         deadline = time.monotonic() + WAIT  # (less than one pause: only taps deal)
-        while not (
-            host.lobby
-            and all(r for _n, r in host.lobby["players"])
-            and len(host.lobby["players"]) == 2
-        ):
-            assert time.monotonic() < deadline, "lobby"
-            host.tick(0.0)
-            time.sleep(0.02)
-        host.begin()
+        start_when_both_ready(host, deadline)
         tapped: set[tuple[int, int]] = set()
         while not (host.over and guest.over):
             assert time.monotonic() < deadline, "the next round never came"

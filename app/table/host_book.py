@@ -17,6 +17,7 @@ from typing import Any
 
 from app.rules.oczko_match import Match
 from app.table.messages import Message
+from app.table.play import PublicEvent
 
 #: (round, seat) pairs: who reported what in which round
 RoundSeats = frozenset[tuple[int, int]]
@@ -198,7 +199,7 @@ HostEvent = (
 class Announce:
     """Send a public event to every guest and apply it on the host's phone."""
 
-    event: Message
+    event: PublicEvent
 
 
 @dataclass(frozen=True)

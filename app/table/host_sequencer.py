@@ -337,7 +337,8 @@ def _report(book: HostBook, event: Report, facts: Facts) -> Step:
 
 def _read_next(book: HostBook, event: ReadNext, facts: Facts) -> Step:
     """A player has read the last round's result and asks for round ``event.round``.
-    Only during the pause before that round's deal: anything else changes nothing."""
+    It counts only during the pause before that round's deal; for a round that is not
+    waiting for its deal it is refused by a notice; either way nothing else changes."""
     if event.round != _round(facts) or (book.pausing is None and event.round in book.went):
         detail = f"round {event.round} is not waiting for its deal"
         return book, (Say("next_round_refused", {"seat": event.seat, "detail": detail}),)

@@ -347,7 +347,7 @@ class HostTable:
         assert phone is not None
         if isinstance(effect, Announce):
             self.broadcast(effect.event)
-            phone.announce(effect.event)  # type: ignore[arg-type]  # (a public event)
+            phone.announce(effect.event)
             self._flush()
         elif isinstance(effect, Broadcast):
             self.broadcast(effect.message)

@@ -337,9 +337,10 @@ def _report(book: HostBook, event: Report, facts: Facts) -> Step:
 
 def _read_next(book: HostBook, event: ReadNext, facts: Facts) -> Step:
     """A player has read the last round's result and asks for round ``event.round``.
-    It counts only during the pause before that round's deal; for a round that is not
-    waiting for its deal it is refused by a notice; either way nothing else changes."""
-    if event.round != _round(facts) or (book.pausing is None and event.round in book.went):
+    It counts only during the pause before that round's deal (a tap that comes after
+    the deal began is ignored); for another round it is refused by a notice. Either
+    way nothing else changes."""
+    if event.round != _round(facts):
         detail = f"round {event.round} is not waiting for its deal"
         return book, (Say("next_round_refused", {"seat": event.seat, "detail": detail}),)
     if book.pausing != event.round:

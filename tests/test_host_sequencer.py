@@ -8,6 +8,7 @@ which every phone shows the last round's result (``NextRound``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -98,7 +99,7 @@ def facts(m: Match, **changes: object) -> Facts:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def announced(effects: tuple[Effect, ...]) -> list[object]:
+def announced(effects: Sequence[Effect]) -> list[object]:
     return [e.event for e in effects if isinstance(e, Announce)]
 
 
@@ -158,8 +159,8 @@ def test_the_deal_closes_once_every_phone_opened_its_cards() -> None:
     assert blockers(book, f) == {1, 2}  # their reports are missing
     for seat in (0, 1):
         book, _ = step(book, Report(seat, Dealt(1, 1, False)), f)
-    book, effects = settle(book, f)
-    assert not announced(effects) and SetTimer("stall", 30.0) in effects
+    book, done = settle(book, f)
+    assert not announced(done) and SetTimer("stall", 30.0) in done
     book, _ = step(book, Report(2, Dealt(1, 0, False)), f)  # a voided deck's report
     assert book.dealt == {(1, 0), (1, 1)}
     book, _ = step(book, Report(2, Dealt(1, 1, True)), f)

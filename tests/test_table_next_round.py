@@ -97,7 +97,7 @@ def test_the_next_deal_waits_until_every_player_has_read_the_result() -> None:
 
 def test_a_guest_that_never_reads_is_waited_for_only_one_turn() -> None:
     host, players, clock = table(1)
-    sides = [host, *players]
+    sides: list[Any] = [host, *players]
     try:
         play_round(host, sides)
         host.read_result()

@@ -51,8 +51,11 @@ def left(host: HostTable, name: str) -> list[str]:
     ]
 
 
+Table = tuple[HostTable, FakeClock, Callable[[str], "subprocess.Popen[str]"]]
+
+
 @pytest.fixture
-def table() -> Iterator[tuple[HostTable, FakeClock, Callable[[str], subprocess.Popen[str]]]]:
+def table() -> Iterator[Table]:
     clock = FakeClock()
     host = HostTable(
         TcpTransport().listen(),
@@ -94,7 +97,7 @@ def seated_and_ready(host: HostTable, names: set[str]) -> bool:
     return {s.name for s in sitters} == names and all(s.ready for s in sitters)
 
 
-def test_start_drops_a_killed_and_a_frozen_guest_and_plays_with_the_others(table) -> None:
+def test_start_drops_a_killed_and_a_frozen_guest_and_plays_with_the_others(table: Table) -> None:
     host, clock, guest = table
     killed, frozen, alive = guest("Killed"), guest("Frozen"), guest("Alive")
     pump(host, lambda: seated_and_ready(host, {"Killed", "Frozen", "Alive"}))
@@ -120,7 +123,7 @@ def test_start_drops_a_killed_and_a_frozen_guest_and_plays_with_the_others(table
     assert alive.poll() is None or alive.returncode == 0
 
 
-def test_start_says_why_not_when_nobody_else_is_left(table) -> None:
+def test_start_says_why_not_when_nobody_else_is_left(table: Table) -> None:
     host, clock, guest = table
     frozen = guest("Frozen")
     pump(host, lambda: seated_and_ready(host, {"Frozen"}))
@@ -134,7 +137,7 @@ def test_start_says_why_not_when_nobody_else_is_left(table) -> None:
     assert len(host.seating.sitters) == 1 and not host.seating.started
 
 
-def test_the_heartbeat_alone_drops_a_frozen_guest(table) -> None:
+def test_the_heartbeat_alone_drops_a_frozen_guest(table: Table) -> None:
     host, clock, guest = table
     frozen = guest("Frozen")
     pump(host, lambda: seated_and_ready(host, {"Frozen"}))
@@ -147,7 +150,7 @@ def test_the_heartbeat_alone_drops_a_frozen_guest(table) -> None:
     assert left(host, "Frozen") == ["silent"] and len(host.seating.sitters) == 1
 
 
-def test_start_names_a_guest_who_is_not_ready(table) -> None:
+def test_start_names_a_guest_who_is_not_ready(table: Table) -> None:
     host, _clock, _guest = table
     slow = GuestLobby.connect(
         TcpTransport(),

@@ -33,6 +33,7 @@ def pump(
 
 
 def _links(side: Any) -> list[Any]:
+    side = getattr(side, "lobby", side) if isinstance(side, HostTable) else side
     if hasattr(side, "_peers"):
         return [p.link for p in side._peers.values()]
     return [side.link]

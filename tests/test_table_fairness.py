@@ -101,7 +101,7 @@ def test_colluders_cannot_stack_the_deck_through_an_honest_shuffler() -> None:
     finds them and deals them to his partner (a Persian 21). The result does not
     stand: the audit, which checks every pass at its exact positions, names both."""
     host, players, clock = make_table(3, seed=34, rounds=5, dealers={2: Tagger, 1: Stacker})
-    run(host, players, clock, until=lambda: host._deck >= 3 or host.phone.match.over)
+    run(host, players, clock, until=lambda: host.book.deck >= 3 or host.phone.match.over)
     assert host.phone.match.round.number == 3 and host.phone.match.round.order[0] == 2
     honest = play_out(host, players, clock, {1, 2})
     judged(host, honest, {1, 2}, number=3)

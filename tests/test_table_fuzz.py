@@ -235,7 +235,7 @@ def session(seed: int) -> dict[str, int]:
                 attackers[i] = Attacker(rng, TcpTransport().connect(host.address, timeout=5), None)
         if ticks % 5 == 0 and rng.random() < 0.5:
             attacker = rng.choice(attackers)
-            kind = attacker.act(host._deck)
+            kind = attacker.act(host.book.deck)
             deviations[kind] = deviations.get(kind, 0) + 1
     for _ in range(30):  # the last frames in flight
         for side in sides:
@@ -342,7 +342,7 @@ def host_session(seed: int) -> None:
                 with contextlib.suppress(TransportError):
                     link.send(random_event(rng))
             else:
-                attack.act(host._deck)
+                attack.act(host.book.deck)
     for p in players:
         for n in p.notices:
             if n.code == "violation":

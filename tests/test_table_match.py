@@ -118,12 +118,12 @@ def test_a_seat_that_drops_mid_round_is_bust_and_the_rest_finish_alike() -> None
 
 def test_a_guest_silent_after_drawing_is_dropped() -> None:
     host, players, clock = make_table(2, seed=3, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")  # round 1 starts with the host; then seat 1
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
     drawer, other = players
     drawer.act("draw")
-    pump(host, until=lambda: host._drawing == 1)
+    pump(host, until=lambda: host.book.drawing == 1)
     # The drawer never reports his card (his phone froze, its link stays up, it answers
     # nothing): after turn_time he is out, and the round goes on without him.
     drawer.step = lambda wait=0.0: None
@@ -146,7 +146,7 @@ def test_the_host_leaving_mid_match_ends_the_table_on_every_phone() -> None:
 
 def test_out_of_turn_and_stale_clicks_are_ignored() -> None:
     host, players, _ = make_table(2, seed=9, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host.book.turn_key)
     seat = host.phone.match.to_act
     idle = next(p for p in players if p.seat != seat)
     log_before = len(host.phone.log)
@@ -165,7 +165,7 @@ def test_a_guest_names_a_host_that_announces_an_illegal_step() -> None:
     from app.table.messages import Applied
 
     host, players, _ = make_table(2, seed=10, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act is not None and host.book.turn_key)
     r = host.phone.match.round
     wrong = next(s for s in r.order if s != r.to_act)
     host.broadcast(Applied(r.number, wrong, "hold"))  # bypassing the host's own rules
@@ -211,7 +211,7 @@ def test_a_lost_report_does_not_stall_the_table() -> None:
         True if isinstance(message, Dealt) else real_send(link, message)
     )  # his "I have looked at my cards" never arrives
     # The host's watchdog is armed on him alone (and only him).
-    pump(host, *players, until=lambda: host._stall_key == ("play", 1, frozenset({mute.seat})))
+    pump(host, *players, until=lambda: host.book.stall_key == ("play", 1, frozenset({mute.seat})))
     advance(clock, 30, host, *players)
     pump(host, players[0], until=lambda: "player_left" in codes(host))
     left = next(n.details for n in host.notices if n.code == "player_left")
@@ -228,7 +228,7 @@ def test_a_dropout_during_the_deal_voids_it_and_the_rest_are_dealt_again() -> No
     victim.send = lambda link, message: (
         True if isinstance(message, Dealt) else real_send(link, message)
     )  # he never confirms his cards...
-    pump(host, *players, until=lambda: host._blockers() == {victim.seat})
+    pump(host, *players, until=lambda: host.blockers() == {victim.seat})
     victim.link.close(linger=0)  # ...and vanishes before the deal went into any engine
     rest = [p for p in players if p is not victim]
     pump(host, *rest, until=lambda: finished(host, rest))
@@ -246,14 +246,14 @@ def test_a_card_on_its_way_the_leaver_could_not_stop_stands() -> None:
     dropout does not void it; the fresh deck comes once it is in. (A card the leaver
     still had to open is voided and dealt again: tests/test_table_sra.py.)"""
     host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
     drawer, victim = players[0], players[1]
     frozen = drawer.step
     drawer.step = lambda wait=0.0: None  # his card is on its way, not yet open
     drawer.act("draw")
-    pump(host, victim, until=lambda: host._drawing == 1)
+    pump(host, victim, until=lambda: host.book.drawing == 1)
     victim.link.close(linger=0)  # another player vanishes meanwhile
     pump(host, until=lambda: 2 in host.phone.match.gone)
     drawer.step = frozen
@@ -262,7 +262,7 @@ def test_a_card_on_its_way_the_leaver_could_not_stop_stands() -> None:
         return [e for e in phone.log if e["event"] == "card_drawn" and e["seat"] == 1]
 
     pump(host, drawer, until=lambda: drawn(host.phone) and drawn(drawer.phone))
-    pump(host, drawer, until=lambda: host._deck == 2)
+    pump(host, drawer, until=lambda: host.book.deck == 2)
     # One card, the one on its way, reached both engines; then the fresh deck.
     assert len(drawn(host.phone)) == len(drawn(drawer.phone)) == 1
     events = [e["event"] for e in host.phone.log]
@@ -276,15 +276,15 @@ def test_a_guest_names_a_host_that_voids_a_card_that_can_still_open() -> None:
     from app.table.messages import NewDeck
 
     host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
-    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host._turn_key)
+    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
     drawer, others = players[0], players[1:]
     drawer.step = lambda wait=0.0: None  # his card is on its way
     drawer.act("draw")
-    pump(host, *others, until=lambda: host._drawing == 1)
+    pump(host, *others, until=lambda: host.book.drawing == 1)
     # A host that would give the drawer another card without any dropout.
-    host.broadcast(NewDeck(host.phone.match.round.number, host._deck + 1))
+    host.broadcast(NewDeck(host.phone.match.round.number, host.book.deck + 1))
     pump(host, *others, until=lambda: all(p.closed for p in others))
     for p in others:
         violation = next(n for n in p.notices if n.code == "violation")

@@ -27,6 +27,7 @@ from app.table.messages import (
     Left,
     Lobby,
     NewDeck,
+    NextRound,
     Options,
     Ping,
     PlayerInfo,
@@ -76,6 +77,7 @@ messages = st.one_of(
     ),
     st.builds(Ready, ready=st.booleans()),
     st.builds(Act, round=st.integers(1, 10_000), action=st.sampled_from(["draw", "hold"])),
+    st.builds(NextRound, round=st.integers(1, 10_000)),
     st.builds(Ping, n=st.integers(0, 2**31 - 1)),
     st.builds(Pong, n=st.integers(0, 2**31 - 1)),
     st.builds(Bye, reason=st.sampled_from(["left", "host_left", "match_over"])),
@@ -128,7 +130,7 @@ def test_every_message_type_is_covered() -> None:
     # The round-trip strategy above builds each of these; a new type must be added there.
     covered = {Join, Ready, Act, Ping, Pong, Bye, Refused, Options, PlayerInfo, Lobby, Welcome}
     covered |= {Turn, Applied, Left, Begin, SetUp, Go, Deal, Dealt, CloseDeal, Drew, NewDeck}
-    covered |= {Rejoin, Rekey, Resume, Void}
+    covered |= {Rejoin, Rekey, Resume, Void, NextRound}
     assert set(MESSAGES.values()) == covered
 
 
@@ -189,6 +191,10 @@ def test_a_value_of_any_type_in_any_field_is_refused_never_a_crash(kind, body) -
         _raw({"t": "join", "player_id": "a" * 32, "name": "x" * 25, "lang": "pl"}),
         _raw({"t": "join", "player_id": "a" * 32, "name": "x", "lang": "Polish"}),
         _raw({"t": "turn", "round": 1, "seat": 7, "ms": 0}),
+        _raw({"t": "next_round"}),
+        _raw({"t": "next_round", "round": 0}),
+        _raw({"t": "next_round", "round": "2"}),
+        _raw({"t": "next_round", "round": 2, "ready": True}),
         _raw({"t": "bye", "reason": "Host Left!"}),
         _raw(
             {"t": "lobby", "players": [{"seat": 0, "name": "a", "lang": "pl"}] * 2, "options": {}}

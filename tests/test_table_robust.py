@@ -113,7 +113,7 @@ def _named_host(guest) -> bool:
 
 def test_a_host_rekeying_a_deck_that_does_not_exist_is_named() -> None:
     host, players, _ = sra_table()
-    pump(host, *players, until=lambda: host.stage == "play" and host._deck >= 1)
+    pump(host, *players, until=lambda: host.stage == "play" and host.book.deck >= 1)
     host.send(host.link_of(1), Rekey(1, (0, 1, 2)))
     pump(host, *players, until=lambda: _named_host(players[0]))
 
@@ -129,7 +129,7 @@ def test_a_host_moving_a_guest_to_a_seat_outside_the_table_is_named() -> None:
     pump(host, *players, until=lambda: host.stage == "play")
     victim = host.link_of(1)
     host.send(victim, Welcome(5))
-    host.send(victim, Rekey(host._deck + 1, (0, 2, 5)))
+    host.send(victim, Rekey(host.book.deck + 1, (0, 2, 5)))
     pump(host, *players, until=lambda: _named_host(players[0]))
 
 
@@ -378,13 +378,13 @@ def test_the_join_deadline_runs_while_frames_keep_arriving() -> None:
     host, _, clock = open_dealer_table(rounds=1)
     host.silence_limit = 60.0  # (the guests, not stepped here, stay)
     lurker, _ = stranger(host)  # connects, never joins
-    pump(host, until=lambda: sum(p.seat is None for p in host._peers.values()) == 1)
+    pump(host, until=lambda: sum(p.seat is None for p in host.lobby._peers.values()) == 1)
     clock.advance(JOIN_WITHIN + 1)
     noise = Received(object(), encode(Pong(1)))  # (a link long gone: each costs a lookup)
     for _ in range(10 * EVENTS_PER_STEP):
         host.inbox.put(noise)
     host.step(0)
-    assert not any(p.seat is None for p in host._peers.values())  # the lurker is cut off
+    assert not any(p.seat is None for p in host.lobby._peers.values())  # the lurker is cut off
     assert host.inbox.qsize() > 0  # while frames were still waiting
     pump(host, until=lambda: lurker.closed)
 

@@ -15,16 +15,15 @@ from app.protocol.group import DEFAULT_GROUP, unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.table.clock import FakeClock
-from app.table.messages import Applied, Options, ProtocolFrame
+from app.table.host_book import Announce
+from app.table.messages import Applied, NewDeck, Options, ProtocolFrame
 from app.table.sra_dealer import SraDealer
-from app.table.table import GuestTable
+from app.table.table import GuestTable, HostTable
 
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 
 
-def make_table(
-    guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None
-):
+def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None):
     """``dealers``: seat -> dealer class for a modified (cheating) phone."""
     group = group or unsafe_test_group()
     clock = FakeClock()
@@ -128,7 +127,7 @@ def test_a_guest_sending_a_forged_frame_is_named_and_dropped() -> None:
     run(host, players, clock, until=lambda: host.stage == "play")
     cheat = players[0]
     # A well-formed frame whose signature does not verify: the host refuses to relay it.
-    bogus = Message(Kind.KEYS, round_id=host._deck, sender=cheat.seat, seq=99, sig=bytes(32))
+    bogus = Message(Kind.KEYS, round_id=host.book.deck, sender=cheat.seat, seq=99, sig=bytes(32))
     cheat.send(cheat.link, ProtocolFrame(bogus.encode(unsafe_test_group())))
     run(host, [players[1]], clock, until=lambda: "player_left" in [n.code for n in host.notices])
     left = next(n.details for n in host.notices if n.code == "player_left")
@@ -170,8 +169,8 @@ def test_a_dropout_while_another_players_card_is_on_its_way(drawer: int) -> None
     gets one from the fresh deck, and at the showdown he proves the cards he kept from
     the old deck (formerly he was dropped as "stalled", or the host closed the table)."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host._drawing == drawer or host.phone.match.over)
-    assert host._drawing == drawer, "the bot never drew: pick another seed"
+    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     victim = players[-1]  # seat 3, not the drawer
     victim.link.close(linger=0)  # before his phone could send his key for the card
@@ -202,8 +201,8 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
     the drawer reports it. The card could be seen, so it is not dealt again: a drawer
     must not get a better card by a friend's leaving."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host._drawing == drawer or host.phone.match.over)
-    assert host._drawing == drawer, "the bot never drew: pick another seed"
+    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     deck, _, position = host.phone._pending_draw
     victim, alive = players[-1], players[:-1]
@@ -213,10 +212,10 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
         assert time.monotonic() < deadline
         for side in (host, *players):
             if side is slow:  # a slow phone: messages in, but no dealer work yet
-                type(side).__mro__[1].step(side, 0.001)
+                slow_step(side)
             else:
                 side.step(0.001)
-    assert host._drawing == drawer  # the drawer has not reported the card yet
+    assert host.book.drawing == drawer  # the drawer has not reported the card yet
     victim.link.close(linger=0)
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     assert not host.closed
@@ -228,12 +227,26 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
         assert any(e["event"] == "card_drawn" and e["seat"] == drawer for e in events)
 
 
+def slow_step(side: GuestTable | HostTable) -> None:
+    """A slow phone: its messages in and its timers, but no dealer work yet."""
+    if isinstance(side, HostTable):
+        side.step_links(0.001)
+    else:
+        type(side).__mro__[1].step(side, 0.001)
+
+
 def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     host, players, clock = make_table(3, seed=12, rounds=3)
-    run(host, players, clock, until=lambda: host._drawing == 1 or host.phone.match.over)
-    assert host._drawing == 1, "the bot never drew: pick another seed"
+    run(host, players, clock, until=lambda: host.book.drawing == 1 or host.phone.match.over)
+    assert host.book.drawing == 1, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
-    host._new_deck = lambda number: None  # a host that keeps the cut-off card...
+    perform = host._perform
+
+    def keep_the_card(effect) -> None:  # a host that keeps the cut-off card...
+        if not (isinstance(effect, Announce) and isinstance(effect.event, NewDeck)):
+            perform(effect)
+
+    host._perform = keep_the_card
     players[-1].link.close(linger=0)
     witness = players[1]
     run(host, [witness], clock, until=lambda: 3 in host.phone.match.gone)
@@ -290,7 +303,7 @@ def test_a_guest_silent_in_the_set_up_is_dropped_and_the_rest_set_up_without_him
 def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
     host, players, clock = make_table(3, seed=6, rounds=1, turn_time=5)
     host.silence_limit = 600
-    run(host, players, clock, until=lambda: host._deck == 1)
+    run(host, players, clock, until=lambda: host.book.deck == 1)
     quiet, alive = players[1], [players[0], players[2]]
     stop(quiet)  # his shuffle pass never comes: the others cannot open their cards
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
@@ -302,8 +315,8 @@ def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
 def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer() -> None:
     host, players, clock = make_table(3, seed=11, rounds=3, turn_time=5)
     host.silence_limit = 600
-    run(host, players, clock, until=lambda: host._drawing == 0 or host.phone.match.over)
-    assert host._drawing == 0, "the bot never drew: pick another seed"
+    run(host, players, clock, until=lambda: host.book.drawing == 0 or host.phone.match.over)
+    assert host.book.drawing == 0, "the bot never drew: pick another seed"
     quiet, alive = players[2], players[:2]
     # He has sent his key for this card; from now on he keeps the link but sends no
     # key for anybody's next card.
@@ -373,11 +386,11 @@ def test_a_hand_released_at_the_showdown_opens_on_every_phone_even_a_slow_one() 
     run(host, players, clock, until=lambda: host.phone.match.round.phase is Phase.SHOWDOWN)
     assert escrowed
     deadline = time.monotonic() + HANG
-    while 2 not in host._went:
+    while 2 not in host.book.went:
         assert time.monotonic() < deadline, "the host never began round 2"
         for side in (host, *players):
             if side is slow:  # messages in, no dealer work: still opening his hand
-                type(side).__mro__[1].step(side, 0.001)
+                slow_step(side)
             else:
                 side.step(0.001)
         if ((1, "stalled") in departures(host)) and leaver in players:

@@ -466,6 +466,19 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
         set_language("en")
 
 
+def start_when_both_ready(host, deadline: float) -> None:
+    """Host's screen: wait until the guest sits and is ready, then "Start the match"."""
+    import time
+
+    while not (
+        host.lobby and all(r for _n, r in host.lobby["players"]) and len(host.lobby["players"]) == 2
+    ):
+        assert time.monotonic() < deadline, "lobby"
+        host.tick(0.0)
+        time.sleep(0.02)
+    host.begin()
+
+
 def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
     """Host and guest over loopback: after each round both phones show its result
     (awaiting_next, a banner naming the winner) while the host waits ROUND_PAUSE before
@@ -490,15 +503,7 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
         )
         phones = (host, guest)
         deadline = time.monotonic() + 60
-        while not (
-            host.lobby
-            and all(r for _n, r in host.lobby["players"])
-            and len(host.lobby["players"]) == 2
-        ):
-            assert time.monotonic() < deadline, "lobby"
-            host.tick(0.0)
-            time.sleep(0.02)
-        host.begin()
+        start_when_both_ready(host, deadline)
         seen: dict[int, set[int]] = {0: set(), 1: set()}
         while not (host.over and guest.over):
             assert time.monotonic() < deadline, "the match did not end"
@@ -525,3 +530,94 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
             guest.leave()
             guest.join_thread()
         host.join_thread()
+
+
+def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
+    """Host and guest over loopback, a turn of 600 s (the pause's limit): each phone
+    taps "Next round" on a round's result, and the host deals the next round on the
+    taps alone (its notice ``all_read`` for every later round), not on the timer."""
+    import time
+
+    from app.i18n import set_language
+    from app.views.oczko_network import NetworkTable
+
+    set_language("en")
+    host = NetworkTable(hosting=True, name="Ala", dealer="open", rounds=3, turn_time=600)
+    guest = None
+    try:
+        assert host.wait_open(10.0), host.error
+        guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
+        phones = (host, guest)
+        deadline = time.monotonic() + WAIT  # (less than one pause: only taps deal)
+        start_when_both_ready(host, deadline)
+        tapped: set[tuple[int, int]] = set()
+        while not (host.over and guest.over):
+            assert time.monotonic() < deadline, "the next round never came"
+            for i, phone in enumerate(phones):
+                phone.tick(0.0)
+                m = phone.match
+                if m is None:
+                    continue
+                if phone.awaiting_next:
+                    phone.next_round(0.0)  # the "Next round" button
+                    tapped.add((i, len(m.history)))
+                    assert not phone.awaiting_next
+                elif m.to_act == phone.seat and not m.over:
+                    phone.hold(0.0)
+            time.sleep(0.02)
+        played = len(host.match.history)
+        assert played >= 2
+        read = [n.details["round"] for n in host._table.notices if n.code == "all_read"]
+        assert read == list(range(2, played + 1))
+        assert {(0, n) for n in range(1, played)} <= tapped
+    finally:
+        host.leave()
+        if guest is not None:
+            guest.leave()
+            guest.join_thread()
+        host.join_thread()
+
+
+def test_start_names_the_guest_who_is_not_ready() -> None:
+    """A guest seated but not ready: "Start the match" says who holds it up."""
+    import time
+
+    from app.bluetooth.ids import new_player_id
+    from app.bluetooth.tcp import TcpTransport
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+    from app.table.clock import SystemClock
+    from app.table.lobby import GuestLobby
+    from app.views.oczko_network import NetworkTable
+
+    set_language("pl")
+    net = NetworkTable(hosting=True, name="Ala", dealer="open", transport=TcpTransport())
+    slow = None
+    try:
+        assert net.wait_open(10.0), net.error
+        slow = GuestLobby.connect(
+            TcpTransport(),
+            net.address,
+            player_id=new_player_id(),
+            name="Celina",
+            lang="pl",
+            clock=SystemClock(),
+        )
+        deadline = time.monotonic() + WAIT
+        while not (net.lobby and len(net.lobby["players"]) == 2):
+            assert time.monotonic() < deadline, "seated"
+            slow.step(0.01)
+            net.tick(0.0)
+        net.begin()
+        expected = message_for("player_not_ready", name="Celina")
+        while net.message != expected:
+            assert time.monotonic() < deadline, net.message
+            slow.step(0.01)
+            net.tick(0.0)
+        assert "Celina" in net.message and not net.started
+    finally:
+        if slow is not None:
+            slow.leave()
+        net.leave()
+        net.join_thread()
+        set_language("en")

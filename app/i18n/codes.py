@@ -99,6 +99,7 @@ MESSAGES: dict[str, str] = {
     "connection_lost": N_("The connection was lost."),
     "host_left": N_("The host left: the table is closed."),
     "not_ready": N_("Every player must be connected and ready."),
+    "player_not_ready": N_("{name} is not ready yet."),
     "connect_failed": N_("Could not reach the table at that address."),
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),

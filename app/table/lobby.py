@@ -24,7 +24,7 @@ import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic as _monotonic
-from typing import Any
+from typing import Any, Protocol
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.link import (
@@ -65,6 +65,10 @@ PING_EVERY = 2.0
 SILENCE_LIMIT = 20.0
 #: Seconds a new link has to say who it is.
 JOIN_WITHIN = 10.0
+#: Seconds without a word after which a seated guest no longer counts as present when
+#: the host starts the match (three missed heartbeats): "Start" drops him and starts
+#: with the others, rather than begin a match a dead phone would stall.
+STALE_AFTER = 3 * PING_EVERY
 #: Events handled per :meth:`_Side.step` before the timers run: frames that keep
 #: arriving never hold the clock (turns, heartbeats, the join deadline) up.
 EVENTS_PER_STEP = 64
@@ -113,7 +117,7 @@ class _Side:
     def __init__(self, clock: Clock, on_notice: Callable[[Notice], None] | None) -> None:
         self.clock = clock
         self.timers = Timers(clock)
-        self.inbox: queue.Queue = LinkInbox()
+        self.inbox: queue.Queue[Any] = LinkInbox()
         self.notices: list[Notice] = []
         self._on_notice = on_notice
 
@@ -166,8 +170,22 @@ class _Side:
         return total + sum(getattr(link, "buffered", 0) for link in self._links())
 
 
+class MatchHooks(Protocol):
+    """What the match on the host's phone hears from its lobby (by composition: the
+    lobby knows nothing of the match, the match reads nothing private of the lobby)."""
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        """A seated guest's message that is not about seating (TableError: drop him)."""
+
+    def on_joined(self, seat: int) -> None:
+        """A guest sat down, or came back to his seat on a new link."""
+
+    def on_gone(self, seat: int, reason: str) -> None:
+        """The link of the guest at ``seat`` is gone (his seat already updated)."""
+
+
 class HostLobby(_Side):
-    """The host's side of the lobby."""
+    """The host's side of the lobby; ``hooks``: the match it hands its guests to."""
 
     def __init__(
         self,
@@ -179,8 +197,12 @@ class HostLobby(_Side):
         clock: Clock,
         options: Options | None = None,
         on_notice: Callable[[Notice], None] | None = None,
+        hooks: MatchHooks | None = None,
     ) -> None:
         super().__init__(clock, on_notice)
+        self.hooks = hooks
+        #: seconds of silence after which "Start" drops a seated guest (tests may change it)
+        self.stale_after = STALE_AFTER
         self.seating = Seating.new(player_id, name, lang, options)
         self.listener = listener
         self.address = listener.address
@@ -209,18 +231,48 @@ class HostLobby(_Side):
         self.seating = self.seating.set_options(options)
         self._broadcast_lobby()
 
+    def silent_seats(self) -> list[int]:
+        """Seated guests not heard from for :attr:`stale_after` seconds (a killed app, a
+        Bluetooth link gone quiet): they would stall the match's set-up."""
+        now = self.clock.now()
+        return sorted(
+            p.seat
+            for p in self._peers.values()
+            if p.seat is not None and now - p.last_heard >= self.stale_after
+        )
+
     def start(self) -> Seating:
-        """Start the match (TableError ``not_ready`` unless everyone is ready)."""
+        """Start the match with the players present: guests silent for
+        :attr:`stale_after` seconds are dropped first (``silent``). TableError
+        ``too_few_players`` if nobody else is left, ``player_not_ready`` (naming him) if a
+        guest has not said he is ready; nothing changes then but the drops."""
+        if not self.seating.started:
+            for seat in reversed(self.silent_seats()):  # (seats behind move up)
+                quiet = self.clock.now() - self._heard(seat)
+                self.drop_seat(seat, "silent", f"nothing for {quiet:.0f} s")
+        sitters = self.seating.sitters
+        if not self.seating.started and len(sitters) < 2:
+            raise TableError("too_few_players", "nobody else sits at the table")
+        waiting = [s.name for s in sitters if not (s.ready and s.connected)]
+        if not self.seating.started and waiting:
+            raise TableError(
+                "player_not_ready", f"not ready: {', '.join(waiting)}", name=waiting[0]
+            )
         # The listener stays open: new phones are refused (game_running) by the seating,
         # returning players get their seat back.
         self.seating = self.seating.start()
         self.notice("match_started", players=len(self.seating.sitters))
         return self.seating
 
-    def _acceptor_keeps_running_for_rejoins(self) -> None:
-        # New phones are refused by the seating (game_running); returning players are
-        # let back in, so the listener stays open.
-        pass
+    def _heard(self, seat: int) -> float:
+        return next(p.last_heard for p in self._peers.values() if p.seat == seat)
+
+    def drop_seat(self, seat: int, reason: str, detail: str = "") -> None:
+        """Close the link of the guest at ``seat`` (if he has one) and let him go."""
+        # (one peer at most: before the match the seats behind him move up at once)
+        peer = next((p for p in self._peers.values() if p.seat == seat), None)
+        if peer is not None:
+            self._drop(peer, reason, detail)
 
     def close(self, reason: str = "host_left") -> None:
         """Leave: tell every guest why, then close every link and stop listening."""
@@ -290,12 +342,10 @@ class HostLobby(_Side):
             self._broadcast_lobby()
         elif isinstance(message, Bye):
             self._drop(peer, "left", "said goodbye")
+        elif self.hooks is None:
+            raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
         else:
-            self.on_game_message(peer.seat, message)
-
-    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
-        """Messages of the match (extended by the match layer); in the lobby: a violation."""
-        raise TableError("bad_message", f"{type(message).__name__} is not a lobby message")
+            self.hooks.on_game_message(peer.seat, message)
 
     def _join(self, peer: _Peer, join: Join) -> None:
         if peer.seat is not None:
@@ -320,6 +370,8 @@ class HostLobby(_Side):
         self.send(peer.link, Welcome(seat, rejoin))
         self.notice("player_rejoined" if rejoin else "player_joined", seat=seat)
         self._broadcast_lobby()
+        if self.hooks is not None:
+            self.hooks.on_joined(seat)
 
     def _drop(self, peer: _Peer, reason: str, detail: str) -> None:
         self._peers.pop(peer.link, None)
@@ -340,6 +392,8 @@ class HostLobby(_Side):
                     other.seat -= 1
                     self.send(other.link, Welcome(other.seat, False))
         self._broadcast_lobby()
+        if self.hooks is not None:
+            self.hooks.on_gone(peer.seat, reason)
 
     def _broadcast_lobby(self) -> None:
         lobby: Lobby = self.seating.lobby()
@@ -376,7 +430,7 @@ class GuestLobby(_Side):
     def __init__(
         self,
         link: Link,
-        inbox: queue.Queue,
+        inbox: queue.Queue[Any],
         *,
         player_id: str,
         name: str,
@@ -410,7 +464,7 @@ class GuestLobby(_Side):
         on_notice: Callable[[Notice], None] | None = None,
     ) -> GuestLobby:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue = LinkInbox()
+        inbox: queue.Queue[Any] = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
         return cls(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice

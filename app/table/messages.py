@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from app.table.errors import TableError
 
@@ -96,7 +96,7 @@ def _one_of(*values: str) -> Check:
     def check(v: Any) -> str:
         if v not in values:
             raise ValueError(f"one of {', '.join(values)}")
-        return v
+        return str(v)
 
     return check
 
@@ -170,6 +170,18 @@ class Act(Message):
     CHECKS: ClassVar[dict[str, Check]] = {"round": _int(1, 10_000), "action": _one_of(*ACTIONS)}
     round: int
     action: str
+
+
+@dataclass(frozen=True)
+class NextRound(Message):
+    """Guest -> host: I have read the last round's result; deal round ``round`` (the
+    round waiting for its deal). The host deals once every player still in the match
+    said so, or when the pause (at most one turn's time) runs out, whichever is first;
+    for any other round it changes nothing."""
+
+    TYPE = "next_round"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _int(1, 10_000)}
+    round: int
 
 
 @dataclass(frozen=True)
@@ -495,12 +507,15 @@ class ProtocolFrame:
     data: bytes
 
 
+_M = TypeVar("_M", bound="Message")
+
 MESSAGES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (
         Join,
         Ready,
         Act,
+        NextRound,
         Ping,
         Pong,
         Bye,
@@ -528,7 +543,7 @@ MESSAGES: dict[str, type[Message]] = {
 }
 
 
-def _build(cls: type[Message], body: Any) -> Any:
+def _build(cls: type[_M], body: Any) -> _M:
     if not isinstance(body, dict):
         raise ValueError(f"{cls.TYPE}: an object")
     names = {f.name for f in fields(cls)}

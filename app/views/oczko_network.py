@@ -25,9 +25,10 @@ from app.table.service import OnMain, TableService
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
-#: The host's pause between a round's end and the next deal (seconds): every phone shows
-#: the round's result meanwhile (a player may go on sooner on his own phone).
-ROUND_PAUSE = 8.0
+#: The host's longest pause between a round's end and the next deal (seconds; None: the
+#: turn time): every phone shows the round's result meanwhile; the host deals sooner
+#: once every player has tapped "Next round".
+ROUND_PAUSE: float | None = None
 
 
 #: why a player left (the table's reason) -> the message every screen shows
@@ -79,7 +80,8 @@ class NetworkTable:
         self._on_main = on_main
         self.turn_time = float(turn_time)
         #: a finished round's result is on screen (until the player goes on, or his turn
-        #: in the next round begins: the host deals after ROUND_PAUSE by itself)
+        #: in the next round begins: the host deals when everybody went on, or after
+        #: its pause)
         self.awaiting_next = False
         self._rounds_seen = 0
         self.address = address
@@ -126,7 +128,7 @@ class NetworkTable:
                 rounds=self._rounds,
                 turn_time=self._turn,
                 on_notice=self._on_notice,
-                round_pause=ROUND_PAUSE,
+                round_pause=float(self._turn) if ROUND_PAUSE is None else ROUND_PAUSE,
                 transport=self._transport,
                 dealer=self._dealer,
                 listen=self._listen,
@@ -185,6 +187,8 @@ class NetworkTable:
             try:
                 if command == "begin":
                     table.begin()
+                elif command == "read":
+                    table.read_result()
                 elif command in ("draw", "hold"):
                     table.act(command)
                 elif command == "leave":
@@ -193,7 +197,7 @@ class NetworkTable:
                     else:
                         table.leave()
             except Exception as exc:  # a refused intent is shown, not fatal
-                self._note(getattr(exc, "code", "illegal_action"), {})
+                self._note(getattr(exc, "code", "illegal_action"), getattr(exc, "details", {}))
 
     def _snapshot(self, table: Any) -> None:
         changed = False
@@ -342,8 +346,10 @@ class NetworkTable:
         self._commands.put("hold")
 
     def next_round(self, now: float) -> None:
-        """The player has read the result (the host deals the next round by itself)."""
+        """The player has read the result: the host deals the next round once every
+        player has (or when its pause, a turn's time, runs out)."""
         self.awaiting_next = False
+        self._commands.put("read")
 
     def leave(self) -> None:
         self._commands.put("leave")

@@ -1,0 +1,394 @@
+"""The host's phone: the lobby, then the match's I/O around the pure sequencer.
+
+:class:`HostTable` seats guests through a :class:`~app.table.lobby.HostLobby` it holds
+(by composition: the lobby hands it the guests' match messages, arrivals and
+departures through :class:`~app.table.lobby.MatchHooks`), then runs the match. Every
+decision (the next public event, the turn timer, who stalls the table, when a round is
+void) is :func:`app.table.host_sequencer.step`, a pure function of the host's
+:class:`~app.table.host_book.HostBook`, the event and what the host's phone knows
+(:class:`~app.table.host_book.Facts`). This class only observes the phone, feeds the
+sequencer and carries its effects out: it announces every public event (``Go``,
+``Deal``, ``CloseDeal``, ``Applied``, ``Left``, ``NewDeck``, ``Void``, ``Rejoin``) to
+every guest and applies it to its own :class:`~app.table.play.PhoneMatch`, relays every
+dealer frame a guest sends (after its own dealer authenticated it), sends ``Turn``
+with the time left, runs the match's timers on the injected clock and drops links.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from typing import Any
+
+from app.bluetooth.link import Link, Listener
+from app.rules.oczko import Phase
+from app.table.clock import Clock, Timers
+from app.table.dealer import Dealer, DealerViolation
+from app.table.errors import TableError
+from app.table.host_book import (
+    Announce,
+    Back,
+    Broadcast,
+    CancelTimer,
+    Close,
+    Decide,
+    Drive,
+    Drop,
+    Effect,
+    Expired,
+    Facts,
+    Forgive,
+    Gone,
+    HostBook,
+    HostEvent,
+    Readmit,
+    ReadNext,
+    Report,
+    Say,
+    SetTimer,
+    Stage,
+    Started,
+    Then,
+    seats_in,
+)
+from app.table.host_sequencer import blockers, step
+from app.table.limits import FrameBudget, frame_deck
+from app.table.lobby import HostLobby, Notice
+from app.table.messages import (
+    Act,
+    Begin,
+    Message,
+    NextRound,
+    Options,
+    ProtocolFrame,
+    Rekey,
+    Resume,
+)
+from app.table.play import PhoneMatch
+from app.table.seating import Seating
+
+DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
+Bot = Callable[[PhoneMatch], str | None]
+
+
+class HostTable:
+    """The host's phone (seat 0): lobby, then the match's sequencer and relay."""
+
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        dealer_factory: DealerFactory,
+        options: Options | None = None,
+        bot: Bot | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+        round_pause: float = 0.0,
+    ) -> None:
+        self.lobby = HostLobby(
+            listener,
+            player_id=player_id,
+            name=name,
+            lang=lang,
+            clock=clock,
+            options=options,
+            on_notice=on_notice,
+            hooks=self,
+        )
+        self.clock = clock
+        #: the match's timers (turn, drew, stall, pause); the lobby keeps its own
+        self.timers = Timers(clock)
+        self._dealer_factory = dealer_factory
+        self.bot = bot
+        self._on_log = on_log
+        self.phone: PhoneMatch | None = None
+        self.book = HostBook()
+        self._budget = FrameBudget()  # what each guest's dealer frames may cost
+        #: the longest pause between a round's end and the next deal, so that every phone
+        #: shows the result long enough to read it; it ends sooner once every player has
+        #: read it (``NextRound``). The app's tables: a turn's time; 0 for bots and tests.
+        self.round_pause = round_pause
+
+    # -- the lobby's side (by composition) ------------------------------------------------
+
+    @property
+    def stage(self) -> Stage:
+        """Where the table is: lobby, setup, play, over."""
+        return self.book.stage
+
+    @property
+    def seating(self) -> Seating:
+        return self.lobby.seating
+
+    @property
+    def address(self) -> str:
+        return self.lobby.address
+
+    @property
+    def notices(self) -> list[Notice]:
+        return self.lobby.notices
+
+    @property
+    def closed(self) -> bool:
+        return self.lobby.closed
+
+    @property
+    def inbox(self) -> queue.Queue[Any]:
+        return self.lobby.inbox
+
+    @property
+    def silence_limit(self) -> float:
+        return self.lobby.silence_limit
+
+    @silence_limit.setter
+    def silence_limit(self, seconds: float) -> None:
+        self.lobby.silence_limit = seconds
+
+    def notice(self, what: str, /, **details: Any) -> None:
+        """Tell the host's screen (a stable code and its details)."""
+        self.lobby.notice(what, **details)
+
+    def send(self, link: Link, message: Message | ProtocolFrame) -> bool:
+        """Send to one link (False if it could not be queued)."""
+        return self.lobby.send(link, message)
+
+    def broadcast(self, message: Message | ProtocolFrame, *, skip: int | None = None) -> None:
+        """Send ``message`` to every seated guest (but ``skip``)."""
+        self.lobby.broadcast(message, skip=skip)
+
+    def link_of(self, seat: int) -> Link | None:
+        """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
+        return self.lobby.link_of(seat)
+
+    def set_options(self, options: Options) -> None:
+        """Change the options (before the match) and tell everyone."""
+        self.lobby.set_options(options)
+
+    def start(self) -> Seating:
+        """Seat the players for the match (see :meth:`HostLobby.start`)."""
+        return self.lobby.start()
+
+    def close(self, reason: str = "host_left") -> None:
+        """Leave: tell every guest why, then close every link."""
+        self.lobby.close(reason)
+
+    def wait_closed(self, timeout: float = 2.0) -> bool:
+        """After :meth:`close`: wait until every guest link has ended."""
+        return self.lobby.wait_closed(timeout)
+
+    def buffered_bytes(self) -> int:
+        """Bytes of frames this phone holds now (see :meth:`HostLobby.buffered_bytes`)."""
+        return self.lobby.buffered_bytes()
+
+    # -- the host player's intents --------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start the match with the players present: set the dealers up, then play
+        (TableError ``not_ready`` / ``too_few_players`` if it cannot start)."""
+        seating = self.lobby.start()
+        players = len(seating.sitters)
+        self.broadcast(Begin(players, seating.options))
+        self.phone = PhoneMatch(
+            0, players, seating.options, self._dealer_factory(0, players), on_log=self._on_log
+        )
+        if not seating.options.secret:
+            self.notice("open_dealer")  # every phone says the cards are not secret
+        for frame in self.phone.dealer.hello():
+            self.broadcast(ProtocolFrame(frame))
+        self._feed(Started())
+        self._drive()
+
+    def act(self, action: str) -> None:
+        """The host player's own decision."""
+        if self.phone is not None and self.phone.match.round is not None:
+            self._feed(Decide(0, action))
+
+    def read_result(self) -> None:
+        """The host player has read the last round's result (``NextRound``)."""
+        if self.book.pausing is not None:
+            self._feed(ReadNext(0, self.book.pausing))
+            self._drive()
+
+    def blockers(self) -> set[int]:
+        """The players the match waits for now (see :func:`host_sequencer.blockers`)."""
+        return blockers(self.book, self._observe()) if self.phone is not None else set()
+
+    def step(self, wait: float = 0.0) -> None:
+        """Handle the links' events (up to ``wait`` s for the first), the due timers, and
+        what the host's phone has computed meanwhile."""
+        self.step_links(wait)
+        if self.phone is not None and not self.closed:
+            self.phone.work()
+            self._flush()
+            self._drive()
+
+    def step_links(self, wait: float = 0.0) -> None:
+        """Only the links' events and the due timers: the dealer's own work waits (a
+        phone busy elsewhere, in tests)."""
+        due = self.timers.next_in()
+        self.lobby.step(wait if due is None else min(wait, due))
+        for name in self.timers.due():
+            if self.timers.remaining(name) is None:  # (not re-armed by an earlier one)
+                self._feed(Expired(name))
+
+    # -- the lobby's hooks ----------------------------------------------------------------
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        """A guest's message of the match (TableError: the lobby drops him)."""
+        phone = self.phone
+        if phone is None:
+            raise TableError("bad_message", "the match has not begun")
+        if isinstance(message, ProtocolFrame):
+            # Charged to the seat of the link it came on: past a limit, he is dropped.
+            _, deck = frame_deck(message.data, phone.dealer)
+            self._budget.charge(seat, message.data, deck=deck, newest=self.book.deck)
+            try:
+                phone.dealer.authenticate(message.data)
+            except DealerViolation as exc:
+                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            self.broadcast(message, skip=seat)  # unchanged, in arrival order
+            phone.frame(message.data)
+            self._flush()
+        elif isinstance(message, Act):
+            self._feed(Decide(seat, message.action, message.round))
+        elif isinstance(message, NextRound):
+            self._feed(ReadNext(seat, message.round))
+        else:
+            self._feed(Report(seat, message))
+        self._drive()
+
+    def on_joined(self, seat: int) -> None:
+        """A guest sat down (before the match) or came back (during it)."""
+        self._feed(Back(seat))
+
+    def on_gone(self, seat: int, reason: str) -> None:
+        """A guest's link is gone."""
+        self._feed(Gone(seat, reason))
+
+    # -- the shell around the sequencer ---------------------------------------------------
+
+    def _observe(self) -> Facts:
+        """What the host's phone knows now, for the sequencer."""
+        phone = self.phone
+        assert phone is not None
+        book, dealer, m = self.book, phone.dealer, phone.match
+        r = m.round
+        decks = {0}  # the set-up, and below the decks this phone has started
+        disputed: tuple[int, ...] = ()
+        complained = False
+        verdicts: dict[int, frozenset[int]] = {}
+        unproven: frozenset[int] = frozenset()
+        if r is not None:
+            mine = phone.decks_of(r.number)
+            decks.update(mine)
+            settling = phone.settling(r.number)
+            disputed = tuple(d for d in mine if dealer.disputed(d) or d in settling)
+            complained = any(dealer.disputed(d) for d in mine)
+            for d in disputed:
+                verdict = dealer.verdict(d)
+                if verdict is not None:
+                    verdicts[d] = frozenset(verdict.cheaters)
+            unproven = frozenset(
+                s for s in seats_in(book.persian, r.number) if dealer.claimed(book.deck, s) is None
+            )
+        sitters = self.seating.sitters
+        bot_turn = (
+            self.bot is not None
+            and r is not None
+            and r.phase is Phase.PLAY
+            and r.to_act == 0
+            and book.drawing is None
+        )
+        v = phone.violation
+        return Facts(
+            match=m,
+            guests=frozenset(i for i, s in enumerate(sitters) if i and s.connected),
+            linked=frozenset(i for i in range(1, len(sitters)) if self.link_of(i) is not None),
+            closed=self.closed,
+            dealer_ready=bool(dealer.ready),
+            fingerprint=str(dealer.fingerprint) if dealer.ready else "",
+            waiting=phone.waiting,
+            redraw=phone.redraw,
+            cut_off=phone.cut_off,
+            violation=None if v is None else (v.seat, v.code),
+            waiting_for={d: frozenset(dealer.waiting_for(d)) for d in decks},
+            disputed=disputed,
+            complained=complained,
+            verdicts=verdicts,
+            unproven=unproven,
+            turn_time=self.seating.options.turn_time,
+            round_pause=self.round_pause,
+            bot_action=self.bot(phone) if bot_turn and self.bot is not None else None,
+            auto_read=frozenset({0}) if self.bot is not None else frozenset(),
+        )
+
+    def _feed(self, event: HostEvent) -> bool:
+        """One step of the sequencer and its effects; False if it decided nothing."""
+        if self.phone is None:
+            return False
+        before = self.book
+        self.book, effects = step(before, event, self._observe())
+        for effect in effects:
+            self._perform(effect)
+        return bool(effects) or self.book != before
+
+    def _drive(self) -> None:
+        """Let the sequencer decide until nothing more is due (each decision changes the
+        match or the book, so this ends)."""
+        while not self.closed and self._feed(Drive()):
+            pass
+
+    def _perform(self, effect: Effect) -> None:
+        phone = self.phone
+        assert phone is not None
+        if isinstance(effect, Announce):
+            self.broadcast(effect.event)
+            phone.announce(effect.event)
+            self._flush()
+        elif isinstance(effect, Broadcast):
+            self.broadcast(effect.message)
+        elif isinstance(effect, Say):
+            self.notice(effect.code, **effect.details)
+        elif isinstance(effect, SetTimer):
+            self.timers.set(effect.name, effect.seconds)
+        elif isinstance(effect, CancelTimer):
+            self.timers.cancel(effect.name)
+        elif isinstance(effect, Drop):
+            self.lobby.drop_seat(effect.seat, effect.reason, effect.detail)
+        elif isinstance(effect, Close):
+            self.close(effect.reason)
+        elif isinstance(effect, Forgive):
+            phone.violation = None
+        elif isinstance(effect, Readmit):
+            self._readmit(effect)
+        elif isinstance(effect, Then):
+            self._feed(effect.event)
+
+    def _readmit(self, effect: Readmit) -> None:
+        """Players are back: every phone sets the dealer up anew for the decks to come,
+        each returning phone gets the match as it stands."""
+        phone = self.phone
+        assert phone is not None
+        self.broadcast(Rekey(effect.first, effect.seats))
+        snapshot = phone.match.snapshot()
+        for seat in effect.back:
+            link = self.link_of(seat)
+            if link is not None:
+                self.send(link, Resume(self.seating.options, snapshot, effect.first, effect.seats))
+        self._budget.new_setup()
+        phone.rekey(effect.first, self._dealer_factory(0, phone.match.players), effect.seats)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Send what the host's own phone produced (frames to all; reports to itself)."""
+        phone = self.phone
+        while phone is not None and phone.outbox:
+            item = phone.outbox.pop(0)
+            if isinstance(item, ProtocolFrame):
+                self.broadcast(item)
+            else:
+                self._feed(Report(0, item))

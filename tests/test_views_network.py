@@ -360,9 +360,7 @@ def test_joining_nowhere_reports_the_failure() -> None:
     listener = TcpTransport().listen()
     address = listener.address
     listener.close()  # nobody listens there any more
-    net = NetworkTable(
-        service=_tcp(), hosting=False, name="Guest", address=address, dealer="open"
-    )
+    net = NetworkTable(service=_tcp(), hosting=False, name="Guest", address=address, dealer="open")
     assert net.wait_open(20.0) is False
     assert net.error == "connect_failed"
     assert net.closed
@@ -542,11 +540,15 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("en")
-    host = NetworkTable(hosting=True, name="Ala", dealer="open", rounds=3, turn_time=600)
+    host = NetworkTable(
+        service=_tcp(), hosting=True, name="Ala", dealer="open", rounds=3, turn_time=600
+    )
     guest = None
     try:
         assert host.wait_open(10.0), host.error
-        guest = NetworkTable(hosting=False, name="Bartek", address=host.address, dealer="open")
+        guest = NetworkTable(
+            service=_tcp(), hosting=False, name="Bartek", address=host.address, dealer="open"
+        )
         phones = (host, guest)
         deadline = time.monotonic() + WAIT  # (less than one pause: only taps deal)
         start_when_both_ready(host, deadline)
@@ -591,7 +593,9 @@ def test_start_names_the_guest_who_is_not_ready() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("pl")
-    net = NetworkTable(hosting=True, name="Ala", dealer="open", transport=TcpTransport())
+    net = NetworkTable(
+        service=_tcp(), hosting=True, name="Ala", dealer="open", transport=TcpTransport()
+    )
     slow = None
     try:
         assert net.wait_open(10.0), net.error

@@ -17,11 +17,13 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 DemoSteps = Iterator[None]
-DEMOS: dict[str, Callable[[Any], DemoSteps]] = {}
+#: A demo: given the running app (a Kivy App), the steps that drive its live screens.
+Demo = Callable[[Any], DemoSteps]
+DEMOS: dict[str, Demo] = {}
 
 
-def demo(name: str) -> Callable[[Callable], Callable]:
-    def register(func: Callable) -> Callable:
+def demo(name: str) -> Callable[[Demo], Demo]:
+    def register(func: Demo) -> Demo:
         DEMOS[name] = func
         return func
 
@@ -78,7 +80,7 @@ def open_screen(app: Any, name: str) -> DemoSteps:
     if name == "home":
         return
     home = app.sm.get_screen("home")
-    path = {
+    path: dict[str, list[Callable[[], Any]]] = {
         "settings": [lambda: home.ids.settings],
         "oczko_menu": [lambda: home.ids.oczko],
         "oczko_host": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.host],

@@ -35,9 +35,7 @@ class MontContext:
     ) -> None: ...
     def pow(self, base: int, exp: int) -> int:
         """``base ** exp % modulus``, constant time in ``exp`` (releases the GIL)."""
-    def pow_batch(
-        self, bases: Iterable[int], exp: int, threads: int | None = None
-    ) -> list[int]:
+    def pow_batch(self, bases: Iterable[int], exp: int, threads: int | None = None) -> list[int]:
         """``[b ** exp % modulus for b in bases]`` over ``threads`` threads (one exponent)."""
     def pow_many(
         self, bases: Iterable[int], exps: Iterable[int], threads: int | None = None

@@ -407,9 +407,7 @@ class _SampleTransport:
         return self._missing.get("location") is not None
 
 
-def _bt_setup(
-    app: Any, purpose: str, transport: _SampleTransport, refused: set[str]
-) -> DemoSteps:
+def _bt_setup(app: Any, purpose: str, transport: _SampleTransport, refused: set[str]) -> DemoSteps:
     from app.views.bt_setup import BluetoothSetup
 
     screen = app.screen("bt_setup")

@@ -37,9 +37,7 @@ class Translator(Observable):
         uid: int = super().fbind(name, func, *largs, **kwargs)
         return uid
 
-    def funbind(
-        self, name: str, func: Callable[..., object], *largs: Any, **kwargs: Any
-    ) -> None:
+    def funbind(self, name: str, func: Callable[..., object], *largs: Any, **kwargs: Any) -> None:
         if name == "_":
             key = (func, largs, kwargs)
             if key in self._observers:

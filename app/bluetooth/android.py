@@ -80,6 +80,13 @@ from app.bluetooth.android_socket import (
     ConnectWatchdog,
     open_link,
 )
+from app.bluetooth.android_types import (
+    BluetoothAdapter,
+    BluetoothDevice,
+    BluetoothSocket,
+    Intent,
+    JavaUuid,
+)
 from app.bluetooth.errors import TransportError
 from app.bluetooth.framing import DEFAULT_MAX_FRAME
 from app.bluetooth.link import DEFAULT_MAX_PENDING, Inbox, Link
@@ -170,14 +177,14 @@ class AndroidTransport:
         self._clock = clock
         self._results: dict[int, Callable[[bool], None]] = {}
         self._results_bound = False
-        self._uuid = self.api.UUID.fromString(service_uuid)
+        self._uuid: JavaUuid = self.api.UUID.fromString(service_uuid)
         self._discovery: Discovery | None = None
 
     # -- state ----------------------------------------------------------------------------
 
-    def adapter(self) -> Any:
+    def adapter(self) -> BluetoothAdapter:
         """The Bluetooth adapter, ready to use: ``no_adapter`` / ``bluetooth_off`` if not."""
-        adapter = self.api.BluetoothAdapter.getDefaultAdapter()
+        adapter: BluetoothAdapter | None = self.api.BluetoothAdapter.getDefaultAdapter()
         if adapter is None:
             raise TransportError("no_adapter", "this device has no Bluetooth")
         if not adapter.isEnabled():
@@ -233,7 +240,7 @@ class AndroidTransport:
         self._start_for_result(intent, REQUEST_DISCOVERABLE_CODE, on_done)
 
     def _start_for_result(
-        self, intent: Any, code: int, on_done: Callable[[bool], None] | None
+        self, intent: Intent, code: int, on_done: Callable[[bool], None] | None
     ) -> None:
         activity = self.api.activity
         if activity is None:
@@ -340,7 +347,7 @@ class AndroidTransport:
 
     # -- links ----------------------------------------------------------------------------
 
-    def wrap_socket(self, socket: Any, inbox: Inbox | None) -> Link:
+    def wrap_socket(self, socket: BluetoothSocket, inbox: Inbox | None) -> Link:
         """A connected ``BluetoothSocket`` as a link with this transport's frame limits."""
         return open_link(
             self.api, socket, inbox, max_frame=self.max_frame, max_pending=self.max_pending
@@ -424,7 +431,7 @@ class AndroidTransport:
             return self.wrap_socket(socket, inbox)
         raise TransportError("connect_failed", f"cannot connect to {address}: {failure}")
 
-    def _bonding(self, device: Any) -> bool:
+    def _bonding(self, device: BluetoothDevice) -> bool:
         try:
             return bool(device.getBondState() == self.api.BOND_BONDING)
         except Exception:  # a revoked permission: no pairing we could wait for

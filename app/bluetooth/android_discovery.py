@@ -15,6 +15,7 @@ from typing import Any
 
 from app.bluetooth.android_java import JavaApi, java_errors, p4a_module
 from app.bluetooth.android_permissions import API_S, Permissions
+from app.bluetooth.android_types import BluetoothAdapter, BluetoothDevice, BroadcastReceiver, Intent
 from app.bluetooth.errors import TransportError
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,9 @@ def merge_devices(paired: Iterable[Device], found: Iterable[Device]) -> list[Dev
     return list(result.values())
 
 
-def device_from_java(api: JavaApi, device: Any, fallback_name: str | None = None) -> Device:
+def device_from_java(
+    api: JavaApi, device: BluetoothDevice, fallback_name: str | None = None
+) -> Device:
     """The :class:`Device` of a Java ``BluetoothDevice`` (``fallback_name``: the name a
     broadcast carried, for a device that does not know its own yet)."""
     with java_errors(api, "io_error", "reading a device"):
@@ -110,7 +113,7 @@ class Discovery:
         self,
         api: JavaApi,
         permissions: Permissions,
-        adapter: Callable[[], Any],
+        adapter: Callable[[], BluetoothAdapter],
         on_found: Callable[[Device], None],
         on_finished: Callable[[], None] | None = None,
         broadcast: Any = None,
@@ -123,7 +126,7 @@ class Discovery:
         self._on_found = on_found
         self._on_finished = on_finished
         self._broadcast = broadcast
-        self._receiver: Any = None
+        self._receiver: BroadcastReceiver | None = None
         self._seen: dict[str, Device] = {}
         self._lock = threading.Lock()
         self.running = False
@@ -153,7 +156,7 @@ class Discovery:
             self.stop()
             raise
 
-    def _on_receive(self, _context: Any, intent: Any) -> None:
+    def _on_receive(self, _context: object, intent: Intent) -> None:
         # Runs on a Java thread: never let an exception escape into Java.
         api = self._api
         try:

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import Protocol
 
 from app.bluetooth.android_java import (
     JavaApi,
@@ -20,6 +20,7 @@ from app.bluetooth.android_java import (
     translate_java_error,
 )
 from app.bluetooth.android_permissions import Permissions
+from app.bluetooth.android_types import BluetoothAdapter, BluetoothServerSocket, BluetoothSocket
 from app.bluetooth.errors import TransportError
 from app.bluetooth.link import Inbox, Link, ListenerBase, StreamLink
 
@@ -33,7 +34,7 @@ WATCH_STEP = 0.05
 class JavaSocketStream:
     """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`."""
 
-    def __init__(self, api: JavaApi, socket: Any) -> None:
+    def __init__(self, api: JavaApi, socket: BluetoothSocket) -> None:
         self._api = api
         self._socket = socket
         with java_errors(api, "io_error", "opening the socket streams"):
@@ -72,7 +73,12 @@ class JavaSocketStream:
 
 
 def open_link(
-    api: JavaApi, socket: Any, inbox: Inbox | None, *, max_frame: int, max_pending: int
+    api: JavaApi,
+    socket: BluetoothSocket,
+    inbox: Inbox | None,
+    *,
+    max_frame: int,
+    max_pending: int,
 ) -> Link:
     """A connected ``BluetoothSocket`` as a framed link (the socket is closed on failure)."""
     try:
@@ -96,10 +102,10 @@ class RfcommHost(Protocol):
     def permissions(self) -> Permissions:
         """The runtime permissions, checked before every use."""
 
-    def adapter(self) -> Any:
+    def adapter(self) -> BluetoothAdapter:
         """The Bluetooth adapter; ``no_adapter`` / ``bluetooth_off`` if it cannot be used."""
 
-    def wrap_socket(self, socket: Any, inbox: Inbox | None) -> Link:
+    def wrap_socket(self, socket: BluetoothSocket, inbox: Inbox | None) -> Link:
         """A connected ``BluetoothSocket`` as a link."""
 
 
@@ -107,7 +113,7 @@ class AndroidListener(ListenerBase):
     """The host's RFCOMM server socket. ``address`` is informational (the phone's name):
     guests pick the host from their device list."""
 
-    def __init__(self, transport: RfcommHost, server: Any, address: str) -> None:
+    def __init__(self, transport: RfcommHost, server: BluetoothServerSocket, address: str) -> None:
         super().__init__(address)
         self._transport = transport
         self._server = server
@@ -175,7 +181,7 @@ class ConnectBudget:
 class ConnectWatchdog:
     """Closes ``socket`` (aborting a blocked ``connect()``) when ``budget`` runs out."""
 
-    def __init__(self, api: JavaApi, socket: Any, budget: ConnectBudget) -> None:
+    def __init__(self, api: JavaApi, socket: BluetoothSocket, budget: ConnectBudget) -> None:
         self.fired = threading.Event()
         self._done = threading.Event()
         self._api = api

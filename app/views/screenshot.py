@@ -17,9 +17,10 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from app.views.app import Blu21App
     from app.views.demos import Demo
 
 
@@ -64,7 +65,9 @@ def _demos() -> dict[str, Demo]:
     return demos.DEMOS
 
 
-def run_demo(app: Any, key: str, then: Callable[[], None], fail: Callable[[str], None]) -> None:
+def run_demo(
+    app: Blu21App, key: str, then: Callable[[], None], fail: Callable[[str], None]
+) -> None:
     """Play demo ``key`` on the running ``app``, one step per frame, then call ``then``
     (or ``fail`` with the error when a step fails)."""
     from kivy.clock import Clock

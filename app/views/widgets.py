@@ -23,6 +23,17 @@ class Dispatcher(Protocol):
         ...
 
 
+class Pressable(Protocol):
+    """A button as a finger (or a demo) presses it."""
+
+    text: str
+    disabled: bool
+
+    def dispatch(self, event: str, *args: Any, **kwargs: Any) -> object:
+        """Fire ``event`` (``on_press``, ``on_release``) on the widget."""
+        ...
+
+
 class TextWidget(Dispatcher, Protocol):
     """A Label or Button: its text and the font it is drawn in."""
 

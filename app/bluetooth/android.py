@@ -42,7 +42,6 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
 
 from app.bluetooth.android_discovery import (
     MAJOR_COMPUTER,
@@ -71,6 +70,7 @@ from app.bluetooth.android_permissions import (
     PERMISSION_SCAN,
     USES,
     Permissions,
+    PermissionsModule,
     permissions_for,
 )
 from app.bluetooth.android_socket import (
@@ -81,9 +81,11 @@ from app.bluetooth.android_socket import (
     open_link,
 )
 from app.bluetooth.android_types import (
+    ActivityModule,
     BluetoothAdapter,
     BluetoothDevice,
     BluetoothSocket,
+    BroadcastModule,
     Intent,
     JavaUuid,
 )
@@ -156,9 +158,9 @@ class AndroidTransport:
         max_frame: int = DEFAULT_MAX_FRAME,
         max_pending: int = DEFAULT_MAX_PENDING,
         api: JavaApi | None = None,
-        permissions_module: Any = None,
-        broadcast_module: Any = None,
-        activity_module: Any = None,
+        permissions_module: PermissionsModule | None = None,
+        broadcast_module: BroadcastModule | None = None,
+        activity_module: ActivityModule | None = None,
         on_main: Callable[[Callable[[], None]], None] = run_on_main,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -256,7 +258,7 @@ class AndroidTransport:
         with java_errors(self.api, "unsupported", "showing a system dialog"):
             activity.startActivityForResult(intent, code)
 
-    def _on_activity_result(self, code: int, result: int, _intent: Any) -> None:
+    def _on_activity_result(self, code: int, result: int, _intent: Intent | None) -> None:
         # On Android's UI thread; the answer goes to the main thread. Enable: RESULT_OK
         # (-1) or RESULT_CANCELED; discoverable: the granted seconds or RESULT_CANCELED.
         callback = self._results.pop(code, None)
@@ -288,10 +290,11 @@ class AndroidTransport:
     def location_blocks_discovery(self) -> bool:
         """True on Android 10/11 with the Location switch off: discovery then finds
         nothing although it starts fine, so the player must be told. Never raises."""
-        if self.api.sdk_int not in LOCATION_SWITCH_APIS:
-            return False
+        activity = self.api.activity
+        if self.api.sdk_int not in LOCATION_SWITCH_APIS or activity is None:
+            return False  # (no activity: no app, so no player to tell)
         try:
-            service = self.api.activity.getSystemService(self.api.Context.LOCATION_SERVICE)
+            service = activity.getSystemService(self.api.Context.LOCATION_SERVICE)
             manager = self.api.cast("android.location.LocationManager", service)
             return not manager.isLocationEnabled()
         except Exception:  # unknown: do not warn

@@ -11,11 +11,16 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from app.bluetooth.android_java import JavaApi, java_errors, p4a_module
 from app.bluetooth.android_permissions import API_S, Permissions
-from app.bluetooth.android_types import BluetoothAdapter, BluetoothDevice, BroadcastReceiver, Intent
+from app.bluetooth.android_types import (
+    BluetoothAdapter,
+    BluetoothDevice,
+    BroadcastModule,
+    BroadcastReceiver,
+    Intent,
+)
 from app.bluetooth.errors import TransportError
 
 log = logging.getLogger(__name__)
@@ -116,7 +121,7 @@ class Discovery:
         adapter: Callable[[], BluetoothAdapter],
         on_found: Callable[[Device], None],
         on_finished: Callable[[], None] | None = None,
-        broadcast: Any = None,
+        broadcast: BroadcastModule | None = None,
         on_stopped: Callable[[Discovery], None] | None = None,
     ) -> None:
         self._api = api

@@ -16,9 +16,12 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.bluetooth.errors import TransportError
+
+if TYPE_CHECKING:
+    from app.bluetooth.android_types import Activity
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +68,12 @@ class JavaApi:
         return int(self.VERSION.SDK_INT)
 
     @property
-    def activity(self) -> Any:
+    def activity(self) -> Activity | None:
         """python-for-android's running activity, or None (no app: no system dialogs)."""
-        return None if self.PythonActivity is None else self.PythonActivity.mActivity
+        if self.PythonActivity is None:
+            return None
+        activity: Activity | None = self.PythonActivity.mActivity
+        return activity
 
     def detach_quietly(self) -> None:
         """``jnius.detach()`` for a thread that is about to end."""
@@ -87,7 +93,7 @@ def java_errors(api: JavaApi, code: str, what: str) -> Iterator[None]:
         raise translate_java_error(exc, code, what) from exc
 
 
-def translate_java_error(exc: Any, code: str, what: str) -> TransportError:
+def translate_java_error(exc: BaseException, code: str, what: str) -> TransportError:
     """The :class:`TransportError` for Java exception ``exc`` raised while doing ``what``."""
     classname = getattr(exc, "classname", "") or ""
     message = getattr(exc, "innermessage", None) or str(exc)
@@ -119,7 +125,7 @@ def run_on_main(fn: Callable[[], None]) -> None:
     Clock.schedule_once(lambda _dt: fn(), 0)
 
 
-def is_end_of_stream(exc: Any) -> bool:
+def is_end_of_stream(exc: object) -> bool:
     """Is this Java exception Android's way of saying "end of stream"?
 
     >>> class E: classname, innermessage = "java.io.IOException", END_OF_STREAM_MESSAGE

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from app.bluetooth.android_java import p4a_module, run_on_main
 from app.bluetooth.errors import TransportError
@@ -72,7 +72,7 @@ class PermissionsModule(Protocol):
         """Is ``permission`` granted right now?"""
 
     def request_permissions(
-        self, permissions: list[str], callback: Callable[[Any, Any], None]
+        self, permissions: list[str], callback: Callable[[list[str], list[bool]], None]
     ) -> None:
         """Show the system dialog; ``callback(permissions, grants)`` on Android's UI thread."""
 
@@ -143,7 +143,9 @@ class Permissions:
         def done(error: TransportError | None) -> None:
             self._on_main(lambda: on_done(error))
 
-        def answered(_permissions: Any, _grants: Any) -> None:  # on Android's UI thread
+        def answered(
+            _permissions: list[str], _grants: list[bool]
+        ) -> None:  # on Android's UI thread
             try:
                 self.check(*uses)
             except TransportError as exc:

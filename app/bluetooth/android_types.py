@@ -8,6 +8,7 @@ it. The stand-in classes of the JVM tests (tests/java) implement the same method
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 
@@ -119,9 +120,35 @@ class Intent(Protocol):
     def setData(self, uri: Any) -> Any: ...
 
 
+class Activity(Protocol):
+    """``android.app.Activity`` (python-for-android's ``PythonActivity.mActivity``)."""
+
+    def startActivity(self, intent: Intent) -> None: ...
+
+    def startActivityForResult(self, intent: Intent, request_code: int) -> None: ...
+
+    def getPackageName(self) -> str: ...
+
+    def getSystemService(self, name: str) -> Any: ...
+
+
 class BroadcastReceiver(Protocol):
     """python-for-android's ``android.broadcast.BroadcastReceiver``."""
 
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
+
+
+class BroadcastModule(Protocol):
+    """python-for-android's ``android.broadcast``."""
+
+    def BroadcastReceiver(
+        self, callback: Callable[[Any, Intent], None], actions: list[str]
+    ) -> BroadcastReceiver: ...
+
+
+class ActivityModule(Protocol):
+    """python-for-android's ``android.activity``: activity results reach Python."""
+
+    def bind(self, *, on_activity_result: Callable[[int, int, Intent | None], None]) -> None: ...

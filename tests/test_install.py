@@ -39,6 +39,20 @@ def test_demo_from_the_clone_after_a_plain_install(tmp_path: Path) -> None:
         timeout=900,
     )
     assert install.returncode == 0, install.stdout + install.stderr
+    # The wheel carries the typing marker and the compiled modules' stubs (issue 15), so a
+    # program that imports the installed package is type-checked against it.
+    where = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import app, os; print(os.path.dirname(app.__file__))"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    installed = Path(where.stdout.strip())
+    assert installed.parent.name == "site-packages", where.stdout + where.stderr
+    for name in ("py.typed", "native/sra.pyi", "native/handeval.pyi"):
+        assert (installed / name).is_file(), name
     demo = subprocess.run(
         [str(bin_dir / "blu21"), "demo", "--players", "3", "--rounds", "2", "--turn-time", "5"],
         cwd=ROOT,

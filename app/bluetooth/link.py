@@ -48,8 +48,9 @@ import itertools
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
 
 from app.bluetooth.errors import FrameError, LinkClosed, TransportError
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, FrameDecoder, encode_frame
@@ -67,10 +68,10 @@ EVENT_COST = 256
 class Inbox(Protocol):
     """Where a link delivers its events; ``put`` must not block (e.g. ``queue.Queue()``)."""
 
-    def put(self, item: Any) -> None: ...
+    def put(self, item: InboxEvent) -> None: ...
 
 
-class LinkInbox(queue.Queue):
+class LinkInbox(queue.Queue["InboxEvent"]):
     """An inbox with a bound per link: a link's reader waits (so TCP or RFCOMM flow
     control slows its peer down) while that link has ``quota`` bytes of frames waiting,
     counting :data:`EVENT_COST` per frame. One flooding peer therefore never grows the
@@ -81,10 +82,10 @@ class LinkInbox(queue.Queue):
     def __init__(self, quota: int = DEFAULT_INBOX_QUOTA) -> None:
         super().__init__()
         self.quota = quota
-        self._used: dict[Any, int] = {}
+        self._used: dict[Link, int] = {}
         self._room = threading.Condition(self.mutex)
 
-    def wait_for_room(self, link: Any, size: int, stop: Any) -> None:
+    def wait_for_room(self, link: Link, size: int, stop: Callable[[], bool]) -> None:
         """Block until ``link`` may queue a frame of ``size`` bytes (at once if it has
         none waiting: a frame up to the link's own limit always fits), or ``stop()``."""
         cost = size + EVENT_COST
@@ -96,7 +97,7 @@ class LinkInbox(queue.Queue):
                     return
                 self._room.wait(0.1)
 
-    def _get(self) -> Any:  # (called by queue.Queue with its mutex held)
+    def _get(self) -> InboxEvent:  # (called by queue.Queue with its mutex held)
         item = super()._get()
         if isinstance(item, Received):
             left = self._used.get(item.link, 0) - (len(item.data) + EVENT_COST)
@@ -109,7 +110,7 @@ class LinkInbox(queue.Queue):
             self._used.pop(item.link, None)
         return item
 
-    def waiting_bytes(self, link: Any = None) -> int:
+    def waiting_bytes(self, link: Link | None = None) -> int:
         """Bytes of frames waiting (for ``link``, or for all links), event costs included."""
         with self.mutex:
             return sum(self._used.values()) if link is None else self._used.get(link, 0)
@@ -151,6 +152,8 @@ class ListenerFailed:
 
 
 LinkEvent = Opened | Received | Closed
+#: Everything an inbox receives: the links' events and the acceptors' failures.
+InboxEvent = Opened | Received | Closed | ListenerFailed
 
 
 # -- the interface --------------------------------------------------------------------
@@ -163,7 +166,7 @@ class ListenerBase:
         self.address = address
         self._closed = threading.Event()
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -125,7 +125,7 @@ class RfcommTransport:
         except OSError as exc:
             raise _os_error(exc, "unsupported", "cannot open an RFCOMM socket") from exc
 
-    def _link(self, sock: Any, addr: Any, inbox: Inbox | None) -> Link:
+    def _link(self, sock: Any, addr: tuple[str, int], inbox: Inbox | None) -> Link:
         return StreamLink(
             SocketStream(sock),
             f"bt:{addr[0]}",

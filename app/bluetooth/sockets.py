@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.link import Inbox, Link, ListenerBase
@@ -52,7 +53,9 @@ class SocketListener(ListenerBase):
         self,
         sock: socket.socket,
         address: str,
-        make_link: Callable[[socket.socket, object, Inbox | None], Link],
+        # (socket, peer address as accept() returns it: its shape is the family's, so
+        # Any here; each transport's make_link declares its own, inbox) -> link
+        make_link: Callable[[socket.socket, Any, Inbox | None], Link],
     ) -> None:
         super().__init__(address)
         self._sock = sock

@@ -63,10 +63,15 @@ class TcpTransport:
         self.backlog = backlog
         self.wrap_stream = wrap_stream
 
-    def _link(self, sock: socket.socket, addr: object, inbox: Inbox | None) -> Link:
+    def _link(
+        self,
+        sock: socket.socket,
+        addr: tuple[str, int] | tuple[str, int, int, int],  # IPv4 or IPv6
+        inbox: Inbox | None,
+    ) -> Link:
         # Frames are small and latency-bound (turns, reveals): no Nagle delay.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        host, port = addr[:2]  # type: ignore[index]
+        host, port = addr[:2]
         stream: ByteStream = SocketStream(sock)
         if self.wrap_stream is not None:
             stream = self.wrap_stream(stream)

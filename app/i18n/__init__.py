@@ -129,7 +129,7 @@ def android_language() -> str | None:
     except ImportError:
         return None
     try:
-        return autoclass("java.util.Locale").getDefault().getLanguage()
+        return str(autoclass("java.util.Locale").getDefault().getLanguage())
     except Exception:  # a JVM error must not stop the app from starting
         log.exception("could not read the Android locale")
         return None

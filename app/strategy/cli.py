@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -56,7 +56,7 @@ def _threads(text: str) -> int:
 
 
 #: option -> (TableRules field, converter, metavar or choices, help)
-_RULE_OPTIONS: dict[str, tuple[str, Any, Any, str]] = {
+_RULE_OPTIONS: dict[str, tuple[str, Callable[[str], object], str | tuple[str, ...], str]] = {
     "--decks": ("decks", int, "1-8", "decks in the shoe"),
     "--penetration": ("penetration", _fraction, "RATIO", "share dealt before the cut, e.g. 3/4"),
     "--h17": ("dealer_hits_soft_17", _bool, "yes|no", "dealer hits soft 17"),
@@ -137,7 +137,7 @@ def _joined_values(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def build_rules(preset: str, overrides: dict[str, Any]) -> Any:
+def build_rules(preset: str, overrides: dict[str, Any]) -> TableRules:
     """TableRules for ``preset`` with ``overrides`` (validated by TableRules)."""
     base = TableRules.preset(preset)
     return base.replace(**overrides) if overrides else base
@@ -155,7 +155,7 @@ def load_rules_file(path: str) -> TableRules:
         raise ValueError(f"rules file {path}: {exc}") from None
 
 
-def _rules_from(args: argparse.Namespace) -> Any:
+def _rules_from(args: argparse.Namespace) -> TableRules:
     overrides = {
         name: getattr(args, name)
         for name, *_ in _RULE_OPTIONS.values()
@@ -169,7 +169,9 @@ def _rules_from(args: argparse.Namespace) -> Any:
     return build_rules(args.preset or "classic", overrides)
 
 
-def _run(fn: Any, argv: Sequence[str], prog: str, sim: bool) -> int:
+def _run(
+    fn: Callable[[TableRules, argparse.Namespace], int], argv: Sequence[str], prog: str, sim: bool
+) -> int:
     args = _parser(prog, sim).parse_args(_joined_values(argv))
     try:
         rules = _rules_from(args)
@@ -179,7 +181,7 @@ def _run(fn: Any, argv: Sequence[str], prog: str, sim: bool) -> int:
         return 2
 
 
-def _edge(rules: Any, args: argparse.Namespace) -> int:
+def _edge(rules: TableRules, args: argparse.Namespace) -> int:
     from app.strategy.edge import house_edge
 
     report = house_edge(rules, infinite=args.infinite, threads=args.threads)
@@ -199,7 +201,7 @@ def _edge(rules: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _sim(rules: Any, args: argparse.Namespace) -> int:
+def _sim(rules: TableRules, args: argparse.Namespace) -> int:
     from app.strategy.sim import simulate
 
     if args.hands < 1:

@@ -208,7 +208,7 @@ def default_threads() -> int:
     return max(1, min(10, os.cpu_count() or 1))
 
 
-def side_bets(rules: Any, *, infinite: bool = False) -> tuple[float, float, float, float]:
+def side_bets(rules: object, *, infinite: bool = False) -> tuple[float, float, float, float]:
     """(insurance house edge, (4D-1)/(52D-1), P(dealer busts), dealer-busts house edge).
 
     Insurance is the blind bet (placed whatever the player's cards; by exchangeability
@@ -235,11 +235,11 @@ def side_bets(rules: Any, *, infinite: bool = False) -> tuple[float, float, floa
     return ins_edge, formula, p_bust, 1 - (1 + bust_pays) * p_bust
 
 
-def house_edge(rules: Any, *, infinite: bool = False, threads: int | None = None) -> EdgeReport:
+def house_edge(rules: object, *, infinite: bool = False, threads: int | None = None) -> EdgeReport:
     """Exact house edge of ``rules`` (any object with the ``TableRules`` field names)."""
     t = analysis_rules(rules, infinite=infinite)
     decks = None if infinite else int(getattr(rules, "decks", 6))
-    shoe = infinite_counts() if infinite else shoe_counts(decks)
+    shoe: list[float] | list[int] = infinite_counts() if decks is None else shoe_counts(decks)
     t0 = time.perf_counter()
     ev, evs, probs, multi, parts = handeval.game_ev(
         t, shoe, default_threads() if threads is None else threads

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from app.cards import Card
 from app.native import handeval
@@ -48,7 +47,7 @@ def _counts(cards: Sequence[Card]) -> list[int]:
 
 
 def hint(
-    rules: Any,
+    rules: object,
     up: Card,
     hand: Sequence[Card],
     seen: Sequence[Card] = (),

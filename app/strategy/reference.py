@@ -18,6 +18,8 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from app.strategy.rules import AnalysisRules
+
 STAND, HIT, DOUBLE, SPLIT, SURRENDER = range(5)
 NAN = float("nan")
 
@@ -98,7 +100,7 @@ class _Ctx:
         self.pair = -1
         self.ext0 = 0
         self.dcache: dict[tuple[int, ...], tuple[float, ...]] = {}
-        self.vcache: dict[tuple, float] = {}
+        self.vcache: dict[tuple[tuple[int, ...], int], float] = {}
 
     def p_draw(self, removed: Sequence[int], r: int) -> float:
         if self.r.infinite:
@@ -342,7 +344,7 @@ def _shown(x: _Ctx, removed: Sequence[int], v: float) -> float:
 
 
 def hand_evs(
-    rules: Sequence,
+    rules: AnalysisRules,
     up: int,
     unseen: Sequence[float],
     hand: Sequence[int],
@@ -395,7 +397,7 @@ def pair_index(a: int, b: int) -> int:
     return a * 10 - a * (a - 1) // 2 + (b - a)
 
 
-def game_ev(rules: Sequence, shoe: Sequence[float]) -> float:
+def game_ev(rules: AnalysisRules, shoe: Sequence[float]) -> float:
     """Expected return per initial unit with composition-dependent optimal play."""
     r = Rules(*rules)
     total = 0.0

@@ -39,11 +39,17 @@ def infinite_counts() -> list[float]:
     return [1 / 13] * 9 + [4 / 13]
 
 
-def _get(rules: Any, name: str, default: Any) -> Any:
+#: The 13 numbers of :data:`app.native.handeval.RULE_FIELDS`, in that order: flags and counts,
+#: then what a natural pays.
+AnalysisRules = tuple[int, int, int, int, int, int, int, int, int, int, int, int, float]
+
+
+def _get(rules: object, name: str, default: object) -> Any:
+    # Any: the field's type is whatever the caller's rules object holds; callers convert.
     return getattr(rules, name, default)
 
 
-def analysis_rules(rules: Any, *, infinite: bool = False) -> tuple:
+def analysis_rules(rules: object, *, infinite: bool = False) -> AnalysisRules:
     """The 13-value rules tuple of :data:`app.native.handeval.RULE_FIELDS` for ``rules``."""
     hole = _get(rules, "hole_card", "peek")
     if hole not in ("peek", "enhc"):
@@ -78,7 +84,7 @@ def analysis_rules(rules: Any, *, infinite: bool = False) -> tuple:
     )
 
 
-def describe(rules: Any, *, infinite: bool = False) -> str:
+def describe(rules: object, *, infinite: bool = False) -> str:
     """One line naming the rules that matter for the edge, e.g. ``6D S17 3:2 DAS ...``;
     ``infinite``: the analysis ignores the decks (an infinite deck)."""
     pays = Fraction(_get(rules, "blackjack_pays", Fraction(3, 2)))

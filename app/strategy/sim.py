@@ -68,7 +68,7 @@ def strategy_tables(report: EdgeReport) -> tuple[bytes, bytes]:
 
 
 def simulate(
-    rules: Any,
+    rules: object,
     hands: int,
     *,
     threads: int | None = None,

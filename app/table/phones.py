@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.native.sra import MontContext
 from app.protocol.group import Group
 
 #: Exponent bits of a "full" exponentiation (2048-bit group, exponents mod q).
@@ -144,7 +145,7 @@ class CpuMeter:
 class _MeteredCtx:
     """The native context with ``pow`` charged to the meter."""
 
-    def __init__(self, ctx: Any, meter: CpuMeter, full: int) -> None:
+    def __init__(self, ctx: MontContext, meter: CpuMeter, full: int) -> None:
         self._ctx = ctx
         self._meter = meter
         self._full = full
@@ -164,7 +165,9 @@ class MeteredGroup(Group):
         super().__init__(group.name, group.gid, group.p, production=group.production)
         self.meter = meter
         self.full_bits = self.q.bit_length()
-        self.__dict__["ctx"] = _MeteredCtx(group.ctx, meter, self.full_bits)
+        self._native = group.ctx
+        # Group.ctx is a cached property: the protocol's own pow calls go through the meter.
+        self.__dict__["ctx"] = _MeteredCtx(self._native, meter, self.full_bits)
 
     # The results are the native kernel's, computed on one thread: the simulation runs
     # one phone at a time, and the phone's own cores are in the charge.
@@ -173,7 +176,7 @@ class MeteredGroup(Group):
         return self._many(list(bases), [exp] * len(bases))
 
     def _many(self, bases: list[int], exps: list[int]) -> list[int]:
-        ctx = self.ctx._ctx
+        ctx = self._native
         if len(bases) <= 4:  # (a short batch is cheaper one by one than in lanes)
             return [ctx.pow(b, e) for b, e in zip(bases, exps, strict=True)]
         return ctx.pow_many(bases, exps, threads=1)

@@ -18,6 +18,7 @@ player waits for (see docs/protocol.md, "What players wait for").
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import itertools
 import queue
@@ -30,7 +31,7 @@ from typing import Any
 from app.bluetooth.btmodel import LinkModel, Radio, Wire, pauses
 from app.bluetooth.errors import TransportError
 from app.bluetooth.framing import encode_frame
-from app.bluetooth.link import Closed, Opened, Received
+from app.bluetooth.link import Closed, Inbox, InboxEvent, Link, Opened, Received
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import DeterministicRng
 from app.table.clock import FakeClock
@@ -83,12 +84,14 @@ class Sim:
 class SimLink:
     """One end of an in-memory link (the :class:`~app.bluetooth.link.Link` interface)."""
 
-    def __init__(self, net: SimNet, owner: SimPhone | None, wire: Wire, peer: str) -> None:
+    def __init__(
+        self, net: SimNet, owner: SimPhone | None, wire: Wire, peer: str, inbox: Inbox
+    ) -> None:
         self.net = net
         self.owner = owner
         self.wire = wire
         self.peer = peer
-        self.inbox: Any = None
+        self.inbox = inbox
         self.other: SimLink | None = None
         self._close_code: str | None = None
         self.dead = False  # its phone is gone (killed): nothing more arrives from it
@@ -118,7 +121,7 @@ class SimLink:
             return
         for _ in outs:
             arrival = self.wire.arrival(self._ready_at(), size)
-            self.net.sim.at(arrival, lambda d=bytes(data): self._deliver(d))
+            self.net.sim.at(arrival, functools.partial(self._deliver, bytes(data)))
 
     def _deliver(self, data: bytes) -> None:
         other = self.other
@@ -165,9 +168,9 @@ class SimListener:
 
     def __init__(self, address: str) -> None:
         self.address = address
-        self.inbox: Any = None  # the host table's inbox, set once it exists
+        self.inbox: Inbox | None = None  # the host table's inbox, set once it exists
 
-    def accept(self, timeout: float | None = None, inbox: Any = None) -> Any:
+    def accept(self, timeout: float | None = None, inbox: Inbox | None = None) -> Link:
         raise TransportError("closed", "a simulated listener accepts nothing by itself")
 
     def close(self) -> None:
@@ -192,19 +195,23 @@ class SimNet:
         self.rng = rng
         self.listener = SimListener("sim:host")
 
-    def connect(self, guest: SimPhone | None, host: SimPhone | None, inbox: Any) -> SimLink:
+    def connect(self, guest: SimPhone | None, host: SimPhone | None, inbox: Inbox) -> SimLink:
         """A guest's new link to the host: the guest's end (the host hears Opened)."""
         up = Wire(self.model, self.radio, random.Random(self.rng.random()))
         down = Wire(self.model, self.radio, random.Random(self.rng.random()))
-        mine = SimLink(self, guest, up, "sim:host")
-        theirs = SimLink(self, host, down, f"sim:guest{id(mine)}")
-        mine.other, theirs.other = theirs, mine
-        mine.inbox = inbox
         host_inbox = self.listener.inbox
-        theirs.inbox = host_inbox
+        if host_inbox is None:
+            raise TransportError("closed", "no host table listens on this simulated network")
+        mine = SimLink(self, guest, up, "sim:host", inbox)
+        theirs = SimLink(self, host, down, f"sim:guest{id(mine)}", host_inbox)
+        mine.other, theirs.other = theirs, mine
         inbox.put(Opened(mine))
         self.sim.at(self.sim.now + self.model.latency_s, lambda: host_inbox.put(Opened(theirs)))
         return mine
+
+
+def _seated_or_gone(phone: SimPhone) -> bool:
+    return phone.side is not None and (phone.side.seat is not None or phone.side.closed)
 
 
 class SimPhone:
@@ -363,7 +370,10 @@ class Table:
 
     @property
     def host(self) -> HostTable:
-        return self.phones[0].side
+        side = self.phones[0].side
+        if not isinstance(side, HostTable):
+            raise RuntimeError("the first phone of a simulated table is its host")
+        return side
 
     def sides(self) -> list[Any]:
         return [p.side for p in self.phones]
@@ -439,7 +449,7 @@ def open_table(
 
     options = Options(rounds=rounds, turn_time=turn_time)
     host = HostTable(
-        net.listener,  # type: ignore[arg-type]
+        net.listener,
         player_id="h" * 32,
         name="Host",
         lang="en",
@@ -453,7 +463,7 @@ def open_table(
     phones[0].side = host
 
     def make_guest(phone: SimPhone) -> GuestTable:
-        inbox: queue.Queue = queue.Queue()
+        inbox: queue.Queue[InboxEvent] = queue.Queue()
         side = GuestTable(
             net.connect(phone, phones[0], inbox),
             inbox,
@@ -471,7 +481,7 @@ def open_table(
 
     for phone in phones[1:]:
         phone.side = make_guest(phone)
-        sim.run(lambda p=phone: p.side.seat is not None or p.side.closed, 60.0)
+        sim.run(functools.partial(_seated_or_gone, phone), 60.0)
     if silence_limit is not None:
         host.silence_limit = silence_limit
     for phone in phones[1:]:

@@ -16,17 +16,19 @@ Printed per run: matches, rounds, faults injected by kind, honest players droppe
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field, replace
+from typing import TextIO
 
 from app.bluetooth.btmodel import link_model
 from app.protocol.group import unsafe_test_group
 from app.table.phones import phone_cpu
-from app.table.sim import Table, open_table, play
+from app.table.sim import SimLink, Table, open_table, play
 
 #: Faults a guest may get besides stalls and pauses, with their odds per guest.
 FAULT_ODDS = {"kill": 0.10, "delay": 0.15, "duplicate": 0.05, "corrupt": 0.05}
@@ -43,7 +45,7 @@ class Report:
 
     matches: int = 0
     rounds: int = 0
-    faults: Counter = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
     honest_dropped: list[tuple[int, int, str]] = field(default_factory=list)  # seed, seat, why
     disagreements: list[int] = field(default_factory=list)
     closed: list[tuple[int, str]] = field(default_factory=list)
@@ -56,18 +58,14 @@ class Report:
         return not any(bad) and not self.turn_timeouts
 
     def problems(self) -> int:
-        return sum(
-            map(
-                len,
-                (
-                    self.honest_dropped,
-                    self.disagreements,
-                    self.closed,
-                    self.unfinished,
-                    self.turn_timeouts,
-                ),
-            )
+        bad: tuple[Sized, ...] = (
+            self.honest_dropped,
+            self.disagreements,
+            self.closed,
+            self.unfinished,
+            self.turn_timeouts,
         )
+        return sum(map(len, bad))
 
     def lines(self) -> list[str]:
         faults = ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items())) or "none"
@@ -82,11 +80,11 @@ class Report:
         ]
 
 
-def _mangler(kind: str, at: int):
+def _mangler(kind: str, at: int) -> Callable[[SimLink, bytes], list[bytes] | None]:
     """Damage the ``at``-th frame a link sends: twice (duplicate) or broken (corrupt)."""
     count = [0]
 
-    def mangle(link, frame: bytes) -> list[bytes] | None:
+    def mangle(link: SimLink, frame: bytes) -> list[bytes] | None:
         count[0] += 1
         if count[0] != at:
             return [frame]
@@ -129,7 +127,7 @@ def one_match(seed: int, report: Report, *, phone: str = "a53-arm64", link: str 
             else:
                 link_.mangle = _mangler(kind, rng.randint(3, 120))
     for when, seat, back in kills:
-        table.sim.at(when, lambda s=seat, b=back: _kill(table, s, b))
+        table.sim.at(when, functools.partial(_kill, table, seat, back))
     ended = play(table, limit_s=3 * 3600.0)
     for phone_ in table.phones:
         report.faults["stall"] += phone_.side.link.wire.stalls if phone_.seat else 0
@@ -181,7 +179,9 @@ def _judge(seed: int, table: Table, honest: set[int], ended: bool, report: Repor
         report.disagreements.append(seed)
 
 
-def soak(seeds: Sequence[int], *, budget_s: float | None = None, out=sys.stdout) -> Report:
+def soak(
+    seeds: Sequence[int], *, budget_s: float | None = None, out: TextIO = sys.stdout
+) -> Report:
     """Run the matches of ``seeds`` (stopping early once ``budget_s`` real seconds pass)."""
     report = Report()
     started = time.monotonic()

@@ -3,18 +3,58 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kivy.app import App
 from kivy.properties import StringProperty
 from kivy.uix.screenmanager import Screen
 
+from app.prefs import Prefs
 from app.views.registry import SCREENS
 
+if TYPE_CHECKING:
+    from app.branding import Branding
 
-def screen_class(name: str) -> type[Screen]:
+
+class ScreenApp(Protocol):
+    """What the screens use of the running app (:class:`app.views.app.Blu21App`)."""
+
+    prefs: Prefs
+    #: per-game controllers, created by the game screens and kept across screens
+    controllers: dict[str, Any]
+    branding: Branding | None
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    def update_prefs(self, **changes: Any) -> None: ...
+
+    # Any: a screen's class follows from its name (app.views.registry.SCREENS), which
+    # mypy cannot see; :func:`screen_class` checks that every one is a BaseScreen.
+    def screen(self, name: str) -> Any: ...
+
+    def go(self, name: str, remember: bool = True, **state: Any) -> Any: ...
+
+    def notify(self, text: str, seconds: float = 3.5) -> None: ...
+
+    def with_name(self, then: Callable[[], object]) -> None: ...
+
+    def confirm(self, message: str, on_answer: Callable[[bool], object]) -> Any: ...
+
+    def bind(self, **handlers: Callable[..., object]) -> None: ...
+
+    def unbind(self, **handlers: Callable[..., object]) -> None: ...
+
+
+def screen_class(name: str) -> type[BaseScreen]:
     """Import and return the class of screen ``name`` (KeyError for unknown names)."""
     module_name, cls_name = SCREENS[name].split(":")
-    return getattr(importlib.import_module(module_name), cls_name)
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    if not (isinstance(cls, type) and issubclass(cls, BaseScreen)):
+        raise TypeError(f"{SCREENS[name]} is not a screen class")
+    return cls
 
 
 class BaseScreen(Screen):
@@ -38,11 +78,13 @@ class BaseScreen(Screen):
         return True
 
     @property
-    def app(self):
-        return App.get_running_app()
+    def app(self) -> ScreenApp:
+        """The running app."""
+        running: ScreenApp = App.get_running_app()
+        return running
 
     def refresh(self) -> None:
         """Re-render Python-built content (override)."""
 
-    def on_pre_enter(self, *_args) -> None:
+    def on_pre_enter(self, *_args: object) -> None:
         self.refresh()

@@ -10,6 +10,7 @@ textures, and the hand widgets only place rectangles.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import (
@@ -34,14 +35,16 @@ BACK = -1  # code of a face-down card
 SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 RANK_TEXT = {Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"}
 CARD_RATIO = 0.7  # width / height
+#: an RGBA colour, each part 0-1
+Colour = tuple[float, float, float, float]
 
-_TWO_COLOURS = {
+_TWO_COLOURS: dict[Suit, Colour] = {
     Suit.SPADES: (0.08, 0.08, 0.1, 1),
     Suit.CLUBS: (0.08, 0.08, 0.1, 1),
     Suit.HEARTS: (0.8, 0.05, 0.1, 1),
     Suit.DIAMONDS: (0.8, 0.05, 0.1, 1),
 }
-_FOUR_COLOURS = {
+_FOUR_COLOURS: dict[Suit, Colour] = {
     Suit.SPADES: (0.08, 0.08, 0.1, 1),
     Suit.HEARTS: (0.8, 0.05, 0.1, 1),
     Suit.DIAMONDS: (0.05, 0.3, 0.8, 1),
@@ -49,7 +52,7 @@ _FOUR_COLOURS = {
 }
 
 
-def suit_colour(suit: Suit, four_colour: bool) -> tuple[float, float, float, float]:
+def suit_colour(suit: Suit, four_colour: bool) -> Colour:
     """Ink colour of a suit (four-colour deck: diamonds blue, clubs green)."""
     return (_FOUR_COLOURS if four_colour else _TWO_COLOURS)[suit]
 
@@ -59,10 +62,11 @@ def rank_text(rank: Rank) -> str:
     return RANK_TEXT.get(rank, str(int(rank)))
 
 
-def _text(text: str, size: float, colour, font: str = FONT) -> Texture:
+def _text(text: str, size: float, colour: Colour, font: str = FONT) -> Texture:
     label = CoreLabel(text=text, font_size=max(6, size), font_name=font, color=colour)
     label.refresh()
-    return label.texture
+    texture: Texture = label.texture
+    return texture
 
 
 class CardTextures:
@@ -176,10 +180,10 @@ class HandView(Widget):
     #: 0 -> 1 while the latest change is animated
     progress = NumericProperty(1.0)
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         self._shown: list[int] = []
         self._moving: dict[int, str] = {}  # card index -> "deal" | "flip"
-        self._anim = None
+        self._anim: Any = None  # a kivy Animation while one runs
         super().__init__(**kwargs)
         self.bind(
             size=self._redraw,
@@ -190,14 +194,14 @@ class HandView(Widget):
         )
         self.bind(cards=self._changed)
 
-    def _changed(self, *_args) -> None:
+    def _changed(self, *_args: object) -> None:
         from kivy.animation import Animation
 
         from app.views.theme import theme
 
         old, new = self._shown, [int(c) for c in self.cards]
         self._shown = new
-        moving = {}
+        moving: dict[int, str] = {}
         # the same hand, grown or turned over (not a new hand: that is drawn at once)
         if len(new) >= len(old) and all(o in (n, BACK) for o, n in zip(old, new, strict=False)):
             for i, code in enumerate(new):
@@ -218,7 +222,7 @@ class HandView(Widget):
             self.progress = 1.0
         self._redraw()
 
-    def _redraw(self, *_args) -> None:
+    def _redraw(self, *_args: object) -> None:
         self.canvas.clear()
         n = len(self.cards)
         if not n or self.width <= 0:

@@ -14,14 +14,20 @@ table reports (shuffle progress, a player who left, a cheater named by the audit
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.views.app import Blu21App
+    from app.views.widgets import Pressable
 
 DemoSteps = Iterator[None]
-DEMOS: dict[str, Callable[[Any], DemoSteps]] = {}
+#: A demo: given the running app (a Kivy App), the steps that drive its live screens.
+Demo = Callable[["Blu21App"], DemoSteps]
+DEMOS: dict[str, Demo] = {}
 
 
-def demo(name: str) -> Callable[[Callable], Callable]:
-    def register(func: Callable) -> Callable:
+def demo(name: str) -> Callable[[Demo], Demo]:
+    def register(func: Demo) -> Demo:
         DEMOS[name] = func
         return func
 
@@ -35,7 +41,7 @@ def states() -> list[str]:
     return list(SCREENS) + [k for k in DEMOS if ":" in k]
 
 
-def press(button: Any) -> None:
+def press(button: Pressable) -> None:
     """Press a button as a finger does (it must be enabled)."""
     if button.disabled:
         raise RuntimeError(f"the button {button.text!r} is disabled")
@@ -43,7 +49,7 @@ def press(button: Any) -> None:
     button.dispatch("on_release")
 
 
-def give_name(app: Any, name: str = "Zosia") -> None:
+def give_name(app: Blu21App, name: str = "Zosia") -> None:
     """Answer the name question a first sit-down asks (if it is asked)."""
     from app.views.app import NameDialog
 
@@ -52,7 +58,7 @@ def give_name(app: Any, name: str = "Zosia") -> None:
         press(app.dialog.ids.ok)
 
 
-def close_games(app: Any) -> None:
+def close_games(app: Blu21App) -> None:
     """Leave every game and table a demo opened."""
     for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
         game = app.controllers.pop(name, None)
@@ -60,7 +66,7 @@ def close_games(app: Any) -> None:
             game.leave()
 
 
-def reset(app: Any) -> DemoSteps:
+def reset(app: Blu21App) -> DemoSteps:
     """Back to the home screen with no game running (a fresh start)."""
     close_games(app)
     app.history.clear()
@@ -70,7 +76,7 @@ def reset(app: Any) -> DemoSteps:
     yield
 
 
-def open_screen(app: Any, name: str) -> DemoSteps:
+def open_screen(app: Blu21App, name: str) -> DemoSteps:
     """Reach screen ``name`` from home by its buttons."""
     from app.views.registry import SCREENS
 
@@ -78,7 +84,7 @@ def open_screen(app: Any, name: str) -> DemoSteps:
     if name == "home":
         return
     home = app.sm.get_screen("home")
-    path = {
+    path: dict[str, list[Callable[[], Any]]] = {
         "settings": [lambda: home.ids.settings],
         "oczko_menu": [lambda: home.ids.oczko],
         "oczko_host": [lambda: home.ids.oczko, lambda: app.sm.get_screen("oczko_menu").ids.host],
@@ -107,7 +113,7 @@ def open_screen(app: Any, name: str) -> DemoSteps:
 
 def _demo_screen(name: str) -> None:
     @demo(name)
-    def show(app: Any) -> DemoSteps:
+    def show(app: Blu21App) -> DemoSteps:
         yield from open_screen(app, name)
 
     show.__doc__ = f"The {name} screen, reached from home."
@@ -119,7 +125,7 @@ _demo_screen("bj_menu")
 
 
 @demo("bj_rules")
-def bj_rules(app: Any) -> DemoSteps:
+def bj_rules(app: Blu21App) -> DemoSteps:
     """The table rules with their house edge (computed in the background)."""
     import time
 
@@ -134,7 +140,7 @@ def bj_rules(app: Any) -> DemoSteps:
 # -- Oczko: a practice match on a seeded deck and a clock that the demo moves ------------
 
 
-def practice(app: Any, seed: int, rounds: int = 5) -> Generator[None, None, Any]:
+def practice(app: Blu21App, seed: int, rounds: int = 5) -> Generator[None, None, Any]:
     """Start a practice match from the menu (seeded deck, the demo's clock, which
     ``_advance`` moves); returns the table screen."""
     import random
@@ -157,7 +163,9 @@ def _advance(table: Any) -> None:
     table.tick()
 
 
-def play_until(app: Any, table: Any, done: Callable[[Any], bool], limit: int = 3000) -> DemoSteps:
+def play_until(
+    app: Blu21App, table: Any, done: Callable[[Any], bool], limit: int = 3000
+) -> DemoSteps:
     """Play the practice match by the buttons (draw below 15, else hold; go on after
     each round) until ``done(vm)``."""
     for _ in range(limit):
@@ -175,14 +183,14 @@ def play_until(app: Any, table: Any, done: Callable[[Any], bool], limit: int = 3
     raise RuntimeError("the practice match did not reach the state")
 
 
-def _my_turn(app: Any, seed: int) -> Generator[None, None, Any]:
+def _my_turn(app: Blu21App, seed: int) -> Generator[None, None, Any]:
     table = yield from practice(app, seed)
     yield from play_until(app, table, lambda vm: vm.can_draw)
     return table
 
 
 @demo("oczko_table")
-def oczko_table(app: Any) -> DemoSteps:
+def oczko_table(app: Blu21App) -> DemoSteps:
     """A practice round in play: the bots before the player have had their turns."""
     table = yield from _my_turn(app, 7)
     table.demo_now[0] += 12.0  # 18 s left on the turn timer
@@ -191,20 +199,20 @@ def oczko_table(app: Any) -> DemoSteps:
 
 
 @demo("oczko_table:result")
-def oczko_table_result(app: Any) -> DemoSteps:
+def oczko_table_result(app: Blu21App) -> DemoSteps:
     """The end of a round: the result is shown until the player goes on."""
     table = yield from _my_turn(app, 3)
     yield from play_until(app, table, lambda vm: bool(vm.next_text))
 
 
 @demo("oczko_table:match")
-def oczko_table_match(app: Any) -> DemoSteps:
+def oczko_table_match(app: Blu21App) -> DemoSteps:
     """The end of a match."""
     table = yield from practice(app, 5, rounds=3)
     yield from play_until(app, table, lambda vm: vm.match_over)
 
 
-def _networked(app: Any, **reports: Any) -> DemoSteps:
+def _networked(app: Blu21App, **reports: Any) -> DemoSteps:
     table = yield from _my_turn(app, 7)
     if "shuffle_progress" in reports:
         # the next round's deck is shuffled while the last round's result is read
@@ -216,7 +224,7 @@ def _networked(app: Any, **reports: Any) -> DemoSteps:
 
 
 @demo("oczko_table:shuffle")
-def oczko_table_shuffle(app: Any) -> DemoSteps:
+def oczko_table_shuffle(app: Blu21App) -> DemoSteps:
     """A networked table between rounds: the result is shown, the SRA shuffle of the
     next round's deck runs, a player has left."""
     from app.i18n.codes import message_for
@@ -230,7 +238,7 @@ def oczko_table_shuffle(app: Any) -> DemoSteps:
 
 
 @demo("oczko_table:cheat")
-def oczko_table_cheat(app: Any) -> DemoSteps:
+def oczko_table_cheat(app: Blu21App) -> DemoSteps:
     """Cheating detected by the audit."""
     from app.i18n.codes import message_for
 
@@ -238,7 +246,7 @@ def oczko_table_cheat(app: Any) -> DemoSteps:
 
 
 @demo("oczko_join")
-def oczko_join(app: Any) -> DemoSteps:
+def oczko_join(app: Blu21App) -> DemoSteps:
     """Two tables nearby (what discovery reports on a phone)."""
     yield from open_screen(app, "oczko_join")
     screen = app.sm.get_screen("oczko_join")
@@ -248,7 +256,7 @@ def oczko_join(app: Any) -> DemoSteps:
 
 
 @demo("oczko_lobby")
-def oczko_lobby(app: Any) -> DemoSteps:
+def oczko_lobby(app: Blu21App) -> DemoSteps:
     """The host's lobby with a guest seated: a real table on this phone, a guest joined
     over the loopback link (the desktop's transport)."""
     import time
@@ -288,7 +296,7 @@ def _choose(screen: Any, attribute: str, value: Any) -> None:
 
 
 def session(
-    app: Any, preset: str = "classic", seed: int = 11, shoe: str = "", rounds: int = 0
+    app: Blu21App, preset: str = "classic", seed: int = 11, shoe: str = "", rounds: int = 0
 ) -> Generator[None, None, Any]:
     """Choose ``preset`` (and ``rounds``) on the table-rules screen, unless they are the
     rules in force already, and start a session from the blackjack menu."""
@@ -328,7 +336,7 @@ def bet(table: Any, box: int, chip: int) -> DemoSteps:
 
 
 @demo("bj_table")
-def bj_table(app: Any) -> DemoSteps:
+def bj_table(app: Blu21App) -> DemoSteps:
     """European table: the player bets on box 1, behind the bot's box 4 and on the
     dealer busting; the dealer shows a card and the player's hand is in play."""
     app.prefs = app.prefs.replace(show_hints=True)  # for this picture only, not saved
@@ -342,13 +350,13 @@ def bj_table(app: Any) -> DemoSteps:
 
 
 @demo("bj_table:betting")
-def bj_table_betting(app: Any) -> DemoSteps:
+def bj_table_betting(app: Blu21App) -> DemoSteps:
     """Betting: a bot owns box 4; the player may bet on a free box or behind."""
     yield from session(app, "european")
 
 
 @demo("bj_table:insurance")
-def bj_table_insurance(app: Any) -> DemoSteps:
+def bj_table_insurance(app: Blu21App) -> DemoSteps:
     """The dealer shows an ace: insurance / even money."""
     table = yield from session(app, "classic", shoe="Ts As Ah 9c 7d 8d 9d")
     yield from bet(table, 1, 50)
@@ -358,7 +366,7 @@ def bj_table_insurance(app: Any) -> DemoSteps:
 
 
 @demo("bj_table:settled")
-def bj_table_settled(app: Any) -> DemoSteps:
+def bj_table_settled(app: Blu21App) -> DemoSteps:
     """Results per hand after a split: 8+3+10 = 21 wins, 8+9 and K+7 lose to 19."""
     table = yield from session(app, "classic", shoe="8s Kc 9h 8d 7c Tc 3h Ts 9s")
     yield from bet(table, 1, 25)
@@ -371,7 +379,7 @@ def bj_table_settled(app: Any) -> DemoSteps:
 
 
 @demo("bj_summary")
-def bj_summary(app: Any) -> DemoSteps:
+def bj_summary(app: Blu21App) -> DemoSteps:
     """After a whole (short) session, played hand by hand (bet 10, hit below 13)."""
     table = yield from session(app, "classic", rounds=5)
     for _ in range(3000):
@@ -412,7 +420,7 @@ class _SampleTransport:
 
 
 def _bt_setup(
-    app: Any, purpose: str, transport: _SampleTransport, refused: set[str]
+    app: Blu21App, purpose: str, transport: _SampleTransport, refused: set[str]
 ) -> DemoSteps:
     from app.views.bt_setup import BluetoothSetup
 
@@ -426,21 +434,21 @@ def _bt_setup(
 
 
 @demo("bt_setup")
-def bt_setup(app: Any) -> DemoSteps:
+def bt_setup(app: Blu21App) -> DemoSteps:
     """First run, hosting: the permissions are asked for."""
     connect = ("android.permission.BLUETOOTH_CONNECT",)
     yield from _bt_setup(app, "host", _SampleTransport({"connect": connect}), set())
 
 
 @demo("bt_setup:refused")
-def bt_setup_refused(app: Any) -> DemoSteps:
+def bt_setup_refused(app: Blu21App) -> DemoSteps:
     """The guest refused the search permission: why, ask again, settings, paired only."""
     scan = ("android.permission.BLUETOOTH_SCAN",)
     yield from _bt_setup(app, "join", _SampleTransport({"scan": scan}), {"scan"})
 
 
 @demo("bt_setup:location")
-def bt_setup_location(app: Any) -> DemoSteps:
+def bt_setup_location(app: Blu21App) -> DemoSteps:
     """Android 10/11 with the Location switch off."""
     yield from _bt_setup(app, "join", _SampleTransport({"location": ()}), set())
 
@@ -448,7 +456,7 @@ def bt_setup_location(app: Any) -> DemoSteps:
 _demo_screen("history")
 
 
-def _played_rounds(app: Any) -> DemoSteps:
+def _played_rounds(app: Blu21App) -> DemoSteps:
     """A short practice match played to its end, so the history has rounds to show."""
     from app.views.sample_play import play_practice
 
@@ -458,7 +466,7 @@ def _played_rounds(app: Any) -> DemoSteps:
 
 
 @demo("history_stats")
-def history_stats(app: Any) -> DemoSteps:
+def history_stats(app: Blu21App) -> DemoSteps:
     """The statistics after a practice match (the history screen's Statistics button)."""
     yield from _played_rounds(app)
     app.go("history_stats")
@@ -466,7 +474,7 @@ def history_stats(app: Any) -> DemoSteps:
 
 
 @demo("history_round")
-def history_round(app: Any) -> DemoSteps:
+def history_round(app: Blu21App) -> DemoSteps:
     """The newest round of the history, as a tap on its line opens it."""
     from app.history.live import RECORDER
 

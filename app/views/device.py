@@ -110,7 +110,6 @@ def keep_screen_on(on: bool) -> bool:
         flag = java["LayoutParams"].FLAG_KEEP_SCREEN_ON
         activity = java["activity"]
 
-        @run_on_ui_thread  # window flags may only change on the UI thread
         def apply() -> None:
             window = activity.getWindow()
             if on:
@@ -118,7 +117,7 @@ def keep_screen_on(on: bool) -> bool:
             else:
                 window.clearFlags(flag)
 
-        apply()
+        run_on_ui_thread(apply)()  # window flags may only change on the UI thread
         return True
     except Exception:  # an old API or a missing module must not stop the game
         log.exception("keep_screen_on(%s) failed", on)

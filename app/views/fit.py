@@ -4,7 +4,7 @@ the text fits the width, so a narrow phone never breaks a word inside ("Verdoppe
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from kivy.core.text import Label as CoreLabel
 from kivy.metrics import dp
@@ -12,6 +12,8 @@ from kivy.properties import NumericProperty
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.togglebutton import ToggleButton
+
+from app.views.widgets import TextWidget
 
 #: the font never shrinks below this share of its size
 SMALLEST = 0.6
@@ -22,7 +24,14 @@ def _widest(words: tuple[str, ...], size: float, bold: bool, font_name: str) -> 
     """The width of the widest of ``words`` (measured once per text and font)."""
     core = CoreLabel(font_size=size, bold=bold, font_name=font_name)
     core.resolve_font_name()
-    return max(core.get_extents(word)[0] for word in words)
+    return max(float(core.get_extents(word)[0]) for word in words)
+
+
+class _Fitting(TextWidget, Protocol):
+    base_font_size: float
+    side_padding: float
+
+    def _fit(self, *_args: object) -> None: ...
 
 
 class FitText:
@@ -32,7 +41,7 @@ class FitText:
     base_font_size = NumericProperty(dp(16))
     side_padding = NumericProperty(dp(16))
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self: _Fitting, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fbind("width", self._fit)
         self.fbind("text", self._fit)
@@ -40,7 +49,7 @@ class FitText:
         self.fbind("side_padding", self._fit)
         self._fit()
 
-    def _fit(self, *_args: Any) -> None:
+    def _fit(self: _Fitting, *_args: object) -> None:
         room = self.width - self.side_padding
         words = self.text.split()
         size = self.base_font_size

@@ -9,12 +9,18 @@ Time comes in through ``now`` arguments, so the whole match is replayable.
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.cards import DECK, Card
+
+if TYPE_CHECKING:
+    from app.rules.oczko_events import Event
+    from app.rules.oczko_match import Events, Match
+    from app.rules.oczko_views import MatchView
 
 #: A bot draws while its chance to bust on the next card is below this.
 BOT_RISK = 0.4
@@ -52,7 +58,7 @@ class PracticeMatch:
         rounds: int = 5,
         turn_time: float = 30.0,
         me: int = 0,
-        rng: Any = None,
+        rng: random.Random | None = None,
         bot_delay: float = 0.9,
         now: float = 0.0,
     ) -> None:
@@ -64,7 +70,7 @@ class PracticeMatch:
         self.bot_delay = bot_delay
         self.rng = rng or secrets.SystemRandom()
         self.match, events = Match.new(len(self.names), OczkoOptions(rounds=rounds))
-        self.events: list[Any] = list(events)
+        self.events: list[Event] = list(events)
         self.deck: list[Card] = []
         self.timer = Timer()
         #: the finished round whose result is on screen until the player goes on
@@ -79,7 +85,7 @@ class PracticeMatch:
             self._apply(self.match.deal(self.deck.pop()))
         self._after(now)
 
-    def _apply(self, result: tuple[Any, tuple]) -> None:
+    def _apply(self, result: tuple[Match, Events]) -> None:
         self.match, events = result
         self.events.extend(events)
         from app.history.live import RECORDER
@@ -99,7 +105,7 @@ class PracticeMatch:
     def over(self) -> bool:
         return self.match.over
 
-    def view(self):
+    def view(self) -> MatchView:
         """The player's view of the match (the engine's MatchView)."""
         from app.rules.oczko_views import view
 
@@ -155,8 +161,9 @@ class PracticeMatch:
             return False
         if seat == self.me:
             self._apply(self.match.timeout(self.me))
-        else:
-            hand = self.match.round.hand(seat).cards  # a bot sees only its own cards
+        elif self.match.round is not None:
+            # a bot sees only its own cards (all known: the deal is local)
+            hand = [c for c in self.match.round.hand(seat).cards if c is not None]
             if bot_wants_card(hand):
                 self._apply(self.match.draw(seat, self._card()))
                 self.timer = Timer(seat, now, now + self.bot_delay)  # think again

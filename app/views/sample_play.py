@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.views.bj_game import BlackjackGame
+    from app.views.oczko_practice import PracticeMatch
 
 
 def play_practice(
     names: Sequence[str] = ("Me", "Ada", "Bruno"), rounds: int = 3, seed: int = 1
-) -> Any:
+) -> PracticeMatch:
     """A practice match against bots to its end (the player draws 40 % of the time);
     returns the finished :class:`app.views.oczko_practice.PracticeMatch`."""
     from app.views.oczko_practice import PracticeMatch
@@ -32,7 +36,7 @@ def play_practice(
 
 def play_blackjack(
     me: str = "Me", bots: Sequence[str] = ("Bot",), rounds: int = 6, seed: int = 1
-) -> Any:
+) -> BlackjackGame:
     """A blackjack session to its end: the player bets 10 on box 1 and picks his
     decisions at random; returns the finished :class:`app.views.bj_game.BlackjackGame`."""
     from app.rules.table_rules import TableRules

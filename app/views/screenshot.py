@@ -17,6 +17,11 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.views.app import Blu21App
+    from app.views.demos import Demo
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -54,13 +59,15 @@ def headless_environment(kivy_home: str | None = None) -> None:
         os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 
 
-def _demos() -> dict[str, Callable]:
+def _demos() -> dict[str, Demo]:
     from app.views import demos
 
     return demos.DEMOS
 
 
-def run_demo(app, key: str, then: Callable[[], None], fail: Callable[[str], None]) -> None:
+def run_demo(
+    app: Blu21App, key: str, then: Callable[[], None], fail: Callable[[str], None]
+) -> None:
     """Play demo ``key`` on the running ``app``, one step per frame, then call ``then``
     (or ``fail`` with the error when a step fails)."""
     from kivy.clock import Clock
@@ -121,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.views.app import Blu21App
 
     data_dir = args.data_dir or temporary_dir("blu21-data-")
-    result: dict = {"ok": False}
+    result = {"ok": False}
 
     class ShotApp(Blu21App):
         def on_start(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kivy.factory import Factory
 from kivy.lang import Builder
@@ -58,6 +58,15 @@ def choice_label(key: str, value: Any, msgid: str | None) -> str:
     return str(value)
 
 
+class _Field(Protocol):
+    text: str
+
+
+class _ChoiceButton(Protocol):
+    #: (pref key, value) the button sets
+    pref: tuple[str, Any]
+
+
 class SettingsScreen(BaseScreen):
     title = StringProperty(N_("Settings"))
 
@@ -89,12 +98,12 @@ class SettingsScreen(BaseScreen):
             Factory.Caption(text=_("Settings are saved on this phone and used next time."))
         )
 
-    def _name_done(self, field, focused: bool) -> None:
+    def _name_done(self, field: _Field, focused: bool) -> None:
         name = " ".join(field.text.split())[:24]
         if not focused and name != self.app.prefs.player_name:
             self.app.update_prefs(player_name=name)
 
-    def _choose(self, button) -> None:
+    def _choose(self, button: _ChoiceButton) -> None:
         key, value = button.pref
         if getattr(self.app.prefs, key) != value:
             self.app.update_prefs(**{key: value})

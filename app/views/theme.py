@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kivy.event import EventDispatcher
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty
 
 from app.branding import STANDARD_COLOURS, Branding
+from app.prefs import Prefs
 
 #: how long a card takes to be dealt or turned, by animation-speed setting
 ANIMATION_SECONDS = {"off": 0.0, "fast": 0.12, "normal": 0.25, "slow": 0.5}
@@ -38,7 +37,7 @@ class Theme(EventDispatcher):
     inset_top = NumericProperty(0)
     inset_bottom = NumericProperty(0)
 
-    def apply_prefs(self, prefs: Any) -> None:
+    def apply_prefs(self, prefs: Prefs) -> None:
         """Follow the display settings: large cards and text, the four-colour deck."""
         self.font_scale = 1.15 if prefs.large_cards else 1.0
         self.card_scale = 4 / 3 if prefs.large_cards else 1.0

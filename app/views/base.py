@@ -16,6 +16,7 @@ from app.views.registry import SCREENS
 
 if TYPE_CHECKING:
     from app.branding import Branding
+    from app.table.service import TableService
 
 
 class ScreenApp(Protocol):
@@ -28,6 +29,11 @@ class ScreenApp(Protocol):
 
     @property
     def data_dir(self) -> Path: ...
+
+    @property
+    def service(self) -> TableService: ...
+
+    def return_to(self, name: str) -> Any: ...
 
     def update_prefs(self, **changes: Any) -> None: ...
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.cards import CardError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
+from app.rules.blackjack_events import DealerDone
 from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.money import MoneyError, money_json, to_money
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
@@ -47,7 +48,7 @@ def _rules(data: Mapping[str, Any]) -> TableRules:
 def _players(data: Mapping[str, Any], rules: TableRules) -> dict[str, Any]:
     players = data.get("players")
     if players is None:
-        names = [b.get("player") for b in data.get("bets", []) if isinstance(b, Mapping)]
+        names: list[Any] = [b.get("player") for b in data.get("bets", []) if isinstance(b, Mapping)]
         return dict.fromkeys(names, rules.starting_chips)
     if isinstance(players, list):
         return dict.fromkeys(players, rules.starting_chips)
@@ -108,7 +109,7 @@ def _check(expect: Mapping[str, Any], r: Round, rejected: IllegalAction | None) 
     if "dealer_total" in expect and r.dealer_total() != expect["dealer_total"]:
         fails.append(f"dealer_total: expected {expect['dealer_total']}, got {r.dealer_total()}")
     if "dealer_blackjack" in expect:
-        bj = any(e.kind == "dealer_done" and e.blackjack for e in r.events)  # type: ignore[attr-defined]
+        bj = any(isinstance(e, DealerDone) and e.blackjack for e in r.events)
         if bj != expect["dealer_blackjack"]:
             fails.append(f"dealer_blackjack: expected {expect['dealer_blackjack']}, got {bj}")
     settled = [e.to_json() for e in r.events if e.kind == "settled"]
@@ -169,7 +170,7 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
                 action = Action.deal()
             else:
                 action = _fill(r, item, n - len(steps) + len(data.get("actions", [])))
-            r = r.apply(action)
+            r, _ = r.apply(action)
         except MoneyError as exc:
             raise ScenarioError(f"{what} {item}: {exc}") from None
         except ShoeEmpty as exc:

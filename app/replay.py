@@ -40,7 +40,9 @@ def runner_for(data: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], dict[st
     game = data.get("game")
     if game not in RUNNERS:
         raise ScenarioError(f"scenario 'game' must be one of {sorted(RUNNERS)}, not {game!r}")
-    return importlib.import_module(RUNNERS[game]).run_scenario
+    runner: Callable[[Mapping[str, Any]], dict[str, Any]]
+    runner = importlib.import_module(RUNNERS[game]).run_scenario
+    return runner
 
 
 def run(data: Mapping[str, Any]) -> dict[str, Any]:

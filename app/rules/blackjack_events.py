@@ -231,3 +231,27 @@ EVENTS = event_registry(
     SideBetSettled,
     RoundSettled,
 )
+
+
+__all__ = [
+    "EVENTS",
+    "BetPlaced",
+    "DealerCard",
+    "DealerDone",
+    "DealerPeeked",
+    "DoubleStake",
+    "Event",
+    "HandEnded",
+    "HoleCardRevealed",
+    "InsuranceDeclined",
+    "InsuranceSettled",
+    "InsuranceTaken",
+    "PlayerActed",
+    "PlayerCard",
+    "RoundSettled",
+    "Settled",
+    "Shuffled",
+    "SideBetPlaced",
+    "SideBetSettled",
+    "SplitStake",
+]

@@ -201,3 +201,24 @@ def redact(events: Iterable[Event], seat: int | None) -> tuple[Event, ...]:
     from app.rules.oczko_views import view_events
 
     return view_events(events, seat)
+
+
+__all__ = [
+    "EVENTS",
+    "Busted",
+    "CardDealt",
+    "CardDrawn",
+    "DeckReplaced",
+    "Disconnected",
+    "Event",
+    "Held",
+    "MatchEnded",
+    "OczkoEvent",
+    "Persian21",
+    "Rejoined",
+    "Revealed",
+    "RoundEnded",
+    "RoundStarted",
+    "TurnStarted",
+    "redact",
+]

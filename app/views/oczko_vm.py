@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from app.cards import Card
+    from app.rules.oczko_match import RoundResult
+    from app.rules.oczko_views import MatchView
 
 BACK = -1  # a face-down card (see app.views.cardtex)
 
@@ -72,7 +77,7 @@ def status_text(status: str | None, reason: str = "", total: int | None = None) 
     return _("playing")
 
 
-def round_header(view: Any, finished: bool = False) -> str:
+def round_header(view: MatchView, finished: bool = False) -> str:
     """``Round 2 of 5`` or ``Tiebreak round`` (``finished``: of the round just played)."""
     last = view.last_round
     if finished and last is not None:
@@ -86,7 +91,7 @@ def round_header(view: Any, finished: bool = False) -> str:
     )
 
 
-def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str:
+def _round_winner_text(result: RoundResult, names: Sequence[str], me: int | None) -> str:
     if result.winner is None:
         if result.reason == "void":
             return _("The round does not count: a player cheated. It is played again.")
@@ -110,7 +115,7 @@ def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str
 
 
 def round_result_text(
-    result: Any, names: Sequence[str], me: int | None = None, hands: bool = True
+    result: RoundResult, names: Sequence[str], me: int | None = None, hands: bool = True
 ) -> str:
     """The text of a finished round (the engine's RoundResult): the winner, then (with
     ``hands``) every hand's total and status; ``me`` is the viewer's seat ("you")."""
@@ -126,8 +131,9 @@ def round_result_text(
     return "\n".join(lines)
 
 
-def match_result_text(view: Any, names: Sequence[str]) -> str:
+def match_result_text(view: MatchView, names: Sequence[str]) -> str:
     """Who won the match, how, and the final score (the viewer addressed as "you")."""
+    assert view.winner is not None  # only asked once the match is over
     who = names[view.winner]
     mine = view.winner == view.viewer
     if view.end_reason == "decided":
@@ -153,7 +159,7 @@ def match_result_text(view: Any, names: Sequence[str]) -> str:
     return head + "\n" + score_line(view, names)
 
 
-def score_line(view: Any, names: Sequence[str]) -> str:
+def score_line(view: MatchView, names: Sequence[str]) -> str:
     """``You: 1 point`` / ``Bartek: 3 points``, a line per player (never broken inside)."""
     return "\n".join(
         ngettext("{name}: {n} point", "{name}: {n} points", s.points).format(
@@ -163,12 +169,12 @@ def score_line(view: Any, names: Sequence[str]) -> str:
     )
 
 
-def _codes(cards: Sequence[Any]) -> tuple[int, ...]:
+def _codes(cards: Sequence[Card | None]) -> tuple[int, ...]:
     return tuple(BACK if c is None else c.code for c in cards)
 
 
 def present(
-    view: Any,
+    view: MatchView,
     names: Sequence[str],
     time_left: float = 0.0,
     turn_time: float = 30.0,
@@ -179,9 +185,11 @@ def present(
     others_time: tuple[int | None, float] = (None, 0.0),
     fingerprint: str = "",
 ) -> OczkoTableVM:
-    """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView);
+    """The table screen for this phone's view of the match (``view_for(match, me)``, the
+    engine's one projection of what the player may see; this presenter hides nothing);
     ``others_time``: (seat, seconds left) of whoever acts, shown on his tile."""
     me = view.viewer
+    assert me is not None  # a phone's view: the player's own seat
     mine = view.seats[me]
     my_turn = view.to_act == me and view.winner is None and not awaiting_next
     last = view.last_round
@@ -284,7 +292,7 @@ def fingerprint_text(code: str) -> str:
     return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
 
 
-def bust_hint(cards: Sequence[Any]) -> str:
+def bust_hint(cards: Sequence[Card | None]) -> str:
     """``Chance to bust with the next card: 32 %`` (over the cards the player has not
     seen: all but his own; the others' cards are face down)."""
     from app.strategy.oczko import bust_probability

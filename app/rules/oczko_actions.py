@@ -19,6 +19,14 @@ from app.cards import Card
 from app.rules.engine import LegalAction
 from app.rules.errors import IllegalAction
 
+#: Every ``IllegalAction.code`` the Oczko engine raises (the UI translates these).
+ERROR_CODES: tuple[str, ...] = (
+    "already_decided", "bad_action", "bad_card", "bad_message", "cannot_draw", "claim_due",
+    "duplicate_card", "false_claim", "hidden_card", "illegal_action", "inconsistent_hand",
+    "match_over", "not_in_round", "not_your_turn", "nothing_to_reveal", "player_gone",
+    "unknown_seat", "wrong_phase",
+)  # fmt: skip
+
 
 class ActionKind(enum.StrEnum):
     """Every action of a match. Values are the stable codes of the JSON form (frames,
@@ -88,6 +96,8 @@ class Action:
             raise IllegalAction("bad_action", f"{k} carries exactly one card (or null)")
         if k in SEAT_ACTIONS and self.seat is None:
             raise IllegalAction("bad_action", f"{k} needs a seat")
+        if k in TABLE_ACTIONS and self.seat is not None:
+            raise IllegalAction("bad_action", f"{k} is the table's action, not a seat's")
         if k is ActionKind.REVEAL and any(c is None for c in cs):
             raise IllegalAction("bad_action", "a reveal shows every card")
 
@@ -122,4 +132,4 @@ class Action:
         return cls(data["action"], seat, cards)
 
 
-__all__ = ["CARD_ACTIONS", "SEAT_ACTIONS", "TABLE_ACTIONS", "Action", "ActionKind"]
+__all__ = ["CARD_ACTIONS", "ERROR_CODES", "SEAT_ACTIONS", "TABLE_ACTIONS", "Action", "ActionKind"]

@@ -244,11 +244,14 @@ def check_events(game: Game, events: Sequence[Event]) -> None:
 def check_illegal(game: Game, state: Engine[Any, Any], world: World, rng: random.Random) -> None:
     """Every kind a player is not offered is refused with a listed code, changing nothing."""
     offered = {(a.kind, a.player) for a in state.legal_actions()}
+    # a table action (offered to nobody in particular) may be asked for by anyone at the
+    # table: blackjack's deal is accepted from any player, as the screen's "Deal" button
+    table = {a.kind for a in state.legal_actions() if a.player is None}
     before = game.snapshot(state)
     legal_before = state.legal_actions()
     for who in [None, *game.players(state)]:
         for kind in game.kinds:
-            if (kind, who) in offered:
+            if (kind, who) in offered or kind in table:
                 continue
             probe: LegalAction[Any, Any] = LegalAction(kind, who, 1)
             value: Any = None

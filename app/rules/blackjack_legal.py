@@ -203,10 +203,6 @@ class Legal(Reads):
                 )
             self._need_afford(p, amount)
         elif k is ActionKind.DEAL:
-            if a.player is not None:  # the table closes the bets, no player does
-                raise IllegalAction(
-                    "bad_action", "the deal is the table's action, not a player's", player=a.player
-                )
             self._need_phase(a, Phase.BETTING)
             if not self.hands:
                 raise IllegalAction("no_bets", "nobody has bet yet")

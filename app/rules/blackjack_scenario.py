@@ -22,6 +22,7 @@ from typing import Any
 from app.cards import CardError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
 from app.rules.blackjack_events import DealerDone
+from app.rules.blackjack_view import full_view, view_for
 from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.money import MoneyError, money_json, to_money
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
@@ -119,8 +120,12 @@ def _check(expect: Mapping[str, Any], r: Round, rejected: IllegalAction | None) 
     return fails
 
 
-def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one blackjack scenario and return its JSON-ready result (see module doc)."""
+def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """Run one blackjack scenario and return its JSON-ready result (see module doc).
+
+    With ``viewer`` (a player's name) the events and the table are what he sees
+    (:func:`app.rules.blackjack_view.view_for`: a face-down hole card stays hidden);
+    without, everything."""
     unknown = set(data) - KEYS
     if unknown:
         raise ScenarioError(f"unknown key(s) {sorted(unknown)}; keys are {sorted(KEYS)}")
@@ -190,11 +195,14 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
             f"the round is not finished ({r.phase.value}); legal now: "
             f"{[x.to_json() for x in r.legal_actions()]}"
         )
+    if viewer is not None and viewer not in r.players():
+        raise ScenarioError(f"--as {viewer!r}: not a player of this scenario {r.players()}")
+    seen = full_view(r) if viewer is None else view_for(r, viewer)
     result: dict[str, Any] = {
         "game": "blackjack",
         "rules": rules.to_json(),
-        "events": [e.to_json() for e in r.events],
-        "table": r.to_json(reveal=True),
+        "events": [e.to_json() for e in seen.events],
+        "table": seen.to_json(),
         "net": {p: money_json(v) for p, v in r.results().items()},
         "house": money_json(r.house_result()),
     }

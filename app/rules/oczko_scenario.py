@@ -28,6 +28,7 @@ from app.rules.engine import Event
 from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.oczko_actions import CARD_ACTIONS, Action, ActionKind
 from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
+from app.rules.oczko_views import view_events, view_for
 
 #: Per-player actions of a scenario, each written {"<action>": "<player name>"}.
 PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect", "rejoin")
@@ -223,8 +224,12 @@ def _check_expect(expect: Any, result: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Run an Oczko scenario; returns ``{"game", "players", "options", "events", "result"}``."""
+def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """Run an Oczko scenario; returns ``{"game", "players", "options", "events", "result"}``.
+
+    With ``viewer`` (a player's name) the events are those his phone sees and ``"view"``
+    is his view of the final state (:func:`app.rules.oczko_views.view_for`: others'
+    cards hidden until the showdown); without, everything (full information)."""
     if data.get("game") != "oczko":
         raise ScenarioError(f"not an Oczko scenario: game {data.get('game')!r}")
     unknown = sorted(
@@ -237,6 +242,8 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     rounds: Sequence[Any] = data.get("rounds", [])
     if not isinstance(rounds, list):
         raise ScenarioError("'rounds' must be a list")
+    if viewer is not None and viewer not in names:
+        raise ScenarioError(f"--as {viewer!r}: not a player of this scenario ({names})")
     runner = _Runner(names, options)
     for i, spec in enumerate(rounds, 1):
         decided = runner.play_round(i, spec)
@@ -250,6 +257,10 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
         "events": [e.to_json(names) for e in runner.events],
         "result": result,
     }
+    if viewer is not None:
+        seat = names.index(viewer)
+        out["events"] = [e.to_json(names) for e in view_events(runner.events, seat)]
+        out["view"] = view_for(runner.match, seat).to_json(names)
     if "expect" in data:
         fails = _check_expect(data["expect"], result)
         out["expect"] = {"met": not fails, "failures": fails}

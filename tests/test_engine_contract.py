@@ -363,3 +363,10 @@ def test_oczko_codes_are_listed() -> None:
     )
     raised = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', src))
     assert raised == set(oczko_actions.ERROR_CODES)
+
+
+def test_every_refusal_code_has_a_translated_message() -> None:
+    from app.i18n.codes import MESSAGES
+
+    for codes in (blackjack.ERROR_CODES, oczko_actions.ERROR_CODES):
+        assert set(codes) <= set(MESSAGES)

@@ -13,11 +13,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cards import Card
-from app.rules.engine import LegalAction
+from app.rules.engine import Event, LegalAction
 from app.rules.errors import IllegalAction
+
+if TYPE_CHECKING:
+    from app.rules.oczko_match import Match
 
 #: Every ``IllegalAction.code`` the Oczko engine raises (the UI translates these).
 ERROR_CODES: tuple[str, ...] = (
@@ -101,7 +104,7 @@ class Action:
         if k is ActionKind.REVEAL and any(c is None for c in cs):
             raise IllegalAction("bad_action", "a reveal shows every card")
 
-    def apply(self, m: Any) -> Any:
+    def apply(self, m: Match) -> tuple[Match, tuple[Event, ...]]:
         """Apply this action to match ``m`` (same as ``m.apply(self)``)."""
         return m.apply(self)
 

@@ -86,7 +86,7 @@ class Legal(Reads):
                 raise IllegalAction(
                     "already_bet", f"{player} already bets on box {box}", player=player, box=box
                 )
-            if not r.betting_behind or player == owner:
+            if not r.betting_behind:
                 raise IllegalAction("box_taken", f"box {box} belongs to {owner}", box=box)
         return r.max_bet - self.box_total(box)
 

@@ -376,6 +376,9 @@ def check(r: Round, kind: ActionKind, seat: int | None = None) -> None:
         if r.hand(seat).dropped:
             raise IllegalAction("player_gone", f"seat {seat} has already left", seat=seat)
     elif kind is K.REVEAL:
+        # Which cards open a hand is the reveal's own check against everything known
+        # (reveal below). Before that: while the deal is checked only a hand still in
+        # play may prove two aces, and a hand this engine knows only if it holds them.
         h = r.hand(seat)
         _require_phase(r, Phase.DEAL_CHECK, Phase.SHOWDOWN)
         if (
@@ -385,10 +388,6 @@ def check(r: Round, kind: ActionKind, seat: int | None = None) -> None:
         ):
             raise IllegalAction(
                 "false_claim", f"seat {seat}: only two aces are shown at the deal", seat=seat
-            )
-        if r.phase is Phase.SHOWDOWN and not (h.shown or _must_reveal(h)):
-            raise IllegalAction(
-                "nothing_to_reveal", f"seat {seat}'s hand is not awaited", seat=seat
             )
     elif kind is K.FORFEIT:
         h = r.hand(seat)

@@ -195,14 +195,20 @@ def present(
     last = view.last_round
     over = view.winner is not None
     # between rounds the engine has already opened the next round: show the hands of
-    # the round just finished (all open at the showdown) until the player goes on
-    finished = {h.seat: h for h in last.hands} if awaiting_next and not over and last else {}
+    # the round just finished (all open at the showdown) until the player goes on; at
+    # the end of the match the round in play is that last round, unless the match ended
+    # inside a round (the last player left)
+    show_last = last is not None and (
+        (awaiting_next and not over) or (over and last.number == view.round)
+    )
+    finished = {h.seat: h for h in last.hands} if last is not None and show_last else {}
     mine_done = finished.get(me)
     my_cards = _codes(mine_done.cards) if mine_done else _codes(mine.cards)
     total = mine_done.total if mine_done else mine.total
     my_total = "" if total is None else _("Total: {total}").format(total=total)
     if mine_done:
-        my_status = status_text(str(mine_done.status), mine_done.reason)
+        done_status = str(mine_done.status)  # "playing": the round ended before his turn
+        my_status = "" if done_status == "playing" else status_text(done_status, mine_done.reason)
     else:
         my_status = "" if mine.status in (None, "playing") else status_text(mine.status)
     seats = []
@@ -214,7 +220,8 @@ def present(
         if s.gone:
             status = _("left the table")
         elif done and str(done.status) == "playing":
-            status = str(done.total)  # the round ended before his turn (a Persian 21)
+            # the round ended before his turn (a Persian 21): his total if it is known
+            status = "" if done.total is None else str(done.total)
         elif done:
             status = status_text(str(done.status), done.reason, done.total)
         else:

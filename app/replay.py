@@ -1,4 +1,5 @@
-"""``blu21 replay FILE.json``: run a scenario through a rules engine and print JSON.
+"""``blu21 replay FILE.json [--as PLAYER]``: run a scenario through a rules engine and
+print JSON (with ``--as``, what that player's phone showed).
 
 Exit status: 0 when the scenario ran (and met its ``"expect"``), 1 when it ran but an
 expectation was not met (the report is still printed), 2 for a bad file or scenario.
@@ -20,7 +21,9 @@ from typing import Any
 from app.jsonfile import read_json_object
 from app.rules.errors import ScenarioError
 
-#: game -> module with ``run_scenario(data: Mapping) -> dict`` (raises ScenarioError).
+#: game -> module with ``run_scenario(data: Mapping, viewer: str | None) -> dict`` (raises
+#: ScenarioError); with a viewer the output is that player's view (the game's
+#: ``view_for``, the one place that hides cards; the replay hides nothing itself).
 RUNNERS: dict[str, str] = {
     "oczko": "app.rules.oczko_scenario",
     "blackjack": "app.rules.blackjack_scenario",
@@ -35,17 +38,22 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
         raise ScenarioError(str(exc)) from None
 
 
-def runner_for(data: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+Runner = Callable[[Mapping[str, Any], str | None], dict[str, Any]]
+
+
+def runner_for(data: Mapping[str, Any]) -> Runner:
     """The scenario runner of the game the scenario names."""
     game = data.get("game")
     if game not in RUNNERS:
         raise ScenarioError(f"scenario 'game' must be one of {sorted(RUNNERS)}, not {game!r}")
-    return importlib.import_module(RUNNERS[game]).run_scenario
+    runner: Runner = importlib.import_module(RUNNERS[game]).run_scenario
+    return runner
 
 
-def run(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Run a scenario (already parsed) and return its JSON-ready result."""
-    return runner_for(data)(data)
+def run(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """Run a scenario (already parsed) and return its JSON-ready result; with ``viewer``
+    as that player sees it."""
+    return runner_for(data)(data, viewer)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -53,9 +61,12 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="blu21 replay", description=__doc__)
     parser.add_argument("file", help="scenario file (JSON)")
     parser.add_argument("--compact", action="store_true", help="one-line JSON")
+    parser.add_argument(
+        "--as", dest="viewer", metavar="PLAYER", help="show what this player saw (his view)"
+    )
     ns = parser.parse_args(list(argv))
     try:
-        result = run(load_scenario(ns.file))
+        result = run(load_scenario(ns.file), ns.viewer)
     except ScenarioError as exc:
         print(f"blu21 replay: {exc}", file=sys.stderr)
         return 2

@@ -92,7 +92,7 @@ def check_refusal(data: st.DataObject, r: Round) -> None:
     player = legal[0].player if legal and legal[0].player else "ann"
     before = r.to_json(reveal=True)
     try:
-        r.apply(Action(kind, player, 1, Fraction(10)))
+        r.apply(Action(kind, player, 1, Fraction(10)))[0]
     except IllegalAction as exc:
         assert exc.code
     else:
@@ -152,7 +152,7 @@ def test_random_legal_play_ends_settled(rules: TableRules, seed: int, data: st.D
             break
         if data.draw(st.integers(0, 4)) == 0:
             check_refusal(data, r)
-        r = r.apply(choose(data, r))
+        r = r.apply(choose(data, r))[0]
         check_cards(r)
         check_money(r)
     check_settled(r)
@@ -179,7 +179,7 @@ def test_sessions_conserve_chips_and_cards(
         for _ in range(400):
             if r.settled:
                 break
-            r = r.apply(choose(data, r))
+            r = r.apply(choose(data, r))[0]
             check_cards(r)
             check_money(r)
         check_settled(r)

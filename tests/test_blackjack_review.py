@@ -218,7 +218,7 @@ def test_legal_actions_are_exactly_what_apply_accepts(
         legal = r.legal_actions()
         for a in every_action(r):
             try:
-                r.apply(a)
+                r.apply(a)[0]
                 accepted = True
             except IllegalAction:
                 accepted = False
@@ -228,7 +228,7 @@ def test_legal_actions_are_exactly_what_apply_accepts(
         if pick.max_amount is not None:
             low = pick.min_amount if pick.min_amount is not None else pick.max_amount / 2
             amount = data.draw(st.sampled_from([low, pick.max_amount]))
-        r = r.apply(pick.action(amount))
+        r = r.apply(pick.action(amount))[0]
     assert r.settled or r.legal_actions()
 
 
@@ -240,7 +240,7 @@ def play_out(r: Round, rng: random.Random) -> Round:
     r = r.act("deal")
     while not r.settled:
         legal = [a for a in r.legal_actions() if a.kind is not ActionKind.INSURE]
-        r = r.apply(rng.choice(legal).action())
+        r = r.apply(rng.choice(legal).action())[0]
     return r
 
 
@@ -347,7 +347,7 @@ def test_settlement_matches_an_independent_oracle(
         if pick.max_amount is not None:
             low = pick.min_amount if pick.min_amount is not None else pick.max_amount / 2
             amount = data.draw(st.sampled_from([low, pick.max_amount]))
-        r = r.apply(pick.action(amount))
+        r = r.apply(pick.action(amount))[0]
     # The dealer drew exactly by his rule.
     d = r.dealer
     for k in range(2, len(d)):
@@ -379,12 +379,12 @@ def test_action_from_a_plain_code_means_the_same_as_the_enum() -> None:
     # Action("insure", ...) used to be taken as a refusal of insurance, and
     # Action("hit", ...) crashed: a code must act exactly like its ActionKind.
     r = Round.new(TableRules(), Shoe.scripted("Ts Ad 6s 7c 5h 4d"), {"ann": 100})
-    r = r.apply(Action("bet", "ann", 1, Fraction(10))).apply(Action("deal"))  # type: ignore[arg-type]
-    by_code = r.apply(Action("insure", "ann", 1, Fraction(5)))  # type: ignore[arg-type]
-    by_enum = r.apply(Action(ActionKind.INSURE, "ann", 1, Fraction(5)))
+    r = r.apply(Action("bet", "ann", 1, Fraction(10)))[0].apply(Action("deal"))[0]  # type: ignore[arg-type]
+    by_code = r.apply(Action("insure", "ann", 1, Fraction(5)))[0]  # type: ignore[arg-type]
+    by_enum = r.apply(Action(ActionKind.INSURE, "ann", 1, Fraction(5)))[0]
     assert by_code.to_json(reveal=True) == by_enum.to_json(reveal=True)
     assert [i.amount for i in by_code.insurance] == [5]
-    hit = by_code.apply(Action("hit", "ann"))  # type: ignore[arg-type]
+    hit = by_code.apply(Action("hit", "ann"))[0]  # type: ignore[arg-type]
     assert [str(c) for c in hit.hands[0].cards] == ["Ts", "6s", "5h"]
     assert Action("stand").kind is ActionKind.STAND  # type: ignore[arg-type]
 
@@ -409,7 +409,7 @@ def test_session_records_rounds_that_ran_the_shoe_empty() -> None:
         r = r.act("deal")
         while not r.settled:
             legal = [a for a in r.legal_actions() if a.kind is not ActionKind.INSURE]
-            r = r.apply(rng.choice(legal).action())
+            r = r.apply(rng.choice(legal).action())[0]
         emptied += any(e.kind == "shuffled" and e.reason == "shoe_empty" for e in r.events)
         s = s.record(r)
     assert emptied >= 3

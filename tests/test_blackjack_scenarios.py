@@ -130,3 +130,20 @@ def test_documented_example_runs() -> None:
         .replace('["..."]', "[]")
     )
     assert shown["net"] == result["net"] and shown["house"] == result["house"]
+
+
+def test_replay_as_a_player_keeps_the_hole_card_face_down() -> None:
+    """The refused fourth split stops the round before the dealer turns his hole card:
+    the full replay shows it, the player's view (``--as ann``) does not."""
+    data = json.loads(
+        (Path(__file__).parent / "scenarios" / "blackjack_split_max_four_hands.json").read_text()
+    )
+    full = run(data)
+    mine = run(data, "ann")
+    assert full["table"]["dealer"]["cards"] == ["Td", "7c"]
+    assert mine["table"]["dealer"]["cards"] == ["Td", "??"]
+    hole = [e for e in mine["events"] if e["event"] == "dealer_card"]
+    assert [e["card"] for e in hole] == ["Td", None]
+    assert mine["table"]["hands"] == full["table"]["hands"]  # the player cards are public
+    with pytest.raises(ScenarioError, match="not a player"):
+        run(data, "zoe")

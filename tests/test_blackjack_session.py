@@ -20,7 +20,7 @@ def stand_round(r: Round, bets: dict[str, int]) -> Round:
     r = r.act("deal")
     while not r.settled:
         legal = r.legal_actions()
-        r = r.apply(next(a for a in legal if a.kind in ("stand", "decline_insurance")).action())
+        r = r.apply(next(a for a in legal if a.kind in ("stand", "decline_insurance")).action())[0]
     return r
 
 

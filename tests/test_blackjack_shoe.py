@@ -88,9 +88,9 @@ def test_replaying_a_round_through_a_mid_round_reshuffle_cannot_diverge() -> Non
     shoe = Shoe.shuffled(1, Fraction(1), random.Random(11))
     for _ in range(50):  # earlier rounds used 50 cards: the deal empties the shoe
         _, shoe = shoe.draw()
-    betting = Round.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))
-    first = betting.apply(Action.deal())
-    again = betting.apply(Action.deal())
+    betting = Round.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))[0]
+    first = betting.apply(Action.deal())[0]
+    again = betting.apply(Action.deal())[0]
     assert any(e.to_json().get("reason") == "shoe_empty" for e in first.events)
     assert first.to_json(reveal=True) == again.to_json(reveal=True)
     assert first.shoe == again.shoe

@@ -324,3 +324,26 @@ def test_every_shipped_oczko_scenario_meets_its_expectation(path: Path) -> None:
     out = run_scenario(data)  # raises if the engine disagrees with "expect"
     assert out["result"]["finished"] == data["expect"].get("finished", out["result"]["finished"])
     assert cli_main(["replay", str(path), "--compact"]) == 0
+
+
+# --- a replay as one player saw it (the engine's view_for) ------------------------------------
+
+
+def test_replay_as_a_player_hides_the_others_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    full = run_scenario(small())
+    mine = run_scenario(small(), viewer="Bartek")
+    dealt = [e for e in full["events"] if e["event"] == "card_dealt"]
+    seen = [e for e in mine["events"] if e["event"] == "card_dealt"]
+    assert [e["card"] for e in dealt] == ["Qs", "Kh", "7s", "9h"]
+    assert [e["card"] for e in seen] == [None, "Kh", None, "9h"]  # only his own
+    drawn = next(e for e in mine["events"] if e["event"] == "card_drawn")
+    assert drawn["player"] == "Ala" and drawn["card"] is None and drawn["total"] is None
+    # the showdown is public: the round's result and hands are the same for him
+    assert mine["result"] == full["result"]
+    assert mine["view"]["viewer"] == "Bartek" and "view" not in full
+    with pytest.raises(ScenarioError, match="not a player"):
+        run_scenario(small(), viewer="Zosia")
+    assert cli_main(["replay", str(SEED), "--as", "Celina", "--compact"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    others = [e for e in out["events"] if e["event"] == "card_dealt" and e["player"] != "Celina"]
+    assert others and all(e["card"] is None for e in others)

@@ -240,3 +240,22 @@ def test_the_turn_chime_is_generated_once(tmp_path) -> None:
     stamp = path.stat().st_mtime_ns
     write_chime(path)
     assert path.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_a_persian_21_on_a_phone_leaves_no_hand_playing_on_screen(rounds: int) -> None:
+    """On a phone the others' cards stay hidden when a Persian 21 ends the round at the
+    deal; their tiles then show no total (not "None") and nobody is still "playing", also
+    when that round ends the match (the networked layout test met it at random)."""
+    m, _ = Match.new(3, OczkoOptions(rounds=rounds), me=0)
+    for c in [Card.parse("Ts"), None, None, Card.parse("9s"), None, None]:
+        m, _ = m.deal(c)
+    m, _ = m.reveal(1, parse_cards("As Ah"))
+    m, _ = m.close_deal()
+    assert m.over == (rounds == 1)
+    vm = present(view(m, 0), NAMES, awaiting_next=True)
+    assert [s.status_text for s in vm.seats] == ["Persian 21!", ""]
+    assert vm.my_status == "" and vm.my_total == "Total: 19"
+    assert "Bartek" in vm.banner
+    if m.over:  # the match result stays on screen with the same tiles
+        assert [s.status_text for s in present(view(m, 0), NAMES).seats] == ["Persian 21!", ""]

@@ -1,46 +1,22 @@
 """Events of a casino blackjack round: frozen records of everything that happens.
 
-Each event has a stable ``kind`` and :meth:`Event.to_json` (cards as text, money as
-in :mod:`app.rules.money`). Views render them; they never carry translated text.
+Each event derives from the one :class:`app.rules.engine.Event` base: a stable ``kind``
+and :meth:`~app.rules.engine.Event.to_json` (cards as text, money as in
+:mod:`app.rules.money`); :data:`EVENTS` reads them back with
+:func:`app.rules.engine.decode_event`. Views render them; they never carry translated text.
 A face-down card (``DealerCard(face_down=True)``) is carried in the event for replays
-and tests: a view must not show it before :class:`HoleCardRevealed`.
+and tests; :func:`app.rules.blackjack_view.view_for` hides it (``card`` None) until
+:class:`HoleCardRevealed`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from app.cards import Card
-from app.rules.money import money_json
-
-
-def _json_value(v: Any) -> Any:
-    if isinstance(v, Fraction):
-        return money_json(v)
-    if isinstance(v, Card):
-        return str(v)
-    if isinstance(v, tuple | list):
-        return [_json_value(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    return v
-
-
-@dataclass(frozen=True)
-class Event:
-    """Base of all round events."""
-
-    kind: ClassVar[str] = "event"
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"event": kind, field: value, ...}`` ready for ``json.dumps``."""
-        out: dict[str, Any] = {"event": self.kind}
-        for f in dataclasses.fields(self):
-            out[f.name] = _json_value(getattr(self, f.name))
-        return out
+from app.rules.engine import Event, event_registry
 
 
 @dataclass(frozen=True)
@@ -83,10 +59,11 @@ class PlayerCard(Event):
 
 @dataclass(frozen=True)
 class DealerCard(Event):
-    """A card dealt to the dealer; the peek hole card is ``face_down``."""
+    """A card dealt to the dealer; the peek hole card is ``face_down`` (``card`` None
+    in a player's view until it is turned)."""
 
     kind: ClassVar[str] = "dealer_card"
-    card: Card
+    card: Card | None
     face_down: bool = False
 
 
@@ -231,3 +208,50 @@ class RoundSettled(Event):
     kind: ClassVar[str] = "round_settled"
     net: dict[str, Fraction]
     house: Fraction
+
+
+#: ``{kind: event class}`` for :func:`app.rules.engine.decode_event`.
+EVENTS = event_registry(
+    Shuffled,
+    BetPlaced,
+    SideBetPlaced,
+    PlayerCard,
+    DealerCard,
+    HoleCardRevealed,
+    InsuranceTaken,
+    InsuranceDeclined,
+    DealerPeeked,
+    PlayerActed,
+    DoubleStake,
+    SplitStake,
+    HandEnded,
+    DealerDone,
+    Settled,
+    InsuranceSettled,
+    SideBetSettled,
+    RoundSettled,
+)
+
+
+__all__ = [
+    "EVENTS",
+    "BetPlaced",
+    "DealerCard",
+    "DealerDone",
+    "DealerPeeked",
+    "DoubleStake",
+    "Event",
+    "HandEnded",
+    "HoleCardRevealed",
+    "InsuranceDeclined",
+    "InsuranceSettled",
+    "InsuranceTaken",
+    "PlayerActed",
+    "PlayerCard",
+    "RoundSettled",
+    "Settled",
+    "Shuffled",
+    "SideBetPlaced",
+    "SideBetSettled",
+    "SplitStake",
+]

@@ -21,6 +21,8 @@ from typing import Any
 
 from app.cards import CardError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
+from app.rules.blackjack_events import DealerDone
+from app.rules.blackjack_view import full_view, view_for
 from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.money import MoneyError, money_json, to_money
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
@@ -47,7 +49,7 @@ def _rules(data: Mapping[str, Any]) -> TableRules:
 def _players(data: Mapping[str, Any], rules: TableRules) -> dict[str, Any]:
     players = data.get("players")
     if players is None:
-        names = [b.get("player") for b in data.get("bets", []) if isinstance(b, Mapping)]
+        names: list[Any] = [b.get("player") for b in data.get("bets", []) if isinstance(b, Mapping)]
         return dict.fromkeys(names, rules.starting_chips)
     if isinstance(players, list):
         return dict.fromkeys(players, rules.starting_chips)
@@ -108,7 +110,7 @@ def _check(expect: Mapping[str, Any], r: Round, rejected: IllegalAction | None) 
     if "dealer_total" in expect and r.dealer_total() != expect["dealer_total"]:
         fails.append(f"dealer_total: expected {expect['dealer_total']}, got {r.dealer_total()}")
     if "dealer_blackjack" in expect:
-        bj = any(e.kind == "dealer_done" and e.blackjack for e in r.events)  # type: ignore[attr-defined]
+        bj = any(isinstance(e, DealerDone) and e.blackjack for e in r.events)
         if bj != expect["dealer_blackjack"]:
             fails.append(f"dealer_blackjack: expected {expect['dealer_blackjack']}, got {bj}")
     settled = [e.to_json() for e in r.events if e.kind == "settled"]
@@ -118,8 +120,12 @@ def _check(expect: Mapping[str, Any], r: Round, rejected: IllegalAction | None) 
     return fails
 
 
-def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one blackjack scenario and return its JSON-ready result (see module doc)."""
+def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """Run one blackjack scenario and return its JSON-ready result (see module doc).
+
+    With ``viewer`` (a player's name) the events and the table are what he sees
+    (:func:`app.rules.blackjack_view.view_for`: a face-down hole card stays hidden);
+    without, everything."""
     unknown = set(data) - KEYS
     if unknown:
         raise ScenarioError(f"unknown key(s) {sorted(unknown)}; keys are {sorted(KEYS)}")
@@ -169,7 +175,7 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
                 action = Action.deal()
             else:
                 action = _fill(r, item, n - len(steps) + len(data.get("actions", [])))
-            r = r.apply(action)
+            r, _ = r.apply(action)
         except MoneyError as exc:
             raise ScenarioError(f"{what} {item}: {exc}") from None
         except ShoeEmpty as exc:
@@ -189,11 +195,14 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
             f"the round is not finished ({r.phase.value}); legal now: "
             f"{[x.to_json() for x in r.legal_actions()]}"
         )
+    if viewer is not None and viewer not in r.players():
+        raise ScenarioError(f"--as {viewer!r}: not a player of this scenario {r.players()}")
+    seen = full_view(r) if viewer is None else view_for(r, viewer)
     result: dict[str, Any] = {
         "game": "blackjack",
         "rules": rules.to_json(),
-        "events": [e.to_json() for e in r.events],
-        "table": r.to_json(reveal=True),
+        "events": [e.to_json() for e in seen.events],
+        "table": seen.to_json(),
         "net": {p: money_json(v) for p, v in r.results().items()},
         "house": money_json(r.house_result()),
     }

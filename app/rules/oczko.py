@@ -1,10 +1,15 @@
 """Oczko (seed 000): the rules engine the table, the bots and the UI all drive.
 
 One immutable :class:`Match` holds everything (points, who left, the round in play,
-finished rounds). Every action is a method returning ``(new_match, events)``: the old
-state is untouched, and an illegal action raises
-:class:`~app.rules.errors.IllegalAction` (a stable ``.code``) and changes nothing.
-Events (:mod:`app.rules.oczko_events`) are small frozen records with ``to_json()``.
+finished rounds). It implements the engine contract (:mod:`app.rules.engine`):
+``match.apply(action)`` returns ``(new_match, events)``, ``match.legal_actions(seat)``
+lists :class:`~app.rules.engine.LegalAction` values from the same checks ``apply``
+runs (:meth:`Match.verify`), action kinds are the :class:`ActionKind` enum. The old
+state is untouched, and an illegal action raises :class:`~app.rules.errors.IllegalAction`
+(a stable ``.code``) and changes nothing. The methods ``deal``, ``draw``, ``hold``, ...
+are shorthands for ``apply``. Events (:mod:`app.rules.oczko_events`) derive from the
+one :class:`~app.rules.engine.Event` base. What a player may see is
+:func:`view_for`.
 Rule options are an :class:`OczkoOptions` value (``rounds``, default 5); 2-7 players.
 
 A short round, two players, one round, seat 0 deals first:
@@ -13,7 +18,7 @@ A short round, two players, one round, seat 0 deals first:
 >>> m, ev = Match.new(2, OczkoOptions(rounds=1))
 >>> for text in ["Qs", "Kh", "7s", "9h"]:    # Q+7 = 10 for seat 0, K+9 = 13 for seat 1
 ...     m, ev = m.deal(Card.parse(text))
->>> m.to_act, sorted(m.legal_actions(0))
+>>> m.to_act, sorted(kinds_of(m.legal_actions(0)))
 (0, ['disconnect', 'draw', 'hold', 'timeout'])
 >>> m, ev = m.draw(0, Card.parse("Td"))       # 20
 >>> m, ev = m.hold(0)
@@ -67,7 +72,7 @@ the same engine runs in two modes:
 
 * **Full information** (``Match.new(n)``): every card is known. Busts, holds at 21
   and Persian 21s happen by themselves and the round never waits. Scenarios, bots,
-  simulations and tests use it; :func:`view` and :func:`redact` project it for one
+  simulations and tests use it; :func:`view_for` projects it for one
   seat (others' cards face down until the showdown).
 * **A phone** (``Match.new(n, me=seat)``): a card is a ``Card`` for its own hand and
   ``None`` (hidden) for the others, so each hand is a tuple of ``Card | None``
@@ -103,7 +108,7 @@ The phone of seat 1 in a two-player round:
 >>> p, _ = p.close_deal()                     # nobody proved a Persian 21
 >>> p, _ = p.hold(0)                          # relayed from seat 0
 >>> p, _ = p.draw(1, Card.parse("8c"))        # 9 + 4 + 8 = 21
->>> p.claim_due(1), sorted(p.legal_actions(1))
+>>> p.claim_due(1), sorted(kinds_of(p.legal_actions(1)))
 ('hold', ['disconnect', 'hold', 'timeout'])
 >>> p, _ = p.hold(1)                          # announced to all, applied by all
 >>> str(p.phase), p.to_reveal
@@ -116,7 +121,9 @@ The phone of seat 1 in a two-player round:
 
 from __future__ import annotations
 
+from app.rules.engine import kinds_of
 from app.rules.errors import IllegalAction
+from app.rules.oczko_actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
 from app.rules.oczko_events import (
     Busted,
     CardDealt,
@@ -137,16 +144,13 @@ from app.rules.oczko_events import (
 from app.rules.oczko_match import (
     MAX_PLAYERS,
     MIN_PLAYERS,
-    SEAT_ACTIONS,
-    TABLE_ACTIONS,
-    Action,
     Match,
     OczkoOptions,
     RoundResult,
     decided_leader,
 )
 from app.rules.oczko_round import Hand, Phase, Round, Status, total_of
-from app.rules.oczko_views import MatchView, SeatView, view
+from app.rules.oczko_views import MatchView, SeatView, view, view_events, view_for
 
 __all__ = [
     "MAX_PLAYERS",
@@ -154,6 +158,7 @@ __all__ = [
     "SEAT_ACTIONS",
     "TABLE_ACTIONS",
     "Action",
+    "ActionKind",
     "Busted",
     "CardDealt",
     "CardDrawn",
@@ -179,7 +184,10 @@ __all__ = [
     "Status",
     "TurnStarted",
     "decided_leader",
+    "kinds_of",
     "redact",
     "total_of",
     "view",
+    "view_events",
+    "view_for",
 ]

@@ -6,70 +6,35 @@ UI can animate it. ``event.to_json(names)`` gives a JSON-ready dict with an
 ``"event"`` key (a stable code) and seats replaced by player names when ``names``
 is given.
 
-An event about a card another phone must not see yet (a dealt or drawn card, a
-total) is projected for one seat with :func:`redact`.
+Every event derives from the one :class:`app.rules.engine.Event` base (one
+``to_json``; :data:`EVENTS` reads them back with :func:`app.rules.engine.decode_event`).
+An event about a card another phone must not see yet (a dealt or drawn card, a total) is
+projected for one seat by :func:`app.rules.oczko_views.view_for` (``redact`` is its
+event part).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
 
 from app.cards import Card
-
-#: Fields holding one seat number (rendered as a name when names are given).
-_SEAT_FIELDS = frozenset({"seat", "winner"})
-#: Fields holding a tuple of seat numbers.
-_SEATS_FIELDS = frozenset({"order"})
-#: Fields holding a tuple indexed by seat (rendered as {name: value}).
-_PER_SEAT_FIELDS = frozenset({"points"})
-#: Fields holding ((seat, value), ...) pairs (rendered as {name: value}).
-_PAIR_FIELDS = frozenset({"totals", "statuses"})
-
-
-def _who(seat: int | None, names: Sequence[str] | None) -> Any:
-    if seat is None or names is None:
-        return seat
-    return names[seat]
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    return value
+from app.rules.engine import Event, event_registry
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
-    """Base of all events; ``kind`` is the stable code in ``to_json()["event"]``."""
+class OczkoEvent(Event):
+    """Base of the Oczko events: names the fields that hold seats (for ``names``)."""
 
-    kind: ClassVar[str] = "event"
-
-    def to_json(self, names: Sequence[str] | None = None) -> dict[str, Any]:
-        """JSON-ready dict; with ``names``, seats become names (``"seat"`` becomes ``"player"``)."""
-        out: dict[str, Any] = {"event": self.kind}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "seat" and names is not None:
-                out["player"] = names[v]
-            elif f.name in _SEAT_FIELDS:
-                out[f.name] = _who(v, names)
-            elif f.name in _SEATS_FIELDS:
-                out[f.name] = [_who(s, names) for s in v]
-            elif f.name in _PER_SEAT_FIELDS:
-                out[f.name] = {str(_who(s, names) if names else s): p for s, p in enumerate(v)}
-            elif f.name in _PAIR_FIELDS:
-                out[f.name] = {str(_who(s, names) if names else s): _jsonable(x) for s, x in v}
-            else:
-                out[f.name] = _jsonable(v)
-        return out
+    seat_fields: ClassVar[frozenset[str]] = frozenset({"seat", "winner"})
+    seats_fields: ClassVar[frozenset[str]] = frozenset({"order"})
+    per_seat_fields: ClassVar[frozenset[str]] = frozenset({"points"})
+    pair_fields: ClassVar[frozenset[str]] = frozenset({"totals", "statuses"})
 
 
 @dataclass(frozen=True, slots=True)
-class RoundStarted(Event):
+class RoundStarted(OczkoEvent):
     """A round begins; ``order`` is the dealing and turn order (first seat first)."""
 
     kind: ClassVar[str] = "round_started"
@@ -79,7 +44,7 @@ class RoundStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class DeckReplaced(Event):
+class DeckReplaced(OczkoEvent):
     """A fresh deck is in use from now on in this round (after a dropout)."""
 
     kind: ClassVar[str] = "deck_replaced"
@@ -88,7 +53,7 @@ class DeckReplaced(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardDealt(Event):
+class CardDealt(OczkoEvent):
     """One card of the deal went to ``seat``; ``card`` is None when it is hidden."""
 
     kind: ClassVar[str] = "card_dealt"
@@ -98,7 +63,7 @@ class CardDealt(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Persian21(Event):
+class Persian21(OczkoEvent):
     """``seat`` was dealt two aces (shown, or proven by a reveal)."""
 
     kind: ClassVar[str] = "persian21"
@@ -107,7 +72,7 @@ class Persian21(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class TurnStarted(Event):
+class TurnStarted(OczkoEvent):
     """It is ``seat``'s turn to draw or hold."""
 
     kind: ClassVar[str] = "turn_started"
@@ -116,7 +81,7 @@ class TurnStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardDrawn(Event):
+class CardDrawn(OczkoEvent):
     """``seat`` drew ``card`` (None when hidden); ``total`` is None when unknown."""
 
     kind: ClassVar[str] = "card_drawn"
@@ -127,7 +92,7 @@ class CardDrawn(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Held(Event):
+class Held(OczkoEvent):
     """``seat`` holds; ``reason`` is ``"hold"``, ``"timeout"`` or ``"21"`` (automatic)."""
 
     kind: ClassVar[str] = "held"
@@ -138,7 +103,7 @@ class Held(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Busted(Event):
+class Busted(OczkoEvent):
     """``seat`` is bust: ``reason`` ``"over_21"`` (seen), ``"claim"`` or ``"disconnect"``."""
 
     kind: ClassVar[str] = "busted"
@@ -149,7 +114,7 @@ class Busted(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Disconnected(Event):
+class Disconnected(OczkoEvent):
     """``seat`` left the table for the rest of the match, during round ``round``."""
 
     kind: ClassVar[str] = "disconnected"
@@ -158,7 +123,7 @@ class Disconnected(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Rejoined(Event):
+class Rejoined(OczkoEvent):
     """``seat``, who had left, is back before round ``round`` is dealt, his points kept.
 
     A :class:`RoundStarted` with the round's new order follows (or :class:`MatchEnded`
@@ -171,7 +136,7 @@ class Rejoined(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Revealed(Event):
+class Revealed(OczkoEvent):
     """``seat``'s hidden cards were opened (showdown or Persian 21 proof)."""
 
     kind: ClassVar[str] = "revealed"
@@ -182,7 +147,7 @@ class Revealed(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class RoundEnded(Event):
+class RoundEnded(OczkoEvent):
     """The round is decided; ``winner`` None means no point (tie at the top or nobody).
 
     ``reason``: ``"persian"``, ``"showdown"`` or ``"last_player"``. ``totals`` and
@@ -201,7 +166,7 @@ class RoundEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class MatchEnded(Event):
+class MatchEnded(OczkoEvent):
     """The match is over; ``reason``: ``"rounds"``, ``"decided"``, ``"tiebreak"`` or
     ``"last_player"``.
     """
@@ -212,23 +177,48 @@ class MatchEnded(Event):
     points: tuple[int, ...]
 
 
+#: ``{kind: event class}`` for :func:`app.rules.engine.decode_event`.
+EVENTS = event_registry(
+    RoundStarted,
+    DeckReplaced,
+    CardDealt,
+    Persian21,
+    TurnStarted,
+    CardDrawn,
+    Held,
+    Busted,
+    Disconnected,
+    Rejoined,
+    Revealed,
+    RoundEnded,
+    MatchEnded,
+)
+
+
 def redact(events: Iterable[Event], seat: int | None) -> tuple[Event, ...]:
-    """The events as the phone of ``seat`` may see them (None: a spectator).
+    """The events as the phone of ``seat`` may see them (None: a spectator); the hiding
+    itself is :func:`app.rules.oczko_views.view_events`, the one place that decides it."""
+    from app.rules.oczko_views import view_events
 
-    Other players' dealt and drawn cards and their totals are hidden; everything
-    else (turns, holds, busts, reveals, results) is public.
+    return view_events(events, seat)
 
-    >>> from app.cards import Card
-    >>> redact([CardDealt(1, 0, Card.parse("As")), CardDealt(1, 1, Card.parse("Kd"))], 0)
-    (CardDealt(round=1, seat=0, card=Card('As')), CardDealt(round=1, seat=1, card=None))
-    """
-    out: list[Event] = []
-    for e in events:
-        if isinstance(e, CardDealt) and e.seat != seat:
-            e = replace(e, card=None)
-        elif isinstance(e, CardDrawn) and e.seat != seat:
-            e = replace(e, card=None, total=None)
-        elif isinstance(e, Held | Busted) and e.seat != seat:
-            e = replace(e, total=None)
-        out.append(e)
-    return tuple(out)
+
+__all__ = [
+    "EVENTS",
+    "Busted",
+    "CardDealt",
+    "CardDrawn",
+    "DeckReplaced",
+    "Disconnected",
+    "Event",
+    "Held",
+    "MatchEnded",
+    "OczkoEvent",
+    "Persian21",
+    "Rejoined",
+    "Revealed",
+    "RoundEnded",
+    "RoundStarted",
+    "TurnStarted",
+    "redact",
+]

@@ -21,13 +21,15 @@ illegal, code ``match_over``. Other illegal rejoins: ``unknown_seat``, ``illegal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.cards import Card
 from app.rules import oczko_round as rnd
+from app.rules.engine import LegalAction
 from app.rules.errors import IllegalAction
+from app.rules.oczko_actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
 from app.rules.oczko_events import (
     Disconnected,
     Event,
@@ -76,7 +78,7 @@ class RoundResult:
     reason: str
     hands: tuple[Hand, ...]
 
-    def to_json(self, names: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+    def to_json(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """JSON-ready form; seats become names when ``names`` is given."""
 
         def who(s: int | None) -> Any:
@@ -207,86 +209,112 @@ class Match:
         ``"persian"``, ``"bust"``, ``"hold"`` or None."""
         return None if self.over or self.round is None else self.round.claim_due(seat)
 
-    def legal_actions(self, seat: int) -> frozenset[str]:
-        """What ``seat`` may do now: a subset of draw, hold, timeout, bust, disconnect, rejoin.
+    def legal_actions(self, player: int | None = None) -> tuple[OczkoLegal, ...]:
+        """Every action allowed now (only seat ``player``'s when given), whatever card it
+        carries: exactly what :meth:`verify` lets through.
 
-        In full information ``bust`` is never needed (it happens by itself). On a phone,
-        for another seat ``bust`` is a claim it cannot check yet; for its own seat the
-        cards decide: over 21 only ``bust``, at 21 only ``hold`` (and ``timeout``, the
-        table's). Table actions that belong to no seat (deal, close_deal, reveal,
-        forfeit, new_deck) are told by :attr:`phase`, :attr:`to_deal` and :attr:`to_reveal`.
+        The table's own actions (deal, close_deal, new_deck) have no player. In full
+        information ``bust`` is never needed (it happens by itself). On a phone, for
+        another seat ``bust`` is a claim it cannot check yet; for its own seat the cards
+        decide: over 21 only ``bust``, at 21 only ``hold`` (and ``timeout``, the table's).
         """
-        if seat in self.gone and self.between_rounds:
-            return frozenset({"rejoin"})
-        if self.over or self.round is None or seat not in self.active:
-            return frozenset()
-        acts = {"disconnect"}
+        out: list[OczkoLegal] = []
+        if player is None:
+            out += [LegalAction(k) for k in TABLE_ACTIONS if self._allows(k, None)]
+        seats = range(self.players) if player is None else (player,)
+        for s in seats:
+            out += [LegalAction(k, s) for k in SEAT_ACTIONS if self._allows(k, s)]
+        return tuple(out)
+
+    def verify(self, kind: ActionKind, seat: int | None = None) -> None:
+        """Raise IllegalAction (stable code) unless ``kind`` by or about ``seat`` is allowed
+        now, whatever card it carries; :meth:`apply` runs this first."""
+        if kind is ActionKind.REJOIN:
+            self._check_open()
+            if type(seat) is not int or not 0 <= seat < self.players:
+                raise IllegalAction(
+                    "unknown_seat", f"no seat {seat!r} at this table", seat=repr(seat)
+                )
+            if seat not in self.gone:
+                raise IllegalAction(
+                    "illegal_action", f"seat {seat} has not left the table", seat=seat
+                )
+            if not self.between_rounds:
+                raise IllegalAction(
+                    "wrong_phase", "a player can rejoin only before a round is dealt", seat=seat
+                )
+            return
+        if kind in SEAT_ACTIONS:
+            self._check_seat(seat, allow_gone=kind in (ActionKind.REVEAL, ActionKind.FORFEIT))
+        else:
+            self._check_open()
         r = self.round
-        if r.to_act == seat:
-            total = r.hand(seat).total
-            if total is None:
-                acts |= {"draw", "hold", "timeout", "bust"}
-            elif total > 21:
-                acts |= {"bust", "timeout"}
-            elif total == 21:
-                acts |= {"hold", "timeout"}
-            else:
-                acts |= {"draw", "hold", "timeout"}
-        return frozenset(acts)
+        assert r is not None
+        if kind is ActionKind.DISCONNECT and seat not in r.order:
+            return  # watching this round (a tiebreak): he just leaves
+        rnd.check(r, kind, seat)
+
+    def _allows(self, kind: ActionKind, seat: int | None) -> bool:
+        try:
+            self.verify(kind, seat)
+        except IllegalAction:
+            return False
+        return True
 
     # --- actions ---------------------------------------------------------------------------
 
     def deal(self, card: Card | None) -> tuple[Match, Events]:
         """The next card of the deal goes to :attr:`to_deal` (None: hidden on this phone)."""
-        return self._round_op(lambda r: rnd.deal(r, card))
+        return self._do(ActionKind.DEAL, None, (card,))
 
     def close_deal(self) -> tuple[Match, Events]:
         """Every Persian 21 proof is in (only needed when hands are hidden)."""
-        return self._round_op(rnd.close_deal)
+        return self._do(ActionKind.CLOSE_DEAL, None, ())
 
     def draw(self, seat: int, card: Card | None) -> tuple[Match, Events]:
         """``seat`` draws ``card`` (None: hidden on this phone)."""
-        self._check_seat(seat)
-        return self._round_op(lambda r: rnd.draw(r, seat, card))
+        return self._do(ActionKind.DRAW, seat, (card,))
 
     def hold(self, seat: int) -> tuple[Match, Events]:
         """``seat`` holds his total and ends his turn."""
-        self._check_seat(seat)
-        return self._round_op(lambda r: rnd.hold(r, seat))
+        return self._do(ActionKind.HOLD, seat, ())
 
     def timeout(self, seat: int) -> tuple[Match, Events]:
         """``seat``'s decision time ran out: he holds."""
-        self._check_seat(seat)
-        return self._round_op(lambda r: rnd.hold(r, seat, "timeout"))
+        return self._do(ActionKind.TIMEOUT, seat, ())
 
     def bust(self, seat: int) -> tuple[Match, Events]:
         """``seat`` announces he is bust (his cards are hidden on this phone)."""
-        self._check_seat(seat)
-        return self._round_op(lambda r: rnd.claim_bust(r, seat))
+        return self._do(ActionKind.BUST, seat, ())
 
     def reveal(self, seat: int, cards: Iterable[Card]) -> tuple[Match, Events]:
         """``seat``'s cards are opened (showdown, or proof of a Persian 21)."""
-        self._check_seat(seat, allow_gone=True)
-        cs = tuple(cards)
-        return self._round_op(lambda r: rnd.reveal(r, seat, cs))
+        return self._do(ActionKind.REVEAL, seat, tuple(cards))
 
     def forfeit(self, seat: int) -> tuple[Match, Events]:
         """``seat``'s hand cannot be opened at the showdown: it counts as bust."""
-        self._check_seat(seat, allow_gone=True)
-        return self._round_op(lambda r: rnd.forfeit(r, seat))
+        return self._do(ActionKind.FORFEIT, seat, ())
 
     def new_deck(self) -> tuple[Match, Events]:
         """A fresh deck is used from now on in this round (after a dropout)."""
-        return self._round_op(rnd.new_deck)
+        return self._do(ActionKind.NEW_DECK, None, ())
 
     def disconnect(self, seat: int) -> tuple[Match, Events]:
         """``seat`` left the table: bust this round unless decided, gone for the match."""
-        self._check_seat(seat)
-        assert self.round is not None
-        m = replace(self, gone=self.gone | {seat})
-        if seat in self.round.order:
-            return m._after_round_op(*rnd.disconnect(self.round, seat))
-        return m._after_round_op(self.round, (Disconnected(self.round.number, seat),))
+        return self._do(ActionKind.DISCONNECT, seat, ())
+
+    def rejoin(self, seat: int) -> tuple[Match, Events]:
+        """``seat``, who left, comes back before the next round is dealt, keeping his points.
+
+        The waiting round is called again with him active (see the module docstring).
+
+        >>> m, _ = Match.new(3)
+        >>> m, _ = m.disconnect(2)
+        >>> m, ev = m.rejoin(2)
+        >>> [e.kind for e in ev], m.round.order, m.active
+        (['rejoined', 'round_started'], (0, 1, 2), (0, 1, 2))
+        """
+        return self._do(ActionKind.REJOIN, seat, ())
 
     def void_round(self) -> tuple[Match, Events]:
         """The round in play is void (its deck was proven unfair, or a player cheated in
@@ -327,31 +355,6 @@ class Match:
             and r.deal_pos == 0
             and all(not h.cards for h in r.hands)
         )
-
-    def rejoin(self, seat: int) -> tuple[Match, Events]:
-        """``seat``, who left, comes back before the next round is dealt, keeping his points.
-
-        The waiting round is called again with him active (see the module docstring).
-
-        >>> m, _ = Match.new(3)
-        >>> m, _ = m.disconnect(2)
-        >>> m, ev = m.rejoin(2)
-        >>> [e.kind for e in ev], m.round.order, m.active
-        (['rejoined', 'round_started'], (0, 1, 2), (0, 1, 2))
-        """
-        self._check_open()
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
-            raise IllegalAction("unknown_seat", f"no seat {seat!r} at this table", seat=repr(seat))
-        if seat not in self.gone:
-            raise IllegalAction("illegal_action", f"seat {seat} has not left the table", seat=seat)
-        if not self.between_rounds:
-            raise IllegalAction(
-                "wrong_phase", "a player can rejoin only before a round is dealt", seat=seat
-            )
-        assert self.round is not None
-        back = Rejoined(self.round.number, seat)
-        m = replace(self, gone=self.gone - {seat})
-        return m._call_round((back,), tiebreak=self.round.tiebreak)
 
     def snapshot(self) -> dict[str, Any]:
         """The public match state between rounds, JSON-ready, for a phone that comes back.
@@ -461,12 +464,35 @@ class Match:
         return m
 
     def apply(self, action: Action) -> tuple[Match, Events]:
-        """Apply an :class:`Action` value (as sent over the table)."""
-        return action.apply(self)
+        """The match after ``action`` (as sent over the table) and the events it caused;
+        IllegalAction (stable code) and nothing changes if it is not allowed."""
+        if not isinstance(action, Action):
+            raise IllegalAction("bad_action", f"not an Action: {action!r}")
+        action.check_shape()
+        return self._do(action.kind, action.seat, action.cards)
+
+    def _do(
+        self, kind: ActionKind, seat: int | None, cards: tuple[Card | None, ...]
+    ) -> tuple[Match, Events]:
+        self.verify(kind, seat)
+        return _RUN[kind](self, seat, cards)
+
+    def _run_disconnect(self, seat: int) -> tuple[Match, Events]:
+        assert self.round is not None
+        m = replace(self, gone=self.gone | {seat})
+        if seat in self.round.order:
+            return m._after_round_op(*rnd.disconnect(self.round, seat))
+        return m._after_round_op(self.round, (Disconnected(self.round.number, seat),))
+
+    def _run_rejoin(self, seat: int) -> tuple[Match, Events]:
+        assert self.round is not None
+        back = Rejoined(self.round.number, seat)
+        m = replace(self, gone=self.gone - {seat})
+        return m._call_round((back,), tiebreak=self.round.tiebreak)
 
     # --- internals -------------------------------------------------------------------------
 
-    def _check_seat(self, seat: int, allow_gone: bool = False) -> None:
+    def _check_seat(self, seat: object, allow_gone: bool = False) -> None:
         self._check_open()
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
             raise IllegalAction("unknown_seat", f"no seat {seat!r} at this table", seat=repr(seat))
@@ -476,11 +502,6 @@ class Match:
     def _check_open(self) -> None:
         if self.over:
             raise IllegalAction("match_over", "the match is over")
-
-    def _round_op(self, op: Callable[[Round], tuple[Round, Events]]) -> tuple[Match, Events]:
-        self._check_open()
-        assert self.round is not None
-        return self._after_round_op(*op(self.round))
 
     def _after_round_op(self, r: Round, events: Events) -> tuple[Match, Events]:
         m = replace(self, round=r)
@@ -563,75 +584,31 @@ class Match:
         return m, (*events, MatchEnded(winner, reason, m.points))
 
 
-# --- actions as values (for the table and the scenario runner) --------------------------------
-
-#: Action kinds that name a seat.
-SEAT_ACTIONS = ("draw", "hold", "timeout", "bust", "disconnect", "rejoin", "reveal", "forfeit")
-#: Action kinds of the table itself.
-TABLE_ACTIONS = ("deal", "close_deal", "new_deck")
+OczkoLegal = LegalAction[ActionKind, int]
+_Run = Callable[[Match, Any, tuple[Card | None, ...]], tuple[Match, Events]]
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One action as a value: ``kind`` one of :data:`SEAT_ACTIONS` or :data:`TABLE_ACTIONS`.
+def _on_round(op: Callable[[Round, Any, tuple[Card | None, ...]], tuple[Round, Events]]) -> _Run:
+    """An action that the round in play runs (checked already by :meth:`Match.verify`)."""
 
-    ``cards`` carries the card of a deal or draw (``(None,)`` when hidden) or the
-    cards of a reveal.
+    def run(m: Match, seat: Any, cards: tuple[Card | None, ...]) -> tuple[Match, Events]:
+        assert m.round is not None
+        return m._after_round_op(*op(m.round, seat, cards))
 
-    >>> Action("draw", 1, (Card.parse("7h"),)).to_json()
-    {'action': 'draw', 'seat': 1, 'cards': ['7h']}
-    """
+    return run
 
-    kind: str
-    seat: int | None = None
-    cards: tuple[Card | None, ...] = ()
 
-    def apply(self, m: Match) -> tuple[Match, Events]:
-        """Apply this action to ``m``."""
-        k, s, cs = self.kind, self.seat, self.cards
-        one = cs[0] if len(cs) == 1 else None
-        if k in ("deal", "draw") and len(cs) != 1:
-            raise IllegalAction("bad_action", f"{k} carries exactly one card (or null)")
-        if k in SEAT_ACTIONS and s is None:
-            raise IllegalAction("bad_action", f"{k} needs a seat")
-        if k == "deal":
-            return m.deal(one)
-        if k == "close_deal":
-            return m.close_deal()
-        if k == "new_deck":
-            return m.new_deck()
-        if k == "draw":
-            return m.draw(s, one)  # type: ignore[arg-type]
-        if k in ("hold", "timeout", "bust", "disconnect", "rejoin", "forfeit"):
-            return getattr(m, k)(s)
-        if k == "reveal":
-            if any(c is None for c in cs):
-                raise IllegalAction("bad_action", "a reveal shows every card")
-            return m.reveal(s, cs)  # type: ignore[arg-type]
-        raise IllegalAction("bad_action", f"unknown action {k!r}", action=repr(k))
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form (omits empty fields)."""
-        out: dict[str, Any] = {"action": self.kind}
-        if self.seat is not None:
-            out["seat"] = self.seat
-        if self.cards:
-            out["cards"] = [None if c is None else str(c) for c in self.cards]
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any) -> Action:
-        """Parse :meth:`to_json` output; IllegalAction ``bad_action`` on malformed data."""
-        if not isinstance(data, dict) or not isinstance(data.get("action"), str):
-            raise IllegalAction("bad_action", f"not an action: {data!r}")
-        seat = data.get("seat")
-        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
-            raise IllegalAction("bad_action", f"seat must be an integer, not {seat!r}")
-        raw = data.get("cards", [])
-        if not isinstance(raw, list):
-            raise IllegalAction("bad_action", "cards must be a list")
-        try:
-            cards = tuple(None if c is None else Card.parse(c) for c in raw)
-        except ValueError as exc:
-            raise IllegalAction("bad_card", str(exc)) from exc
-        return cls(data["action"], seat, cards)
+#: What each kind does once :meth:`Match.verify` let it through.
+_RUN: dict[ActionKind, _Run] = {
+    ActionKind.DEAL: _on_round(lambda r, s, cs: rnd.deal(r, cs[0])),
+    ActionKind.CLOSE_DEAL: _on_round(lambda r, s, cs: rnd.close_deal(r)),
+    ActionKind.NEW_DECK: _on_round(lambda r, s, cs: rnd.new_deck(r)),
+    ActionKind.DRAW: _on_round(lambda r, s, cs: rnd.draw(r, s, cs[0])),
+    ActionKind.HOLD: _on_round(lambda r, s, cs: rnd.hold(r, s)),
+    ActionKind.TIMEOUT: _on_round(lambda r, s, cs: rnd.hold(r, s, "timeout")),
+    ActionKind.BUST: _on_round(lambda r, s, cs: rnd.claim_bust(r, s)),
+    ActionKind.REVEAL: _on_round(lambda r, s, cs: rnd.reveal(r, s, cs)),  # type: ignore[arg-type]
+    ActionKind.FORFEIT: _on_round(lambda r, s, cs: rnd.forfeit(r, s)),
+    ActionKind.DISCONNECT: lambda m, s, cs: m._run_disconnect(s),
+    ActionKind.REJOIN: lambda m, s, cs: m._run_rejoin(s),
+}

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from app.cards import Card
 from app.native import handeval
 from app.rules.errors import IllegalAction
+from app.rules.oczko_actions import ActionKind
 from app.rules.oczko_events import (
     Busted,
     CardDealt,
@@ -67,13 +68,13 @@ def total_of(cards: tuple[Card | None, ...]) -> int | None:
     """Oczko total of ``cards``, or None if any card is hidden."""
     if any(c is None for c in cards):
         return None
-    return handeval.oczko_total([c.code for c in cards])  # type: ignore[union-attr]
+    return int(handeval.oczko_total([c.code for c in cards if c is not None]))
 
 
 def _persian(cards: tuple[Card | None, ...]) -> bool:
     if len(cards) != 2 or cards[0] is None or cards[1] is None:
         return False
-    return handeval.is_persian([cards[0].code, cards[1].code])
+    return bool(handeval.is_persian([cards[0].code, cards[1].code]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,12 +338,79 @@ def _after_dropout(r: Round, i: int) -> tuple[Round, Events]:
     return r, ()
 
 
+# --- legality: the one check of each action (the card it carries aside) ---------------------
+
+
+def check(r: Round, kind: ActionKind, seat: int | None = None) -> None:
+    """Raise IllegalAction unless ``kind`` (by or about ``seat``) is allowed now, whatever
+    card it carries. The actions below run it first, and the match's ``legal_actions``
+    lists exactly the kinds it lets through."""
+    K = ActionKind
+    if kind is K.DEAL:
+        _require_phase(r, Phase.DEAL)
+    elif kind is K.CLOSE_DEAL:
+        _require_phase(r, Phase.DEAL_CHECK)
+        if r.me is not None and r.claim_due(r.me) == "persian":
+            raise IllegalAction("claim_due", "this phone has a Persian 21 to prove first")
+    elif kind is K.NEW_DECK:
+        _require_open(r)
+    elif seat is None:
+        raise IllegalAction("bad_action", f"{kind} needs a seat")
+    elif kind in (K.DRAW, K.HOLD, K.TIMEOUT, K.BUST):
+        h = _require_turn(r, seat)
+        total = h.total
+        if total is None:
+            return
+        if kind is K.DRAW and total >= 21:
+            raise IllegalAction(
+                "cannot_draw", f"seat {seat} is at {total} and cannot draw", seat=seat
+            )
+        if kind is K.HOLD and total > 21:
+            raise IllegalAction("false_claim", f"seat {seat} is bust at {total}", seat=seat)
+        if kind is K.BUST and total <= 21:
+            raise IllegalAction(
+                "false_claim", f"seat {seat} is not bust: his total is {total}", seat=seat
+            )
+    elif kind is K.DISCONNECT:
+        _require_open(r)
+        if r.hand(seat).dropped:
+            raise IllegalAction("player_gone", f"seat {seat} has already left", seat=seat)
+    elif kind is K.REVEAL:
+        # Which cards open a hand is the reveal's own check against everything known
+        # (reveal below). Before that: while the deal is checked only a hand still in
+        # play may prove two aces, and a hand this engine knows only if it holds them.
+        h = r.hand(seat)
+        _require_phase(r, Phase.DEAL_CHECK, Phase.SHOWDOWN)
+        if (
+            r.phase is Phase.DEAL_CHECK
+            and not h.shown  # opening again with the same cards is a no-op
+            and (h.status is not Status.PLAYING or (h.known and not _persian(h.cards)))
+        ):
+            raise IllegalAction(
+                "false_claim", f"seat {seat}: only two aces are shown at the deal", seat=seat
+            )
+    elif kind is K.FORFEIT:
+        h = r.hand(seat)
+        _require_phase(r, Phase.SHOWDOWN)
+        if not _must_reveal(h):
+            raise IllegalAction(
+                "nothing_to_reveal", f"seat {seat}'s hand is not awaited", seat=seat
+            )
+    else:
+        raise IllegalAction("bad_action", f"{kind} is not an action of a round")
+
+
+def _require_open(r: Round) -> None:
+    if r.phase is Phase.OVER:
+        raise IllegalAction("wrong_phase", f"round {r.number} is over", phase=str(r.phase))
+
+
 # --- actions ---------------------------------------------------------------------------------
 
 
 def deal(r: Round, card: Card | None) -> tuple[Round, Events]:
     """The next card of the deal (to :attr:`Round.to_deal`); None when it is hidden here."""
-    _require_phase(r, Phase.DEAL)
+    check(r, ActionKind.DEAL)
     pos = _next_deal_pos(r, r.deal_pos)
     assert pos is not None  # DEAL always has a next position (else the deal is over)
     h = r.hands[pos % len(r.order)]
@@ -360,20 +428,15 @@ def deal(r: Round, card: Card | None) -> tuple[Round, Events]:
 
 def close_deal(r: Round) -> tuple[Round, Events]:
     """Every Persian 21 proof is in (phone mode): decide them or start the turns."""
-    _require_phase(r, Phase.DEAL_CHECK)
-    if r.claim_due(r.me) == "persian":  # type: ignore[arg-type]
-        raise IllegalAction("claim_due", "this phone has a Persian 21 to prove first")
+    check(r, ActionKind.CLOSE_DEAL)
     return _decide_persians(r)
 
 
 def draw(r: Round, seat: int, card: Card | None) -> tuple[Round, Events]:
     """``seat`` draws ``card`` (None: hidden here). Full information: over 21 busts and
     21 holds at once; on a phone the owner announces it (:meth:`Round.claim_due`)."""
-    h = _require_turn(r, seat)
-    if h.total is not None and h.total >= 21:
-        raise IllegalAction(
-            "cannot_draw", f"seat {seat} is at {h.total} and cannot draw", seat=seat
-        )
+    check(r, ActionKind.DRAW, seat)
+    h = r.hand(seat)
     _check_card(r, seat, card)
     r = _with_hand(r, h, cards=(*h.cards, card), decks=(*h.decks, r.deck))
     if card is not None:
@@ -399,9 +462,8 @@ def hold(r: Round, seat: int, reason: str = "hold") -> tuple[Round, Events]:
     A phone refuses its own hold over 21 (it must announce the bust); a timeout is the
     table's and is always taken (a hand held over 21 counts as bust at the showdown).
     """
-    h = _require_turn(r, seat)
-    if reason != "timeout" and h.total is not None and h.total > 21:
-        raise IllegalAction("false_claim", f"seat {seat} is bust at {h.total}", seat=seat)
+    check(r, ActionKind.TIMEOUT if reason == "timeout" else ActionKind.HOLD, seat)
+    h = r.hand(seat)
     r = _with_hand(r, h, status=Status.HELD, reason=reason)
     r, more = _advance(r, r.order.index(seat))
     return r, (Held(r.number, seat, h.total, reason), *more)
@@ -409,11 +471,8 @@ def hold(r: Round, seat: int, reason: str = "hold") -> tuple[Round, Events]:
 
 def claim_bust(r: Round, seat: int) -> tuple[Round, Events]:
     """``seat`` announces he went over 21 (verified by his own phone, and at the showdown)."""
-    h = _require_turn(r, seat)
-    if h.total is not None and h.total <= 21:
-        raise IllegalAction(
-            "false_claim", f"seat {seat} is not bust: his total is {h.total}", seat=seat
-        )
+    check(r, ActionKind.BUST, seat)
+    h = r.hand(seat)
     r = _with_hand(r, h, status=Status.BUST, reason="claim")
     r, more = _advance(r, r.order.index(seat))
     return r, (Busted(r.number, seat, h.total, "claim"), *more)
@@ -421,11 +480,8 @@ def claim_bust(r: Round, seat: int) -> tuple[Round, Events]:
 
 def disconnect(r: Round, seat: int) -> tuple[Round, Events]:
     """``seat`` left: bust for this round unless his result was already decided."""
-    if r.phase is Phase.OVER:
-        raise IllegalAction("wrong_phase", f"round {r.number} is over", phase=str(r.phase))
+    check(r, ActionKind.DISCONNECT, seat)
     h = r.hand(seat)
-    if h.dropped:
-        raise IllegalAction("player_gone", f"seat {seat} has already left", seat=seat)
     events: list[Event] = [Disconnected(r.number, seat)]
     if h.status is Status.PLAYING:
         r = _with_hand(r, h, status=Status.BUST, reason="disconnect", dropped=True)
@@ -438,8 +494,7 @@ def disconnect(r: Round, seat: int) -> tuple[Round, Events]:
 
 def new_deck(r: Round) -> tuple[Round, Events]:
     """A fresh deck from here on (after a dropout); cards may repeat those of the old deck."""
-    if r.phase is Phase.OVER:
-        raise IllegalAction("wrong_phase", f"round {r.number} is over", phase=str(r.phase))
+    check(r, ActionKind.NEW_DECK)
     r = replace(r, deck=r.deck + 1)
     return r, (DeckReplaced(r.number, r.deck),)
 
@@ -491,8 +546,8 @@ def reveal(r: Round, seat: int, cards: tuple[Card, ...]) -> tuple[Round, Events]
     claims made (a held hand not over 21, a claimed bust over 21, no draw at 21 or more,
     no concealed Persian 21). Opening a hand again with the same cards is a no-op.
     """
+    check(r, ActionKind.REVEAL, seat)
     h = r.hand(seat)
-    _require_phase(r, Phase.DEAL_CHECK, Phase.SHOWDOWN)
     cards = tuple(cards)
     fresh = _check_opening(r, h, cards)
     if h.shown:
@@ -518,10 +573,8 @@ def reveal(r: Round, seat: int, cards: tuple[Card, ...]) -> tuple[Round, Events]
 def forfeit(r: Round, seat: int) -> tuple[Round, Events]:
     """``seat``'s hand cannot be opened at the showdown (e.g. a lost escrow): it counts
     as bust. The table decides when to give up waiting."""
+    check(r, ActionKind.FORFEIT, seat)
     h = r.hand(seat)
-    _require_phase(r, Phase.SHOWDOWN)
-    if not _must_reveal(h):
-        raise IllegalAction("nothing_to_reveal", f"seat {seat}'s hand is not awaited", seat=seat)
     r = _with_hand(r, h, status=Status.BUST, reason="unopened")
     r, more = _showdown(r)
     return r, (Busted(r.number, seat, None, "unopened"), *more)

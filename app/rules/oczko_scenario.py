@@ -24,9 +24,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.cards import Card, CardError
+from app.rules.engine import Event
 from app.rules.errors import IllegalAction, ScenarioError
-from app.rules.oczko_events import Event
+from app.rules.oczko_actions import CARD_ACTIONS, Action, ActionKind
 from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
+from app.rules.oczko_views import view_events, view_for
 
 #: Per-player actions of a scenario, each written {"<action>": "<player name>"}.
 PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect", "rejoin")
@@ -101,9 +103,11 @@ class _Runner:
         self.pos += 1
         return self.deck[self.pos - 1]
 
-    def step(self, op: Any, *args: Any) -> None:
+    def step(self, kind: ActionKind, seat: int | None = None, card: Card | None = None) -> None:
+        """Apply one action through the engine contract (``Match.apply``)."""
+        cards = (card,) if kind in CARD_ACTIONS else ()
         try:
-            self.match, events = op(*args)
+            self.match, events = self.match.apply(Action(kind, seat, cards))
         except IllegalAction as exc:
             raise ScenarioError(f"{self.where}: {exc} [{exc.code}]") from exc
         self.events.extend(events)
@@ -141,7 +145,7 @@ class _Runner:
         # Without "deal" actions the whole deal comes first; with them, the file places it.
         if not any(isinstance(a, dict) and "deal" in a for a in actions):
             while not self._decided(number) and self.match.to_deal is not None:
-                self.step(self.match.deal, self.next_card())
+                self.step(ActionKind.DEAL, None, self.next_card())
         for j, act in enumerate(actions, lead + 1):
             self.where = f"round {i}, action {j} ({_show(act)})"
             if self._decided(number):
@@ -167,18 +171,20 @@ class _Runner:
             for _ in range(arg):
                 if self.match.to_deal is None:
                     raise ScenarioError(f"{self.where}: no card of the deal is left [wrong_phase]")
-                self.step(self.match.deal, self.next_card())
+                self.step(ActionKind.DEAL, None, self.next_card())
         elif kind == "deck":
             self.deck, self.pos = _deck(arg, self.where), 0
-            self.step(m.new_deck)
+            self.step(ActionKind.NEW_DECK)
         elif kind == "draw":
             seat = self.seat(arg)
-            # Check the turn before taking a card, so that the error names the rule.
-            if m.to_act != seat:
-                self.step(m.draw, seat, None)
-            self.step(m.draw, seat, self.next_card())
+            # Check the draw before taking a card, so that the error names the rule.
+            try:
+                m.verify(ActionKind.DRAW, seat)
+            except IllegalAction as exc:
+                raise ScenarioError(f"{self.where}: {exc} [{exc.code}]") from exc
+            self.step(ActionKind.DRAW, seat, self.next_card())
         elif kind in ("hold", "timeout", "disconnect", "rejoin"):
-            self.step(getattr(m, kind), self.seat(arg))
+            self.step(ActionKind(kind), self.seat(arg))
         else:
             known = [*PLAYER_ACTIONS, *TABLE_ACTIONS]
             raise ScenarioError(f"{self.where}: unknown action {kind!r} (known: {known})")
@@ -218,8 +224,12 @@ def _check_expect(expect: Any, result: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Run an Oczko scenario; returns ``{"game", "players", "options", "events", "result"}``."""
+def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """Run an Oczko scenario; returns ``{"game", "players", "options", "events", "result"}``.
+
+    With ``viewer`` (a player's name) the events are those his phone sees and ``"view"``
+    is his view of the final state (:func:`app.rules.oczko_views.view_for`: others'
+    cards hidden until the showdown); without, everything (full information)."""
     if data.get("game") != "oczko":
         raise ScenarioError(f"not an Oczko scenario: game {data.get('game')!r}")
     unknown = sorted(
@@ -232,6 +242,8 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     rounds: Sequence[Any] = data.get("rounds", [])
     if not isinstance(rounds, list):
         raise ScenarioError("'rounds' must be a list")
+    if viewer is not None and viewer not in names:
+        raise ScenarioError(f"--as {viewer!r}: not a player of this scenario ({names})")
     runner = _Runner(names, options)
     for i, spec in enumerate(rounds, 1):
         decided = runner.play_round(i, spec)
@@ -245,6 +257,10 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
         "events": [e.to_json(names) for e in runner.events],
         "result": result,
     }
+    if viewer is not None:
+        seat = names.index(viewer)
+        out["events"] = [e.to_json(names) for e in view_events(runner.events, seat)]
+        out["view"] = view_for(runner.match, seat).to_json(names)
     if "expect" in data:
         fails = _check_expect(data["expect"], result)
         out["expect"] = {"met": not fails, "failures": fails}

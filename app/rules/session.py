@@ -12,7 +12,7 @@ players win the house loses and vice versa (checked after every round).
 ...     kinds = ("stand", "decline_insurance", "decline_double")
 ...     return next(a for a in r.legal_actions() if a.kind in kinds).action()
 >>> while not r.settled:
-...     r = r.apply(stand_or_decline(r))
+...     r, events = r.apply(stand_or_decline(r))
 >>> s = s.record(r)
 >>> s.rounds_played, sum(s.balances.values()) + s.house == 2000
 (1, True)

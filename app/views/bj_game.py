@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.rules.blackjack import Round
+    from app.rules.blackjack_legal import BjLegal
+    from app.rules.blackjack_state import Hand
+    from app.rules.session import Session
+    from app.rules.table_rules import TableRules
 
 #: Boxes the bots sit at (the player may bet behind them when the table allows it).
 BOT_BOXES = (4, 6, 2, 7, 1, 3, 5)
 
 
-def saved_rules(prefs: Any) -> tuple[Any, str | None]:
+def saved_rules(prefs: Any) -> tuple[TableRules, str | None]:
     """The table rules saved in the preferences (classic if none); a warning if unusable."""
     from app.i18n.codes import error_message
     from app.rules.table_rules import PRESETS, RulesError, TableRules
@@ -30,7 +37,7 @@ def saved_rules(prefs: Any) -> tuple[Any, str | None]:
         return PRESETS["classic"], error_message(exc)
 
 
-def bot_choice(legal: Sequence[Any], hand: Any, up_total: int) -> Any:
+def bot_choice(legal: Sequence[BjLegal], hand: Hand, up_total: int) -> BjLegal:
     """A bot's decision from the engine's legal actions: a simplified basic strategy
     (double 10-11 against a weak dealer card, hit below 12, hit 12-16 against 7 or more,
     never insurance, never follow a double)."""
@@ -50,17 +57,22 @@ class BlackjackGame:
     """The player ``me`` (and ``bots``) at a table with ``rules`` for one session."""
 
     def __init__(
-        self, rules: Any, me: str, bots: Sequence[str] = (), rng: Any = None, shoe: Any = None
+        self,
+        rules: TableRules,
+        me: str,
+        bots: Sequence[str] = (),
+        rng: Any = None,
+        shoe: Any = None,
     ) -> None:
         from app.rules.session import Session
 
         self.rules = rules
         self.me = me
         self.bots = tuple(bots)
-        self.session = Session.start(
+        self.session: Session = Session.start(
             rules, [me, *self.bots], rng or secrets.SystemRandom(), shoe=shoe
         )
-        self.round: Any = None
+        self.round: Round | None = None
         #: the player's bets in this round and in the last one, as ("bet", box, amount)
         #: or ("side_bet", 0, amount): what "Rebet" places again
         self.bets: list[tuple[str, int, Any]] = []
@@ -73,12 +85,13 @@ class BlackjackGame:
         """The session is over (all rounds played or nobody can bet)."""
         return self.session.over and (self.round is None or self.round.settled)
 
-    def legal(self, player: str | None = None) -> tuple[Any, ...]:
+    def legal(self, player: str | None = None) -> tuple[BjLegal, ...]:
         """The engine's legal actions of ``player`` (default: the player)."""
-        who = self.me if player is None else player
-        return tuple(a for a in self.round.legal_actions() if a.player == who)
+        if self.round is None:
+            return ()
+        return self.round.legal_actions(self.me if player is None else player)
 
-    def find(self, kind: str, box: int | None = None) -> Any | None:
+    def find(self, kind: str, box: int | None = None) -> BjLegal | None:
         """The player's legal action ``kind`` (on ``box``), or None."""
         for a in self.legal():
             if a.kind.value == kind and (box is None or a.box == box):
@@ -95,7 +108,8 @@ class BlackjackGame:
 
     # -- the player's intents (IllegalAction propagates: the view shows it) ------------
     def _apply(self, action: Any) -> None:
-        self.round = self.round.apply(action)
+        assert self.round is not None  # a round is always open while the player acts
+        self.round, _ = self.round.apply(action)
         self._run_bots()
         from app.history.live import RECORDER
 
@@ -179,25 +193,30 @@ class BlackjackGame:
 
     def new_round(self) -> None:
         """A round in its betting phase; the bots place their bets."""
-        from app.rules.blackjack import Action
-
-        self.round = self.session.new_round()
+        r = self.session.new_round()
         for bot, box in zip(self.bots, BOT_BOXES, strict=False):
             if box > self.rules.boxes:
                 continue
-            legal = [a for a in self.legal(bot) if a.kind.value == "bet" and a.box == box]
+            legal = [a for a in r.legal_actions(bot) if a.kind.value == "bet" and a.box == box]
             if legal:
-                self.round = self.round.apply(Action.bet(bot, box, legal[0].min_amount))
+                r, _ = r.apply(legal[0].action(legal[0].min_amount))
+        self.round = r
 
     def _run_bots(self) -> None:
+        from app.rules.blackjack_view import view_for
+
         r = self.round
-        while not r.settled and r.phase.value != "betting":
+        assert r is not None
+        while not r.over and r.phase.value != "betting":
             moves = [a for a in r.legal_actions() if a.player in self.bots]
             if not moves:
                 break
             bot = moves[0].player
             legal = [a for a in moves if a.player == bot]
-            hand = r.current if r.current is not None else r.box_hands(legal[0].box)[0]
-            up = r.dealer_total()
-            r = r.apply(bot_choice(legal, hand, up).action())
+            box = legal[0].box
+            hand = r.current if r.current is not None or box is None else r.box_hands(box)[0]
+            assert hand is not None
+            # a bot sees the table as a player does: the dealer's total of the shown cards
+            up = view_for(r, bot).dealer_total
+            r, _ = r.apply(bot_choice(legal, hand, up).action())
         self.round = r

@@ -1,16 +1,26 @@
 """Presenter of the blackjack table: the engine's Round -> what the table screen shows.
 
 Pure functions, translated text, no Kivy. Which buttons are enabled comes only from
-the engine's ``legal_actions()``: the view never decides what the rules allow.
+the engine's ``legal_actions()``, and what the player sees of the dealer only from the
+engine's ``view_for``: the view never decides what the rules allow or what is hidden.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.i18n import _, get_language, ngettext
+from app.rules.blackjack_view import view_for
+from app.rules.engine import kinds_of
+
+if TYPE_CHECKING:
+    from app.rules.blackjack import Round
+    from app.rules.blackjack_legal import BjLegal
+    from app.rules.blackjack_state import Hand
+    from app.rules.table_rules import TableRules
+    from app.views.bj_game import BlackjackGame
 
 BACK = -1
 PLAY_ACTIONS = ("hit", "stand", "double", "split", "surrender")
@@ -135,7 +145,7 @@ class BlackjackTableVM:
     hint: str = ""
 
 
-def rules_summary(rules: Any) -> str:
+def rules_summary(rules: TableRules) -> str:
     """One line of the rules in force (shown on the table: no hidden rules)."""
     d = rules.describe()
     parts = [
@@ -155,7 +165,13 @@ def chip_choices(low: Fraction, high: Fraction) -> tuple[Fraction, ...]:
     return tuple(sorted(values))[:6]
 
 
-def _hand_vm(r: Any, h: Any, me: str, names: dict[str, str], current: Any) -> HandVM:
+def _bet_range(a: BjLegal) -> tuple[Fraction, Fraction]:
+    """The amount range of a bet the engine allows (a bet always has both ends)."""
+    assert a.min_amount is not None and a.max_amount is not None
+    return a.min_amount, a.max_amount
+
+
+def _hand_vm(h: Hand, names: dict[str, str], current: Hand | None) -> HandVM:
     stakes = []
     results = []
     for s in h.stakes:
@@ -187,7 +203,7 @@ ACTION_NAMES = {
 }
 
 
-def strategy_hint(r: Any, me: str) -> str:
+def strategy_hint(r: Round, me: str) -> str:
     """The best play for the player's hand in play (app.strategy), or '' when there is
     none to give (not his turn, or the strategy module is not part of this build)."""
     h = r.current
@@ -200,7 +216,7 @@ def strategy_hint(r: Any, me: str) -> str:
     up = r.dealer[0]
     seen = [c for other in r.hands if other is not h for c in other.cards]
     split_card = h.cards[0] if h.from_split and h.cards else None
-    legal = {a.kind.value for a in r.legal_actions() if a.player == me}
+    legal = kinds_of(r.legal_actions(me))
     try:
         advice = hint(
             r.rules, up, h.cards, seen, hands_now=len(r.box_hands(h.box)), split_card=split_card
@@ -218,10 +234,11 @@ def strategy_hint(r: Any, me: str) -> str:
 
 
 def present(
-    game: Any, names: dict[str, str] | None = None, hints: bool = False
+    game: BlackjackGame, names: dict[str, str] | None = None, hints: bool = False
 ) -> BlackjackTableVM:
     """The table screen for a :class:`app.views.bj_game.BlackjackGame`."""
     r = game.round
+    assert r is not None  # the table screen shows an open round
     me = game.me
     names = {me: _("You"), **(names or {})}
     s = game.session
@@ -230,21 +247,15 @@ def present(
     )
     balance = _("Chips: {amount}").format(amount=chips(game.balance()))
     legal = game.legal()
-    kinds = {a.kind.value for a in legal}
-    # the dealer: the hole card stays face down under peek until it is revealed
-    dealer = [c.code for c in r.dealer]
-    if len(dealer) > 1 and r.rules.hole_card == "peek" and not r.hole_revealed:
-        dealer[1] = BACK
-    shown = r.dealer if BACK not in dealer else r.dealer[:1]
-    if shown:
-        from app.cards import codes
-        from app.native.handeval import bj_total, is_blackjack
-
-        total, soft = bj_total(codes(shown))
-        dealer_total = total_text(total, soft, len(shown) == 2 and is_blackjack(codes(shown)))
-    else:
-        dealer_total = ""
-    bets = {a.box: (a.min_amount, a.max_amount) for a in legal if a.kind.value == "bet"}
+    kinds = set(kinds_of(legal))
+    # the dealer as the player sees him: the engine's view hides the face-down hole card
+    seen = view_for(r, me)
+    dealer = tuple(BACK if c is None else c.code for c in seen.dealer)
+    shown = any(c is not None for c in seen.dealer)
+    dealer_total = (
+        total_text(seen.dealer_total, seen.dealer_soft, seen.dealer_blackjack) if shown else ""
+    )
+    bets = {a.box: _bet_range(a) for a in legal if a.kind.value == "bet"}
     current = r.current
     boxes = []
     for number in range(1, r.rules.boxes + 1):
@@ -254,7 +265,7 @@ def present(
             BoxVM(
                 number=number,
                 owner=names.get(owner, owner) if owner else "",
-                hands=tuple(_hand_vm(r, h, me, names, current) for h in hands),
+                hands=tuple(_hand_vm(h, names, current) for h in hands),
                 bet_range=bets.get(number),
                 behind=owner is not None and owner != me,
                 mine=owner == me or any(h.stake_of(me) for h in hands),
@@ -263,11 +274,11 @@ def present(
     prompt = None
     if "insure" in kinds or "even_money" in kinds or "decline_insurance" in kinds:
         a = next(a for a in legal if a.kind.value in ("insure", "even_money", "decline_insurance"))
-        choices = []
+        choices: list[tuple[str, str, Any]] = []
         ins = next((x for x in legal if x.kind.value == "insure" and x.box == a.box), None)
         if any(x.kind.value == "even_money" and x.box == a.box for x in legal):
             choices.append(("even_money", _("Even money"), None))
-        if ins is not None:
+        if ins is not None and ins.max_amount is not None:
             choices.append(
                 (
                     "insure",
@@ -311,7 +322,7 @@ def present(
         for i in r.insurance:
             if i.player == me and i.won is not None:
                 result += "\n" + (_("Insurance: won") if i.won else _("Insurance: lost"))
-    side = next(((a.min_amount, a.max_amount) for a in legal if a.kind.value == "side_bet"), None)
+    side = next((_bet_range(a) for a in legal if a.kind.value == "side_bet"), None)
     open_side = [b for b in r.side_bets if b.player == me and b.won is None]
     side_text = (
         _("Your bet on the dealer busting: {amount} (pays 5:2)").format(
@@ -324,7 +335,7 @@ def present(
         header=header,
         balance=balance,
         phase=r.phase.value,
-        dealer_cards=tuple(dealer),
+        dealer_cards=dealer,
         dealer_total=dealer_total,
         boxes=tuple(boxes),
         actions={k: k in kinds for k in PLAY_ACTIONS},

@@ -8,7 +8,10 @@ same screen. Times are ``now`` values from the screen's clock (``time.monotonic`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from app.rules.oczko_views import MatchView
 
 
 @runtime_checkable
@@ -27,8 +30,9 @@ class OczkoTableController(Protocol):
         """The match has a winner."""
         ...
 
-    def view(self) -> Any:
-        """This phone's view of the match: ``app.rules.oczko_views.view(match, me)``."""
+    def view(self) -> MatchView:
+        """This phone's view of the match: ``app.rules.oczko_views.view_for(match, me)``
+        (the one place that hides other players' cards)."""
         ...
 
     def time_left(self, now: float) -> float:

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from app.cards import Card
+    from app.rules.oczko_match import RoundResult
+    from app.rules.oczko_views import MatchView
 
 BACK = -1  # a face-down card (see app.views.cardtex)
 
@@ -72,7 +77,7 @@ def status_text(status: str | None, reason: str = "", total: int | None = None) 
     return _("playing")
 
 
-def round_header(view: Any, finished: bool = False) -> str:
+def round_header(view: MatchView, finished: bool = False) -> str:
     """``Round 2 of 5`` or ``Tiebreak round`` (``finished``: of the round just played)."""
     last = view.last_round
     if finished and last is not None:
@@ -86,7 +91,7 @@ def round_header(view: Any, finished: bool = False) -> str:
     )
 
 
-def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str:
+def _round_winner_text(result: RoundResult, names: Sequence[str], me: int | None) -> str:
     if result.winner is None:
         if result.reason == "void":
             return _("The round does not count: a player cheated. It is played again.")
@@ -110,7 +115,7 @@ def _round_winner_text(result: Any, names: Sequence[str], me: int | None) -> str
 
 
 def round_result_text(
-    result: Any, names: Sequence[str], me: int | None = None, hands: bool = True
+    result: RoundResult, names: Sequence[str], me: int | None = None, hands: bool = True
 ) -> str:
     """The text of a finished round (the engine's RoundResult): the winner, then (with
     ``hands``) every hand's total and status; ``me`` is the viewer's seat ("you")."""
@@ -126,8 +131,9 @@ def round_result_text(
     return "\n".join(lines)
 
 
-def match_result_text(view: Any, names: Sequence[str]) -> str:
+def match_result_text(view: MatchView, names: Sequence[str]) -> str:
     """Who won the match, how, and the final score (the viewer addressed as "you")."""
+    assert view.winner is not None  # only asked once the match is over
     who = names[view.winner]
     mine = view.winner == view.viewer
     if view.end_reason == "decided":
@@ -153,7 +159,7 @@ def match_result_text(view: Any, names: Sequence[str]) -> str:
     return head + "\n" + score_line(view, names)
 
 
-def score_line(view: Any, names: Sequence[str]) -> str:
+def score_line(view: MatchView, names: Sequence[str]) -> str:
     """``You: 1 point`` / ``Bartek: 3 points``, a line per player (never broken inside)."""
     return "\n".join(
         ngettext("{name}: {n} point", "{name}: {n} points", s.points).format(
@@ -163,12 +169,12 @@ def score_line(view: Any, names: Sequence[str]) -> str:
     )
 
 
-def _codes(cards: Sequence[Any]) -> tuple[int, ...]:
+def _codes(cards: Sequence[Card | None]) -> tuple[int, ...]:
     return tuple(BACK if c is None else c.code for c in cards)
 
 
 def present(
-    view: Any,
+    view: MatchView,
     names: Sequence[str],
     time_left: float = 0.0,
     turn_time: float = 30.0,
@@ -179,22 +185,30 @@ def present(
     others_time: tuple[int | None, float] = (None, 0.0),
     fingerprint: str = "",
 ) -> OczkoTableVM:
-    """The table screen for the engine's ``view`` (app.rules.oczko_views.MatchView);
+    """The table screen for this phone's view of the match (``view_for(match, me)``, the
+    engine's one projection of what the player may see; this presenter hides nothing);
     ``others_time``: (seat, seconds left) of whoever acts, shown on his tile."""
     me = view.viewer
+    assert me is not None  # a phone's view: the player's own seat
     mine = view.seats[me]
     my_turn = view.to_act == me and view.winner is None and not awaiting_next
     last = view.last_round
     over = view.winner is not None
     # between rounds the engine has already opened the next round: show the hands of
-    # the round just finished (all open at the showdown) until the player goes on
-    finished = {h.seat: h for h in last.hands} if awaiting_next and not over and last else {}
+    # the round just finished (all open at the showdown) until the player goes on; at
+    # the end of the match the round in play is that last round, unless the match ended
+    # inside a round (the last player left)
+    show_last = last is not None and (
+        (awaiting_next and not over) or (over and last.number == view.round)
+    )
+    finished = {h.seat: h for h in last.hands} if last is not None and show_last else {}
     mine_done = finished.get(me)
     my_cards = _codes(mine_done.cards) if mine_done else _codes(mine.cards)
     total = mine_done.total if mine_done else mine.total
     my_total = "" if total is None else _("Total: {total}").format(total=total)
     if mine_done:
-        my_status = status_text(str(mine_done.status), mine_done.reason)
+        done_status = str(mine_done.status)  # "playing": the round ended before his turn
+        my_status = "" if done_status == "playing" else status_text(done_status, mine_done.reason)
     else:
         my_status = "" if mine.status in (None, "playing") else status_text(mine.status)
     seats = []
@@ -206,7 +220,8 @@ def present(
         if s.gone:
             status = _("left the table")
         elif done and str(done.status) == "playing":
-            status = str(done.total)  # the round ended before his turn (a Persian 21)
+            # the round ended before his turn (a Persian 21): his total if it is known
+            status = "" if done.total is None else str(done.total)
         elif done:
             status = status_text(str(done.status), done.reason, done.total)
         else:
@@ -284,7 +299,7 @@ def fingerprint_text(code: str) -> str:
     return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
 
 
-def bust_hint(cards: Sequence[Any]) -> str:
+def bust_hint(cards: Sequence[Card | None]) -> str:
     """``Chance to bust with the next card: 32 %`` (over the cards the player has not
     seen: all but his own; the others' cards are face down)."""
     from app.strategy.oczko import bust_probability

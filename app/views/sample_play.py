@@ -47,7 +47,7 @@ def play_blackjack(
     while not g.over:
         g.bet(1, 10)
         g.deal()
-        while not g.round.settled and g.legal():
+        while g.round is not None and not g.round.settled and g.legal():
             kinds = [a.kind.value for a in g.legal() if a.kind.value != "insure"]
             g.decide(rng.choice(kinds))
         g.next_round()

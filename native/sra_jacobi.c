@@ -44,17 +44,17 @@ static unsigned ctz64(uint64_t x) { /* x != 0 */
 
 static unsigned bitlen(jl x) { return x ? JLB - (unsigned)(JLB == 64 ? __builtin_clzll(x) : __builtin_clz((unsigned)x)) : 0; }
 
-/* Bits [pos, pos + 32) of x (len limbs, zero beyond). */
-static uint64_t bits32(const jl *x, size_t len, size_t pos) {
+/* Bits [pos, pos + 64) of x (len limbs, zero beyond). */
+static uint64_t bits64(const jl *x, size_t len, size_t pos) {
     uint64_t v = 0;
     size_t w = pos / JLB, s = pos % JLB;
-    for (int k = 0; k < 3 && w + (size_t)k < len; k++) { /* the limbs holding the 32 bits */
-        size_t at = (size_t)k * JLB;
-        if (at >= s + 32) break;
-        uint64_t limb = (uint64_t)x[w + (size_t)k];
+    for (size_t k = 0; k < 3 && w + k < len; k++) { /* the limbs holding the 64 bits */
+        size_t at = k * JLB;
+        if (at >= s + 64) break;
+        uint64_t limb = (uint64_t)x[w + k];
         v |= at >= s ? limb << (at - s) : limb >> (s - at);
     }
-    return v & 0xffffffffu;
+    return v;
 }
 
 static uint64_t low64(const jl *x, size_t len) {
@@ -80,26 +80,131 @@ static int jacobi_words(uint64_t a, uint64_t b, unsigned t) {
     return b == 1 ? 1 - 2 * (int)(t & 1) : 0;
 }
 
-/* [na, nb] = [fa ga; fb gb] [a, b] / 2^JK over len limbs; returns 1 when
- * either result is negative (then na, nb are garbage). */
-static int update(jl *na, jl *nb, const jl *a, const jl *b, size_t len, int64_t fa, int64_t ga,
-                  int64_t fb, int64_t gb) {
+/* [na, nb] = [fa ga; fb gb] [a, b] / 2^k over len limbs (|f| + |g| <= 2^k,
+ * k < JLB); returns 1 when either result is negative (then na, nb are garbage). */
+static inline int update(jl *na, jl *nb, const jl *a, const jl *b, size_t len, int64_t fa,
+                         int64_t ga, int64_t fb, int64_t gb, unsigned k) {
     jsl ca = (jsl)fa * a[0] + (jsl)ga * b[0], cb = (jsl)fb * a[0] + (jsl)gb * b[0];
-    jl pa = (jl)ca, pb = (jl)cb; /* their low JK bits are zero */
+    jl pa = (jl)ca, pb = (jl)cb; /* their low k bits are zero */
     ca >>= JLB, cb >>= JLB;
     for (size_t i = 1; i < len; i++) {
         jl ai = a[i], bi = b[i];
         ca += (jsl)fa * ai + (jsl)ga * bi;
         cb += (jsl)fb * ai + (jsl)gb * bi;
-        na[i - 1] = (pa >> JK) | ((jl)ca << (JLB - JK));
-        nb[i - 1] = (pb >> JK) | ((jl)cb << (JLB - JK));
+        na[i - 1] = (pa >> k) | ((jl)ca << (JLB - k));
+        nb[i - 1] = (pb >> k) | ((jl)cb << (JLB - k));
         pa = (jl)ca, pb = (jl)cb;
         ca >>= JLB, cb >>= JLB;
     }
-    na[len - 1] = (pa >> JK) | ((jl)ca << (JLB - JK));
-    nb[len - 1] = (pb >> JK) | ((jl)cb << (JLB - JK));
+    na[len - 1] = (pa >> k) | ((jl)ca << (JLB - k));
+    nb[len - 1] = (pb >> k) | ((jl)cb << (JLB - k));
     return ca < 0 || cb < 0;
 }
+
+/* JK steps on the approximations xa, xb (see the top of the file): the rows
+ * (fa, ga), (fb, gb) of their matrix, and the sign's flips into bit 0 of *t. */
+static void steps(uint64_t xa, uint64_t xb, unsigned *t, int64_t f[4]) {
+    /* the rows packed as f + g 2^32 (|f|, |g| <= 2^JK): one subtraction, shift
+     * or swap moves both */
+    uint64_t ra = 1, rb = (uint64_t)1 << 32;
+    uint64_t lim = (uint64_t)1 << JK; /* a sentinel bit: the halvings left */
+    uint64_t tb = *t, bf = (xb ^ (xb >> 1)) >> 1; /* bit 0 of bf: b = 3, 5 mod 8 */
+#if defined(__aarch64__) && defined(__GNUC__)
+    /* the loop below, without GCC's if-conversion (it computes both paths) */
+    uint64_t z, tmp;
+    __asm__("b 2f\n"
+            "1:\n\t"
+            "cmp %[xa], %[xb]\n\t"
+            "b.hs 3f\n\t"
+            "and %[tmp], %[xa], %[xb]\n\t"
+            "eor %[tb], %[tb], %[tmp], lsr #1\n\t"
+            "mov %[tmp], %[xa]\n\t"
+            "mov %[xa], %[xb]\n\t"
+            "mov %[xb], %[tmp]\n\t"
+            "mov %[tmp], %[ra]\n\t"
+            "mov %[ra], %[rb]\n\t"
+            "mov %[rb], %[tmp]\n\t"
+            "eor %[bf], %[xb], %[xb], lsr #1\n\t"
+            "lsr %[bf], %[bf], #1\n"
+            "3:\n\t"
+            "sub %[xa], %[xa], %[xb]\n\t"
+            "sub %[ra], %[ra], %[rb]\n"
+            "2:\n\t"
+            "orr %[tmp], %[xa], %[lim]\n\t"
+            "rbit %[tmp], %[tmp]\n\t"
+            "clz %[z], %[tmp]\n\t"
+            "lsr %[xa], %[xa], %[z]\n\t"
+            "lsr %[lim], %[lim], %[z]\n\t"
+            "lsl %[rb], %[rb], %[z]\n\t"
+            "and %[tmp], %[bf], %[z]\n\t"
+            "eor %[tb], %[tb], %[tmp]\n\t"
+            "cmp %[lim], #1\n\t"
+            "b.ne 1b\n"
+            : [xa] "+r"(xa), [xb] "+r"(xb), [ra] "+r"(ra), [rb] "+r"(rb), [lim] "+r"(lim),
+              [tb] "+r"(tb), [bf] "+r"(bf), [z] "=&r"(z), [tmp] "=&r"(tmp)
+            :
+            : "cc");
+#else
+    for (;;) {
+        unsigned z = ctz64(xa | lim);
+        xa >>= z;
+        lim >>= z;
+        rb <<= z;
+        tb ^= bf & z; /* an odd number of halvings flips when b = 3, 5 mod 8 */
+        if (lim == 1) break;
+        if (xa < xb) {
+            uint64_t x = xa;
+            xa = xb, xb = x;
+            x = ra, ra = rb, rb = x;
+            tb ^= (xa & xb) >> 1; /* both 3 mod 4 */
+            bf = (xb ^ (xb >> 1)) >> 1;
+        }
+        xa -= xb;
+        ra -= rb;
+    }
+#endif
+    f[0] = (int32_t)(uint32_t)ra, f[2] = (int32_t)(uint32_t)rb;
+    f[1] = ((int64_t)ra - f[0]) / ((int64_t)1 << 32), f[3] = ((int64_t)rb - f[2]) / ((int64_t)1 << 32);
+    *t = (unsigned)tb;
+}
+
+#if JLB == 64
+static unsigned bitlen128(unsigned __int128 x) {
+    uint64_t hi = (uint64_t)(x >> 64);
+    return hi ? 64 + bitlen(hi) : bitlen((uint64_t)x);
+}
+
+/* A second round of JK steps after the first (matrix f), on approximations of
+ * the numbers it leads to: their top bits from the top 96 bits of a and b
+ * (the error of leaving out the rest stays in the low 32 bits of that
+ * window), their low bits exact from the low 64. Both rounds' matrix into f,
+ * for one update by 2^(2 JK); 0 (f untouched) when the window is too short
+ * or says a result is negative (the first round's update then finds out). */
+static int second_round(const jl *a, const jl *b, size_t len, size_t nbits, unsigned *t,
+                        int64_t f[4]) {
+    if (nbits < 128) return 0;
+    size_t pos = nbits - 96;
+    __int128 a96 = (__int128)(((unsigned __int128)(bits64(a, len, pos + 64) & 0xffffffffu) << 64) |
+                              bits64(a, len, pos));
+    __int128 b96 = (__int128)(((unsigned __int128)(bits64(b, len, pos + 64) & 0xffffffffu) << 64) |
+                              bits64(b, len, pos));
+    __int128 wa = ((__int128)f[0] * a96 + (__int128)f[1] * b96) >> JK;
+    __int128 wb = ((__int128)f[2] * a96 + (__int128)f[3] * b96) >> JK;
+    if (wa < 0 || wb < 0) return 0;
+    unsigned top = bitlen128((unsigned __int128)(wa > wb ? wa : wb));
+    if (top < 64) return 0; /* cancelled down to the window's rounding error */
+    uint64_t la = ((uint64_t)f[0] * a[0] + (uint64_t)f[1] * b[0]) >> JK; /* exact mod 2^34 */
+    uint64_t lb = ((uint64_t)f[2] * a[0] + (uint64_t)f[3] * b[0]) >> JK;
+    uint64_t xa = (((uint64_t)(wa >> (top - 32)) & 0xffffffffu) << 32) | (la & 0xffffffffu);
+    uint64_t xb = (((uint64_t)(wb >> (top - 32)) & 0xffffffffu) << 32) | (lb & 0xffffffffu);
+    int64_t g[4];
+    steps(xa, xb, t, g);
+    int64_t fa = g[0] * f[0] + g[1] * f[2], ga = g[0] * f[1] + g[1] * f[3];
+    int64_t fb = g[2] * f[0] + g[3] * f[2], gb = g[2] * f[1] + g[3] * f[3];
+    f[0] = fa, f[1] = ga, f[2] = fb, f[3] = gb;
+    return 1;
+}
+#endif
 
 /* (a/b) for b odd, both len limbs in buffers of 2 len (the second halves are
  * scratch); a and b are clobbered. 2 when a batch failed (then a, b hold the
@@ -122,33 +227,16 @@ static int jacobi_batched(jl *a0, jl *b0, size_t len, unsigned *t) {
         unsigned n = bitlen(a[len - 1]) > bitlen(b[len - 1]) ? bitlen(a[len - 1]) : bitlen(b[len - 1]);
         size_t nbits = (len - 1) * JLB + n;
         if (nbits <= 64) return jacobi_words(low64(a, len), low64(b, len), sign);
-        uint64_t xa = (bits32(a, len, nbits - 32) << 32) | (low64(a, len) & 0xffffffffu);
-        uint64_t xb = (bits32(b, len, nbits - 32) << 32) | (low64(b, len) & 0xffffffffu);
-        /* the rows (fa, ga), (fb, gb) packed as f + g 2^32 (|f|, |g| <= 2^JK):
-         * one subtraction, shift or swap moves both */
-        int64_t ra = 1, rb = (int64_t)1 << 32;
-        unsigned tb = sign;
-        int i = JK;
-        for (;;) {
-            unsigned z = ctz64(xa | ((uint64_t)1 << i)); /* at most i halvings */
-            xa >>= z;
-            rb *= (int64_t)1 << z;
-            i -= (int)z;
-            tb ^= z & (unsigned)((xb >> 1) ^ (xb >> 2));
-            if (i == 0) break;
-            if (xa < xb) {
-                uint64_t x = xa;
-                xa = xb, xb = x;
-                int64_t y = ra;
-                ra = rb, rb = y;
-                tb ^= (unsigned)((xa & xb) >> 1);
-            }
-            xa -= xb;
-            ra -= rb;
-        }
-        int64_t fa = (int32_t)(uint32_t)ra, fb = (int32_t)(uint32_t)rb;
-        int64_t ga = (ra - fa) / ((int64_t)1 << 32), gb = (rb - fb) / ((int64_t)1 << 32);
-        if (update(na, nb, a, b, len, fa, ga, fb, gb)) {
+        uint64_t xa = ((bits64(a, len, nbits - 32) & 0xffffffffu) << 32) | (low64(a, len) & 0xffffffffu);
+        uint64_t xb = ((bits64(b, len, nbits - 32) & 0xffffffffu) << 32) | (low64(b, len) & 0xffffffffu);
+        unsigned tb = sign, k = JK;
+        int64_t f[4];
+        steps(xa, xb, &tb, f);
+#if JLB == 64
+        if (second_round(a, b, len, nbits, &tb, f)) k = 2 * JK;
+#endif
+        if (k == JK ? update(na, nb, a, b, len, f[0], f[1], f[2], f[3], JK)
+                    : update(na, nb, a, b, len, f[0], f[1], f[2], f[3], 2 * JK)) {
             if (a != a0) memcpy(a0, a, len * sizeof(jl));
             if (b != b0) memcpy(b0, b, len * sizeof(jl));
             memset(a0 + len, 0, (len0 - len) * sizeof(jl)); /* what the trimming dropped is 0 */

@@ -30,11 +30,11 @@
 #if defined(__SIZEOF_INT128__)
 typedef uint64_t jl; /* limb */
 typedef __int128 jsl; /* signed accumulator of an update */
-#define JLB 64
-#else /* 32-bit targets: 32-bit limbs, 64-bit products */
+#define JLB 64        /* bits per limb */
+#else /* 32-bit targets: 30-bit limbs, so an update (shift by JK = 30) is one limb a step */
 typedef uint32_t jl;
 typedef int64_t jsl;
-#define JLB 32
+#define JLB 30
 #endif
 #define JK 30 /* steps per batch */
 
@@ -42,13 +42,13 @@ static unsigned ctz64(uint64_t x) { /* x != 0 */
     return (unsigned)__builtin_ctzll(x);
 }
 
-static unsigned bitlen(jl x) { return x ? JLB - (unsigned)(JLB == 64 ? __builtin_clzll(x) : __builtin_clz((unsigned)x)) : 0; }
+static unsigned bitlen(uint64_t x) { return x ? 64 - (unsigned)__builtin_clzll(x) : 0; }
 
 /* Bits [pos, pos + 64) of x (len limbs, zero beyond). */
 static uint64_t bits64(const jl *x, size_t len, size_t pos) {
     uint64_t v = 0;
     size_t w = pos / JLB, s = pos % JLB;
-    for (size_t k = 0; k < 3 && w + k < len; k++) { /* the limbs holding the 64 bits */
+    for (size_t k = 0; k < 4 && w + k < len; k++) { /* the limbs holding the 64 bits */
         size_t at = k * JLB;
         if (at >= s + 64) break;
         uint64_t limb = (uint64_t)x[w + k];
@@ -58,9 +58,12 @@ static uint64_t bits64(const jl *x, size_t len, size_t pos) {
 }
 
 static uint64_t low64(const jl *x, size_t len) {
-    uint64_t v = x[0];
-    if (JLB == 32 && len > 1) v |= (uint64_t)x[1] << 32;
-    return v;
+#if JLB == 64
+    (void)len;
+    return x[0];
+#else
+    return bits64(x, len, 0);
+#endif
 }
 
 /* The binary algorithm on exact 64-bit words (b odd); the sign in bit 0 of t. */
@@ -80,10 +83,11 @@ static int jacobi_words(uint64_t a, uint64_t b, unsigned t) {
     return b == 1 ? 1 - 2 * (int)(t & 1) : 0;
 }
 
-/* [na, nb] = [fa ga; fb gb] [a, b] / 2^k over len limbs (|f| + |g| <= 2^k,
- * k < JLB); returns 1 when either result is negative (then na, nb are garbage). */
-static inline int update(jl *na, jl *nb, const jl *a, const jl *b, size_t len, int64_t fa,
-                         int64_t ga, int64_t fb, int64_t gb, unsigned k) {
+#if JLB == 64
+/* [a, b] = [fa ga; fb gb] [a, b] / 2^k over len limbs, in place (|f| + |g| <=
+ * 2^k, k < 64); returns 1 when either result is negative (then a, b are garbage). */
+static inline int update(jl *restrict a, jl *restrict b, size_t len, int64_t fa, int64_t ga, int64_t fb, int64_t gb,
+                         unsigned k) {
     jsl ca = (jsl)fa * a[0] + (jsl)ga * b[0], cb = (jsl)fb * a[0] + (jsl)gb * b[0];
     jl pa = (jl)ca, pb = (jl)cb; /* their low k bits are zero */
     ca >>= JLB, cb >>= JLB;
@@ -91,19 +95,147 @@ static inline int update(jl *na, jl *nb, const jl *a, const jl *b, size_t len, i
         jl ai = a[i], bi = b[i];
         ca += (jsl)fa * ai + (jsl)ga * bi;
         cb += (jsl)fb * ai + (jsl)gb * bi;
-        na[i - 1] = (pa >> k) | ((jl)ca << (JLB - k));
-        nb[i - 1] = (pb >> k) | ((jl)cb << (JLB - k));
+        a[i - 1] = (pa >> k) | ((jl)ca << (JLB - k));
+        b[i - 1] = (pb >> k) | ((jl)cb << (JLB - k));
         pa = (jl)ca, pb = (jl)cb;
         ca >>= JLB, cb >>= JLB;
     }
-    na[len - 1] = (pa >> k) | ((jl)ca << (JLB - k));
-    nb[len - 1] = (pb >> k) | ((jl)cb << (JLB - k));
+    a[len - 1] = (pa >> k) | ((jl)ca << (JLB - k));
+    b[len - 1] = (pb >> k) | ((jl)cb << (JLB - k));
     return ca < 0 || cb < 0;
 }
+#else
+/* [a, b] = [fa ga; fb gb] [a, b] / 2^30 over len 30-bit limbs, in place (|f| +
+ * |g| <= 2^30); returns 1 when either result is negative (a, b are garbage). */
+static int update(jl *a, jl *b, size_t len, int64_t fa64, int64_t ga64, int64_t fb64, int64_t gb64,
+                  unsigned k) {
+    int32_t fa = (int32_t)fa64, ga = (int32_t)ga64, fb = (int32_t)fb64, gb = (int32_t)gb64;
+    (void)k;
+#if defined(__arm__) && defined(__GNUC__)
+    /* one smlal per product: limbs and factors are signed 32-bit values */
+    uint32_t alo, ahi, blo, bhi, x, y, n = (uint32_t)len - 1;
+    __asm__ volatile(
+        "ldr %[x], [%[a]]\n\t"
+        "ldr %[y], [%[b]]\n\t"
+        "smull %[alo], %[ahi], %[fa], %[x]\n\t"
+        "smlal %[alo], %[ahi], %[ga], %[y]\n\t"
+        "smull %[blo], %[bhi], %[fb], %[x]\n\t"
+        "smlal %[blo], %[bhi], %[gb], %[y]\n\t"
+        "lsr %[alo], %[alo], #30\n\t"
+        "orr %[alo], %[alo], %[ahi], lsl #2\n\t"
+        "asr %[ahi], %[ahi], #30\n\t"
+        "lsr %[blo], %[blo], #30\n\t"
+        "orr %[blo], %[blo], %[bhi], lsl #2\n\t"
+        "asr %[bhi], %[bhi], #30\n\t"
+        "cmp %[n], #0\n\t"
+        "beq 2f\n"
+        "1:\n\t"
+        "ldr %[x], [%[a], #4]\n\t"
+        "ldr %[y], [%[b], #4]\n\t"
+        "smlal %[alo], %[ahi], %[fa], %[x]\n\t"
+        "smlal %[alo], %[ahi], %[ga], %[y]\n\t"
+        "smlal %[blo], %[bhi], %[fb], %[x]\n\t"
+        "smlal %[blo], %[bhi], %[gb], %[y]\n\t"
+        "bic %[x], %[alo], #0xc0000000\n\t"
+        "str %[x], [%[a]], #4\n\t"
+        "bic %[y], %[blo], #0xc0000000\n\t"
+        "str %[y], [%[b]], #4\n\t"
+        "lsr %[alo], %[alo], #30\n\t"
+        "orr %[alo], %[alo], %[ahi], lsl #2\n\t"
+        "asr %[ahi], %[ahi], #30\n\t"
+        "lsr %[blo], %[blo], #30\n\t"
+        "orr %[blo], %[blo], %[bhi], lsl #2\n\t"
+        "asr %[bhi], %[bhi], #30\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n"
+        "2:\n\t"
+        "str %[alo], [%[a]]\n\t"
+        "str %[blo], [%[b]]\n\t"
+        : [a] "+r"(a), [b] "+r"(b), [n] "+r"(n), [alo] "=&r"(alo), [ahi] "=&r"(ahi),
+          [blo] "=&r"(blo), [bhi] "=&r"(bhi), [x] "=&r"(x), [y] "=&r"(y)
+        : [fa] "r"(fa), [ga] "r"(ga), [fb] "r"(fb), [gb] "r"(gb)
+        : "cc", "memory");
+    return (int32_t)(ahi | bhi) < 0; /* the sign words of what is left */
+#else
+    int64_t ca = (int64_t)fa * (int32_t)a[0] + (int64_t)ga * (int32_t)b[0];
+    int64_t cb = (int64_t)fb * (int32_t)a[0] + (int64_t)gb * (int32_t)b[0];
+    ca >>= JLB, cb >>= JLB; /* the low 30 bits are zero */
+    for (size_t i = 1; i < len; i++) {
+        int32_t ai = (int32_t)a[i], bi = (int32_t)b[i];
+        ca += (int64_t)fa * ai + (int64_t)ga * bi;
+        cb += (int64_t)fb * ai + (int64_t)gb * bi;
+        a[i - 1] = (jl)(ca & 0x3fffffff);
+        b[i - 1] = (jl)(cb & 0x3fffffff);
+        ca >>= JLB, cb >>= JLB;
+    }
+    a[len - 1] = (jl)ca; /* below 2^30 unless negative: neither grows */
+    b[len - 1] = (jl)cb;
+    return ca < 0 || cb < 0;
+#endif
+}
+#endif
 
 /* JK steps on the approximations xa, xb (see the top of the file): the rows
  * (fa, ga), (fb, gb) of their matrix, and the sign's flips into bit 0 of *t. */
 static void steps(uint64_t xa, uint64_t xb, unsigned *t, int64_t f[4]) {
+#if defined(__arm__) && defined(__GNUC__)
+    /* 32-bit ARM: the approximations in register pairs, the factors apart (each
+     * fits 32 bits); the halvings' count comes from the low word alone, since
+     * the sentinel bit sits there */
+    uint32_t al = (uint32_t)xa, ah = (uint32_t)(xa >> 32), bl = (uint32_t)xb,
+             bh = (uint32_t)(xb >> 32), lim = (uint32_t)1 << JK, tb = *t,
+             bf = (bl ^ (bl >> 1)) >> 1, z, tmp;
+    int32_t fa = 1, ga = 0, fb = 0, gb = 1;
+    __asm__("b 2f\n"
+            "1:\n\t"
+            "cmp %[al], %[bl]\n\t"
+            "sbcs %[tmp], %[ah], %[bh]\n\t"
+            "bhs 3f\n\t"
+            "and %[tmp], %[al], %[bl]\n\t"
+            "eor %[tb], %[tb], %[tmp], lsr #1\n\t"
+            "mov %[tmp], %[al]\n\t"
+            "mov %[al], %[bl]\n\t"
+            "mov %[bl], %[tmp]\n\t"
+            "mov %[tmp], %[ah]\n\t"
+            "mov %[ah], %[bh]\n\t"
+            "mov %[bh], %[tmp]\n\t"
+            "mov %[tmp], %[fa]\n\t"
+            "mov %[fa], %[fb]\n\t"
+            "mov %[fb], %[tmp]\n\t"
+            "mov %[tmp], %[ga]\n\t"
+            "mov %[ga], %[gb]\n\t"
+            "mov %[gb], %[tmp]\n\t"
+            "eor %[bf], %[bl], %[bl], lsr #1\n\t"
+            "lsr %[bf], %[bf], #1\n"
+            "3:\n\t"
+            "subs %[al], %[al], %[bl]\n\t"
+            "sbc %[ah], %[ah], %[bh]\n\t"
+            "sub %[fa], %[fa], %[fb]\n\t"
+            "sub %[ga], %[ga], %[gb]\n"
+            "2:\n\t"
+            "orr %[tmp], %[al], %[lim]\n\t"
+            "rbit %[tmp], %[tmp]\n\t"
+            "clz %[z], %[tmp]\n\t"
+            "lsr %[al], %[al], %[z]\n\t"
+            "rsb %[tmp], %[z], #32\n\t"
+            "lsl %[tmp], %[ah], %[tmp]\n\t" /* 0 when z = 0 (a shift by 32) */
+            "orr %[al], %[al], %[tmp]\n\t"
+            "lsr %[ah], %[ah], %[z]\n\t"
+            "lsr %[lim], %[lim], %[z]\n\t"
+            "lsl %[fb], %[fb], %[z]\n\t"
+            "lsl %[gb], %[gb], %[z]\n\t"
+            "and %[tmp], %[bf], %[z]\n\t"
+            "eor %[tb], %[tb], %[tmp]\n\t"
+            "cmp %[lim], #1\n\t"
+            "bne 1b\n"
+            : [al] "+r"(al), [ah] "+r"(ah), [bl] "+r"(bl), [bh] "+r"(bh), [lim] "+r"(lim),
+              [tb] "+r"(tb), [bf] "+r"(bf), [fa] "+r"(fa), [ga] "+r"(ga), [fb] "+r"(fb),
+              [gb] "+r"(gb), [z] "=&r"(z), [tmp] "=&r"(tmp)
+            :
+            : "cc");
+    f[0] = fa, f[1] = ga, f[2] = fb, f[3] = gb;
+    *t = tb;
+#else
     /* the rows packed as f + g 2^32 (|f|, |g| <= 2^JK): one subtraction, shift
      * or swap moves both */
     uint64_t ra = 1, rb = (uint64_t)1 << 32;
@@ -166,6 +298,7 @@ static void steps(uint64_t xa, uint64_t xb, unsigned *t, int64_t f[4]) {
     f[0] = (int32_t)(uint32_t)ra, f[2] = (int32_t)(uint32_t)rb;
     f[1] = ((int64_t)ra - f[0]) / ((int64_t)1 << 32), f[3] = ((int64_t)rb - f[2]) / ((int64_t)1 << 32);
     *t = (unsigned)tb;
+#endif
 }
 
 #if JLB == 64
@@ -206,13 +339,9 @@ static int second_round(const jl *a, const jl *b, size_t len, size_t nbits, unsi
 }
 #endif
 
-/* (a/b) for b odd, both len limbs in buffers of 2 len (the second halves are
- * scratch); a and b are clobbered. 2 when a batch failed (then a, b hold the
- * numbers before it and *t their sign). */
-static int jacobi_batched(jl *a0, jl *b0, size_t len, unsigned *t) {
-    const size_t len0 = len;
-    jl *a = a0, *b = b0, *na = a0 + len, *nb = b0 + len;
-    unsigned sign = *t;
+/* (a/b) for b odd, both len limbs (clobbered); the sign starts in bit 0 of t.
+ * 2 when a batch misjudged an order (then a and b are garbage). */
+static int jacobi_batched(jl *a, jl *b, size_t len, unsigned t) {
     for (;;) {
         while (len > 1 && a[len - 1] == 0 && b[len - 1] == 0) len--;
         if (a[len - 1] == 0) { /* a = 0 (the input, or a = b met): b is the gcd */
@@ -221,33 +350,24 @@ static int jacobi_batched(jl *a0, jl *b0, size_t len, unsigned *t) {
             if (i == len) {
                 int one = b[0] == 1;
                 for (i = 1; i < len; i++) one &= b[i] == 0;
-                return one ? 1 - 2 * (int)(sign & 1) : 0;
+                return one ? 1 - 2 * (int)(t & 1) : 0;
             }
         }
         unsigned n = bitlen(a[len - 1]) > bitlen(b[len - 1]) ? bitlen(a[len - 1]) : bitlen(b[len - 1]);
         size_t nbits = (len - 1) * JLB + n;
-        if (nbits <= 64) return jacobi_words(low64(a, len), low64(b, len), sign);
+        if (nbits <= 64) return jacobi_words(low64(a, len), low64(b, len), t);
         uint64_t xa = ((bits64(a, len, nbits - 32) & 0xffffffffu) << 32) | (low64(a, len) & 0xffffffffu);
         uint64_t xb = ((bits64(b, len, nbits - 32) & 0xffffffffu) << 32) | (low64(b, len) & 0xffffffffu);
-        unsigned tb = sign, k = JK;
+        unsigned k = JK;
         int64_t f[4];
-        steps(xa, xb, &tb, f);
+        steps(xa, xb, &t, f);
 #if JLB == 64
-        if (second_round(a, b, len, nbits, &tb, f)) k = 2 * JK;
+        if (second_round(a, b, len, nbits, &t, f)) k = 2 * JK;
 #endif
-        if (k == JK ? update(na, nb, a, b, len, f[0], f[1], f[2], f[3], JK)
-                    : update(na, nb, a, b, len, f[0], f[1], f[2], f[3], 2 * JK)) {
-            if (a != a0) memcpy(a0, a, len * sizeof(jl));
-            if (b != b0) memcpy(b0, b, len * sizeof(jl));
-            memset(a0 + len, 0, (len0 - len) * sizeof(jl)); /* what the trimming dropped is 0 */
-            memset(b0 + len, 0, (len0 - len) * sizeof(jl));
-            *t = sign;
+        /* the shift as a constant in each call, so the update's shifts fold */
+        if (k == JK ? update(a, b, len, f[0], f[1], f[2], f[3], JK)
+                    : update(a, b, len, f[0], f[1], f[2], f[3], 2 * JK))
             return 2;
-        }
-        jl *x = a;
-        a = na, na = x;
-        x = b, b = nb, nb = x;
-        sign = tb;
     }
 }
 
@@ -346,35 +466,34 @@ int sra_jacobi_binary(const uint8_t *ab, const uint8_t *nb, size_t nbytes) {
     return result;
 }
 
+/* x[0..) = the little-endian bytes b as JLB-bit limbs (x zeroed) */
 static void load(jl *x, const uint8_t *b, size_t nbytes) {
-    for (size_t i = 0; i < nbytes; i++) x[i / (JLB / 8)] |= (jl)b[i] << (8 * (i % (JLB / 8)));
-}
-
-static void store(uint8_t *b, const jl *x, size_t nbytes) {
-    for (size_t i = 0; i < nbytes; i++) b[i] = (uint8_t)(x[i / (JLB / 8)] >> (8 * (i % (JLB / 8))));
+#if JLB == 64
+    for (size_t i = 0; i < nbytes; i++) x[i / 8] |= (jl)b[i] << (8 * (i % 8));
+#else
+    uint64_t acc = 0;
+    unsigned have = 0;
+    for (size_t i = 0; i < nbytes; i++) {
+        acc |= (uint64_t)b[i] << have;
+        have += 8;
+        if (have >= JLB) {
+            *x++ = (jl)(acc & (((uint64_t)1 << JLB) - 1));
+            acc >>= JLB;
+            have -= JLB;
+        }
+    }
+    if (have) *x = (jl)acc;
+#endif
 }
 
 int sra_jacobi(const uint8_t *ab, const uint8_t *nb, size_t nbytes) {
-    size_t len = (nbytes + JLB / 8 - 1) / (JLB / 8);
-    jl *a = (jl *)calloc(4 * len, sizeof(jl));
+    size_t len = (8 * nbytes + JLB - 1) / JLB;
+    jl *a = (jl *)calloc(2 * len, sizeof(jl));
     if (!a) return -2;
-    jl *b = a + 2 * len;
     load(a, ab, nbytes);
-    load(b, nb, nbytes);
-    unsigned t = 0;
-    int r = jacobi_batched(a, b, len, &t);
-    if (r == 2) { /* a batch misjudged an order: finish one bit at a time */
-        uint8_t *bytes = (uint8_t *)malloc(2 * nbytes);
-        if (bytes) {
-            store(bytes, a, nbytes);
-            store(bytes + nbytes, b, nbytes);
-            r = sra_jacobi_binary(bytes, bytes + nbytes, nbytes);
-            r = r == -2 ? -2 : (t & 1) ? -r : r;
-            free(bytes);
-        } else {
-            r = -2;
-        }
-    }
+    load(a + len, nb, nbytes);
+    int r = jacobi_batched(a, a + len, len, 0);
     free(a);
-    return r;
+    /* a batch misjudged an order (rare): the bit-at-a-time algorithm, from the start */
+    return r == 2 ? sra_jacobi_binary(ab, nb, nbytes) : r;
 }

@@ -322,6 +322,13 @@ def test_jacobi_matches_the_referees_on_large_and_shared_factor_inputs(case) -> 
         assert got == gmpy2.jacobi(a, n)
 
 
+@given(jacobi_hard_cases())
+def test_jacobi_fallback_matches_the_reference(case) -> None:
+    # the bit-at-a-time algorithm the batched one restarts when a batch misjudges an order
+    a, n = case
+    assert sra.jacobi_batch([a], n, _binary=True) == [jacobi_reference(a, n)]
+
+
 def test_jacobi_is_the_legendre_symbol_for_a_prime() -> None:
     p = FFDHE2048
     rng = random.Random(3)

@@ -289,13 +289,13 @@ def test_jacobi_batch_matches_reference(cases) -> None:
 
 
 try:  # the independent referee where it exists (not in the emulated ARM runs)
-    import gmpy2
+    import gmpy2  # type: ignore[import-untyped]  # no stubs
 except ImportError:  # pragma: no cover - the ARM runs: the textbook reference only
     gmpy2 = None
 
 
 @st.composite
-def jacobi_hard_cases(draw):
+def jacobi_hard_cases(draw: st.DrawFn) -> tuple[int, int]:
     """Up to 4200-bit n; shared odd factors (gcd > 1); a and n agreeing in their top bits
     (the batches' approximations of a and n then misjudge their order)."""
     bits = draw(st.integers(1, 4200))
@@ -314,7 +314,9 @@ def jacobi_hard_cases(draw):
 
 
 @given(jacobi_hard_cases())
-def test_jacobi_matches_the_referees_on_large_and_shared_factor_inputs(case) -> None:
+def test_jacobi_matches_the_referees_on_large_and_shared_factor_inputs(
+    case: tuple[int, int],
+) -> None:
     a, n = case
     got = sra.jacobi(a, n)
     assert got == jacobi_reference(a, n)
@@ -323,7 +325,7 @@ def test_jacobi_matches_the_referees_on_large_and_shared_factor_inputs(case) -> 
 
 
 @given(jacobi_hard_cases())
-def test_jacobi_fallback_matches_the_reference(case) -> None:
+def test_jacobi_fallback_matches_the_reference(case: tuple[int, int]) -> None:
     # the bit-at-a-time algorithm the batched one restarts when a batch misjudges an order
     a, n = case
     assert sra.jacobi_batch([a], n, _binary=True) == [jacobi_reference(a, n)]

@@ -113,6 +113,13 @@ static int update(jl *a, jl *b, size_t len, int64_t fa64, int64_t ga64, int64_t 
     (void)k;
 #if defined(__arm__) && defined(__GNUC__)
     /* one smlal per product: limbs and factors are signed 32-bit values */
+#define JAC_ARM_SHIFT30 /* both accumulators >>= 30, arithmetic */ \
+    "lsr %[alo], %[alo], #30\n\t"                                 \
+    "orr %[alo], %[alo], %[ahi], lsl #2\n\t"                      \
+    "asr %[ahi], %[ahi], #30\n\t"                                 \
+    "lsr %[blo], %[blo], #30\n\t"                                 \
+    "orr %[blo], %[blo], %[bhi], lsl #2\n\t"                      \
+    "asr %[bhi], %[bhi], #30\n\t"
     uint32_t alo, ahi, blo, bhi, x, y, n = (uint32_t)len - 1;
     __asm__ volatile(
         "ldr %[x], [%[a]]\n\t"
@@ -121,12 +128,7 @@ static int update(jl *a, jl *b, size_t len, int64_t fa64, int64_t ga64, int64_t 
         "smlal %[alo], %[ahi], %[ga], %[y]\n\t"
         "smull %[blo], %[bhi], %[fb], %[x]\n\t"
         "smlal %[blo], %[bhi], %[gb], %[y]\n\t"
-        "lsr %[alo], %[alo], #30\n\t"
-        "orr %[alo], %[alo], %[ahi], lsl #2\n\t"
-        "asr %[ahi], %[ahi], #30\n\t"
-        "lsr %[blo], %[blo], #30\n\t"
-        "orr %[blo], %[blo], %[bhi], lsl #2\n\t"
-        "asr %[bhi], %[bhi], #30\n\t"
+        JAC_ARM_SHIFT30
         "cmp %[n], #0\n\t"
         "beq 2f\n"
         "1:\n\t"
@@ -140,12 +142,7 @@ static int update(jl *a, jl *b, size_t len, int64_t fa64, int64_t ga64, int64_t 
         "str %[x], [%[a]], #4\n\t"
         "bic %[y], %[blo], #0xc0000000\n\t"
         "str %[y], [%[b]], #4\n\t"
-        "lsr %[alo], %[alo], #30\n\t"
-        "orr %[alo], %[alo], %[ahi], lsl #2\n\t"
-        "asr %[ahi], %[ahi], #30\n\t"
-        "lsr %[blo], %[blo], #30\n\t"
-        "orr %[blo], %[blo], %[bhi], lsl #2\n\t"
-        "asr %[bhi], %[bhi], #30\n\t"
+        JAC_ARM_SHIFT30
         "subs %[n], %[n], #1\n\t"
         "bne 1b\n"
         "2:\n\t"

@@ -44,6 +44,7 @@ cdef extern from "sra_core.h" nogil:
     int sra_pow_batch(const sra_ctx *ctx, const uint8_t *bases, const uint8_t *exps,
                       size_t estride, size_t ebytes, size_t count, uint8_t *out, int threads)
     int sra_jacobi(const uint8_t *a, const uint8_t *n, size_t nbytes)
+    int sra_jacobi_binary(const uint8_t *a, const uint8_t *n, size_t nbytes)
 
 
 #: Kernel names accepted by ``MontContext(kernel=...)``.
@@ -233,11 +234,14 @@ def jacobi(a, n) -> int:
     return jacobi_batch([a], n)[0]
 
 
-def jacobi_batch(values, n) -> list:
+def jacobi_batch(values, n, _binary=False) -> list:
     """``[jacobi(a, n) for a in values]`` in C, without the GIL.
 
     The cheap first check on incoming ciphertexts (quadratic residues have
     symbol 1 modulo a prime).
+
+    ``_binary=True`` (tests only) runs the bit-at-a-time algorithm the batched
+    one falls back on when a batch misjudges an order.
 
     >>> jacobi_batch([1, 2, 3, 4, 5, 6], 7)
     [1, 1, -1, 1, -1, -1]
@@ -255,9 +259,13 @@ def jacobi_batch(values, n) -> list:
     cdef size_t count = len(vals), size = nbytes, i
     out = [0] * count
     cdef int r
+    cdef bint binary = _binary
     for i in range(count):
         with nogil:
-            r = sra_jacobi(pa + i * size, pn, size)
+            if binary:
+                r = sra_jacobi_binary(pa + i * size, pn, size)
+            else:
+                r = sra_jacobi(pa + i * size, pn, size)
         if r == -2:
             raise MemoryError("no memory for the Jacobi symbol")
         out[i] = r

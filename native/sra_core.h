@@ -63,8 +63,10 @@ int sra_pow_batch(const sra_ctx *ctx, const uint8_t *bases, const uint8_t *exps,
                   size_t ebytes, size_t count, uint8_t *out, int threads);
 
 /* Jacobi symbol (a/n) for odd n > 0 and 0 <= a < n, both nbytes little-endian.
- * Public inputs: variable time. Returns -1, 0 or 1; -2 when out of memory. */
+ * Public inputs: variable time. Returns -1, 0 or 1; -2 when out of memory.
+ * sra_jacobi_binary is the bit-at-a-time algorithm sra_jacobi falls back on. */
 int sra_jacobi(const uint8_t *a, const uint8_t *n, size_t nbytes);
+int sra_jacobi_binary(const uint8_t *a, const uint8_t *n, size_t nbytes);
 
 /* Window width for an exponent of ebits bits (public). */
 int sra_window(size_t ebits);

@@ -48,5 +48,5 @@ def powmod(base: int, exp: int, modulus: int) -> int:
 def jacobi(a: int, n: int) -> int:
     """Jacobi symbol (a/n) for odd n > 0 (public values: variable time)."""
 
-def jacobi_batch(values: Iterable[int], n: int) -> list[int]:
+def jacobi_batch(values: Iterable[int], n: int, _binary: bool = False) -> list[int]:
     """``[jacobi(a, n) for a in values]`` in C, without the GIL."""

@@ -43,6 +43,7 @@ import time
 from itertools import count
 
 from app.native.sra import jacobi
+from app.protocol import shuffle
 from app.protocol.group import FFDHE2048, Group
 from app.protocol.harness import LocalTable
 from app.protocol.keys import DeterministicRng
@@ -107,7 +108,7 @@ def in_process(n: int, seed: int) -> dict:
     t.start(spec)
     t.reveal(deal_of(spec.order), spec.order)
     wall = time.perf_counter() - start
-    assert all(len(s.hand) == 2 for s in t.seats), "deal incomplete"
+    assert all(len(s.hand(spec.round_id)) == 2 for s in t.seats), "deal incomplete"
     raw = [0] * n
     for sender, frame in t.frames[frames0:]:
         raw[sender] += len(Message.decode(frame, GROUP).values) * GROUP.byte_len
@@ -161,18 +162,18 @@ def critical_path(
 
     def in_preshuffle(seat: Seat) -> bool:
         """Is this seat's next job part of the shuffle passes (done in the background)?"""
-        rnd = seat._round()
+        rnd = seat.round(spec.round_id)
         me = rnd.order.index(seat.seat)
         return preshuffled and me < rnd.n - 1 and not rnd.shuffle_sent
 
     def preshuffle_frame(msg: Message) -> bool:
-        rnd = seats[0]._round()
+        rnd = seats[0].round(spec.round_id)
         return preshuffled and msg.kind.name == "SHUFFLE" and msg.sender != rnd.order[-1]
 
     done_at = [None] * n
     for s in seats:
         c, out = run_cost(s, lambda s=s: s.start_round(spec))
-        s.reveal(deal_of(spec.order))
+        s.reveal(spec.round_id, deal_of(spec.order))
         emit(s.seat, c, out)
     scheduled = [False] * n
 
@@ -203,9 +204,9 @@ def critical_path(
             c2, out = run_cost(rs, lambda rs=rs, msg=msg: rs.process(msg), pre)
             free[receiver] += c2
             if pre:  # its background subgroup tests ran during the previous round too
-                rnd = rs._round()
+                rnd = rs.round(spec.round_id)
                 while rnd.deferred_checks:
-                    rs._run_deferred_checks(rnd)
+                    shuffle.run_deferred_checks(rs.core, rnd)
             if kind == "at_host":  # relay after the host's check, then its own outputs
                 for r in range(n):
                     if r not in (host, who):
@@ -213,7 +214,7 @@ def critical_path(
             emit(receiver, free[receiver], out)
             schedule_work(rs, free[receiver])
         for s in seats:
-            if done_at[s.seat] is None and len(s.hand) == 2:
+            if done_at[s.seat] is None and len(s.hand(spec.round_id)) == 2:
                 done_at[s.seat] = free[s.seat]
             schedule_work(s, free[s.seat])
     assert all(d is not None for d in done_at), "deal incomplete"
@@ -281,7 +282,7 @@ def _seat_loop(seat: Seat, socks: list[socket.socket], spec: RoundSpec, host: bo
                 if payload == b"START":
                     seat.identity.precompute(24)
                     out_all(seat.start_round(spec))
-                    seat.reveal(deal_of(spec.order))
+                    seat.reveal(spec.round_id, deal_of(spec.order))
                     started = True
                 elif payload == b"DONE":
                     guests_done += 1
@@ -304,9 +305,9 @@ def _seat_loop(seat: Seat, socks: list[socket.socket], spec: RoundSpec, host: bo
                 _send_frame(s, 1, b"START")
             t0 = time.perf_counter()
             out_all(seat.start_round(spec))
-            seat.reveal(deal_of(spec.order))
+            seat.reveal(spec.round_id, deal_of(spec.order))
             started = True
-        if started and not done_reported and seat._rounds and len(seat.hand) == 2:
+        if started and not done_reported and len(seat.hand(spec.round_id)) == 2:
             done_reported = True
             if not host:
                 _send_frame(socks[0], 1, b"DONE")

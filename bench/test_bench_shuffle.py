@@ -31,7 +31,7 @@ def _round(t: LocalTable, lock_ahead: int) -> None:
     order = tuple(range(len(t.seats)))
     t.start(RoundSpec(1, order, lock_ahead=lock_ahead))
     t.reveal([(j, order[j % len(order)]) for j in range(2 * len(order))], order)
-    assert all(len(s.hand) == 2 for s in t.seats)
+    assert all(len(s.hand(1)) == 2 for s in t.seats)
 
 
 def test_bench_modexp_unit(benchmark):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol_tools import claim_message, forged, send, tamper_with, withhold
+
 from app.native.handeval import oczko_total
 from app.protocol.encoding import DECK_SIZE
-from app.protocol.messages import ClaimKind, Kind
+from app.protocol.messages import ClaimKind, Kind, Message
+from app.protocol.seat import Seat
+from app.protocol.transcript import Round
 from app.table.dealer import CLAIM_PERSIAN
 from app.table.sra_dealer import SraDealer
 
@@ -34,18 +38,17 @@ class Cheat(SraDealer):
 
 def keep_seed(dealer: SraDealer) -> None:
     """From now on this seat never reveals its round seed (its AUDIT never goes out)."""
+    seat = dealer._seat
 
-    def withheld(rnd: Any) -> list:
-        rnd.audit_sent = True
-        return []
+    def withheld(rnd: Round, msg: Message) -> list[Message] | None:
+        return withhold(seat, rnd, msg) if msg.kind == Kind.AUDIT else None
 
-    dealer._seat._send_audit = withheld  # type: ignore[method-assign]
+    tamper_with(seat, withheld)
 
 
 def mine(dealer: SraDealer, deck: int) -> list[int]:
     """The positions of ``deck`` dealt to this seat, in order."""
-    rnd = dealer._seat._round(deck)
-    return sorted(p for p, d in rnd.owner.items() if d == dealer.seat)
+    return dealer._seat.round(deck).positions_of(dealer.seat)
 
 
 class FalsePersian(Cheat):
@@ -68,10 +71,9 @@ class FalsePersian(Cheat):
     def claim(self, deck: int, kind: str) -> list[bytes]:
         if kind != CLAIM_PERSIAN:
             return super().claim(deck, kind)
-        rnd = self._seat._round(deck)
         codes = list(self.fake)
-        msg = self._seat._claim_message(
-            rnd, ClaimKind.PERSIAN, mine(self, deck)[:2], codes, oczko_total(codes)
+        msg = claim_message(
+            self._seat, deck, ClaimKind.PERSIAN, mine(self, deck)[:2], codes, oczko_total(codes)
         )
         self._proved.add(deck)
         return self._encode([msg])
@@ -94,12 +96,11 @@ class FalseShowdown(Cheat):
     def claim(self, deck: int, kind: str) -> list[bytes]:
         if kind == CLAIM_PERSIAN:
             return super().claim(deck, kind)
-        rnd = self._seat._round(deck)
         positions = mine(self, deck)
         self.cheated.add(deck)
         codes = _TWENTY_ONE.get(len(positions), [0, 36, *[4] * (len(positions) - 2)])
-        msg = self._seat._claim_message(
-            rnd, ClaimKind.SHOWDOWN, positions, codes, oczko_total(codes)
+        msg = claim_message(
+            self._seat, deck, ClaimKind.SHOWDOWN, positions, codes, oczko_total(codes)
         )
         self._proved.add(deck)
         return self._encode([msg])
@@ -150,19 +151,34 @@ class FalseComplaint(Cheat):
     def work(self) -> list[bytes]:
         out = super().work()
         seat = self._seat
-        for deck, rnd in seat._rounds.items():
+        for deck in seat.rounds():
+            rnd = seat.round(deck)
             pos = [p for p in mine(self, deck) if p in rnd.hand]
             if pos and deck not in self._complained:
                 self._complained.add(deck)
                 self.cheated.add(deck)
                 rnd.complaints.append((self.seat, pos[0]))
                 rnd.audit_wanted = self.reveal
-                out += self._encode([seat._send(Kind.COMPLAIN, deck, data=bytes([pos[0]]))])
+                out += self._encode([send(seat, Kind.COMPLAIN, deck, data=bytes([pos[0]]))])
         return out
 
 
 class RevealingFalseComplaint(FalseComplaint):
     reveal = True
+
+
+def _own_pass(seat: Seat, rnd: Round, msg: Message) -> bool:
+    """``msg`` is ``seat``'s own (non-last) shuffle pass."""
+    return msg.kind == Kind.SHUFFLE and msg.sender == seat.seat and rnd.order[-1] != seat.seat
+
+
+def _repass(seat: Seat, rnd: Round, msg: Message) -> list[Message]:
+    """``seat``'s pass sent again from its (changed) encrypted deck."""
+    assert rnd.secret is not None
+    perm = rnd.secret.permutation(DECK_SIZE)
+    out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
+    rnd.stages[rnd.order.index(seat.seat)] = out
+    return [forged(seat, msg, values=tuple(out))]
 
 
 class MinusX(Cheat):
@@ -172,15 +188,17 @@ class MinusX(Cheat):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         seat = self._seat
-        honest = seat._release_shuffle
 
-        def release(rnd: Any) -> list:
-            self.cheated.add(rnd.spec.round_id)
+        def release(rnd: Round, msg: Message) -> list[Message] | None:
+            if not _own_pass(seat, rnd, msg):
+                return None
+            self.cheated.add(rnd.round_id)
+            assert rnd.secret is not None
             perm = rnd.secret.permutation(DECK_SIZE)
             rnd.my_encrypted[perm[1]] = seat.group.p - rnd.my_encrypted[perm[0]]
-            return honest(rnd)
+            return _repass(seat, rnd, msg)
 
-        seat._release_shuffle = release  # type: ignore[method-assign]
+        tamper_with(seat, release)
 
 
 def related_values(seat: Any, rnd: Any) -> None:
@@ -215,15 +233,15 @@ class Tagger(Cheat):
         out = super().start_deck(deck, order)
         if deck == self.deck and order[0] == self.seat:
             seat = self._seat
-            rnd = seat._round(deck)
-            honest = seat._release_shuffle
+            rnd = seat.round(deck)
 
-            def release(r: Any) -> list:
-                if r is rnd:
-                    related_values(seat, r)
-                return honest(r)
+            def release(r: Round, msg: Message) -> list[Message] | None:
+                if r is not rnd or not _own_pass(seat, r, msg):
+                    return None
+                related_values(seat, r)
+                return _repass(seat, r, msg)
 
-            seat._release_shuffle = release  # type: ignore[method-assign]
+            tamper_with(seat, release)
         return out
 
 
@@ -237,7 +255,7 @@ class Stacker(Cheat):
     def start_deck(self, deck: int, order: Any) -> list[bytes]:
         out = super().start_deck(deck, order)
         if deck == self.deck and order[-1] == self.seat:
-            rnd = self._seat._round(deck)
+            rnd = self._seat.round(deck)
             rnd.secret = _StackedSecret(rnd, self.partner, self._seat.group.p)
         return out
 

@@ -8,9 +8,11 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from protocol_tools import send
 
 from app.native.sra import jacobi
 from app.protocol import errors as E
+from app.protocol import escrow
 from app.protocol.encoding import DECK_SIZE, CardEncoding
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import (
@@ -226,8 +228,8 @@ def _check_round(t: LocalTable, round_id: int, order: tuple[int, ...]) -> None:
     assert sorted(deck) == list(range(DECK_SIZE))  # every card exactly once
     dealt = []
     for s in order:
-        hand = t.seats[s]._round(round_id).hand
-        owned = sorted(p for p, d in t.seats[s]._round(round_id).owner.items() if d == s)
+        hand = t.seats[s].round(round_id).hand
+        owned = sorted(p for p, d in t.seats[s].round(round_id).owner.items() if d == s)
         assert sorted(hand) == owned  # each seat opened exactly its own positions
         assert all(hand[p] == deck[p] for p in hand)
         dealt += list(hand.values())
@@ -260,7 +262,7 @@ def test_nobody_else_learns_a_card_before_the_showdown():
     t.setup()
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
-    rnds = [s._round() for s in t.seats]
+    rnds = [s.round(1) for s in t.seats]
     for s in range(3):
         for p, owner in rnds[s].owner.items():
             if owner != s:
@@ -274,8 +276,8 @@ def test_nobody_else_learns_a_card_before_the_showdown():
     for s in range(3):
         for other in range(3):
             if other != s:  # a seat does not record its own claim
-                assert dict(rnds[s].claims[other][2]) == t.seats[other].hand
-    assert all(s.verdict is None or s.verdict.ok for s in t.seats)
+                assert dict(rnds[s].claims[other].pairs) == t.seats[other].hand(1)
+    assert all(s.verdict(1) is None or s.verdict(1).ok for s in t.seats)
 
 
 def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
@@ -291,28 +293,28 @@ def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
     nxt.handle(first[0])
     t.seats[2].handle(first[0])
     nxt.work()
-    assert len(nxt._round().my_encrypted) == 17  # part 1 encrypted, parts 2-3 in flight
-    assert not nxt._round().shuffle_sent
+    assert len(nxt.round(1).my_encrypted) == 17  # part 1 encrypted, parts 2-3 in flight
+    assert not nxt.round(1).shuffle_sent
     for m in first[1:]:
         nxt.handle(m)
         t.seats[2].handle(m)
     t.run()
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
     t.finish((0, 1, 2))
-    assert all(s.verdict.ok for s in t.seats)
+    assert all(s.verdict(1).ok for s in t.seats)
 
 
 def test_lock_only_what_is_needed_and_extend_on_demand():
     t = LocalTable(2, TOY, seed=3)
     t.setup()
     t.start(RoundSpec(1, (0, 1), lock_ahead=4))
-    assert all(s.locked_count() == 4 for s in t.seats)
+    assert all(len(s.round(1).final) == 4 for s in t.seats)
     t.reveal([(j, j % 2) for j in range(4)], (0, 1))
     t.reveal([(9, 0)], (0, 1))  # a draw beyond the locked region locks up to it
-    assert all(s.locked_count() == 10 for s in t.seats)
-    assert 9 in t.seats[0].hand
+    assert all(len(s.round(1).final) == 10 for s in t.seats)
+    assert 9 in t.seats[0].hand(1)
     t.finish((0, 1))
-    assert all(s.verdict.ok for s in t.seats)
+    assert all(s.verdict(1).ok for s in t.seats)
 
 
 def test_persian_21_claim_is_accepted_when_true():
@@ -321,14 +323,14 @@ def test_persian_21_claim_is_accepted_when_true():
         t.setup()
         t.start(RoundSpec(1, (0, 1), lock_ahead=4))
         t.reveal([(j, j % 2) for j in range(4)], (0, 1))
-        holder = [s.seat for s in t.seats if all(c < 4 for c in s.hand.values())]
+        holder = [s.seat for s in t.seats if all(c < 4 for c in s.hand(1).values())]
         if holder:
             break
     t.claim(holder[0], ClaimKind.PERSIAN)
     t.finish((0, 1))
-    assert all(s.verdict.ok for s in t.seats) and not any(t.errors.values())
+    assert all(s.verdict(1).ok for s in t.seats) and not any(t.errors.values())
     other = 1 - holder[0]
-    assert t.seats[other]._round().claims[holder[0]][0] == ClaimKind.PERSIAN
+    assert t.seats[other].round(1).claims[holder[0]].kind == ClaimKind.PERSIAN
 
 
 def test_next_round_preshuffled_while_the_current_round_is_played():
@@ -337,19 +339,19 @@ def test_next_round_preshuffled_while_the_current_round_is_played():
     order = (0, 1, 2)
     t.start(RoundSpec(1, order))
     t.start(RoundSpec(2, (1, 2, 0)))  # round 2 shuffles in the background
-    assert all(len(s._round(2).stages[1]) == DECK_SIZE for s in t.seats)
+    assert all(len(s.round(2).stages[1]) == DECK_SIZE for s in t.seats)
     t.reveal([(j, j % 3) for j in range(6)], order)  # defaults to the latest round...
-    t2 = [s.hand_in(2) for s in t.seats]
+    t2 = [s.hand(2) for s in t.seats]
     assert all(len(h) == 2 for h in t2)
     for s in t.seats:  # ...so name round 1 explicitly while it is played
-        t.post(s.seat, s.reveal([(j, j % 3) for j in range(6)], round_id=1))
+        t.post(s.seat, s.reveal(1, [(j, j % 3) for j in range(6)]))
     t.run()
-    assert all(len(s.hand_in(1)) == 2 for s in t.seats)
+    assert all(len(s.hand(1)) == 2 for s in t.seats)
     for s in t.seats:
         t.post(s.seat, s.finish_round(1))
     t.run()
-    assert all(s.verdict_of(1).ok for s in t.seats)
-    assert all(s.verdict_of(2) is None for s in t.seats)
+    assert all(s.verdict(1).ok for s in t.seats)
+    assert all(s.verdict(2) is None for s in t.seats)
 
 
 def test_dropout_fresh_shuffle_and_escrowed_held_result():
@@ -358,31 +360,31 @@ def test_dropout_fresh_shuffle_and_escrowed_held_result():
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
     # turn order 1, 2, 0: seat 1 holds; then seat 2 holds and escrows to seat 1
-    t.post(2, t.seats[2].escrow([1]))
+    t.post(2, t.seats[2].escrow(1, [1]))
     t.run()
-    hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
+    hand2 = tuple(t.seats[2].hand(1)[p] for p in sorted(t.seats[2].hand(1)))
     t.drop(2)  # seat 2 disconnects while seat 0 is still to act
     for s in (0, 1):
         t.seats[s].suspend_round(1)
-    assert t.seats[0].held_result(2, 1) is None
-    assert 2 not in t.seats[0]._round(1).released
+    assert t.seats[0].round(1).held.get(2) is None
+    assert 2 not in t.seats[0].round(1).released
     # the others go on from a fresh shuffle among themselves
     t.start(RoundSpec(2, (0, 1)))
     t.reveal([(0, 0)], (0, 1))
-    assert 0 in t.seats[0].hand
+    assert 0 in t.seats[0].hand(1)
     # showdown: the finished seat releases the escrow, everyone opens seat 2's hand
-    t.post(1, t.seats[1].release(2, 1))
+    t.post(1, t.seats[1].release(1, 2))
     t.run()
-    assert t.seats[0].held_result(2, 1) == hand2
-    assert t.seats[1].held_result(2, 1) == hand2
+    assert t.seats[0].round(1).held.get(2) == hand2
+    assert t.seats[1].round(1).held.get(2) == hand2
     for s in (0, 1):
-        t.post(s, t.seats[s].claim(ClaimKind.SHOWDOWN, round_id=1))
+        t.post(s, t.seats[s].claim(1, ClaimKind.SHOWDOWN))
     t.claim(0)
     t.finish((0, 1))
     for s in (0, 1):
-        assert t.seats[s].verdict_of(2).ok
+        assert t.seats[s].verdict(2).ok
         t.seats[s].close_round(1)
-        assert not t.seats[s].verdict_of(1).ok and not t.errors[s]
+        assert not t.seats[s].verdict(1).ok and not t.errors[s]
 
 
 def test_a_card_a_dropout_cut_off_is_voided_and_the_drawer_still_proves_his_hand():
@@ -392,22 +394,22 @@ def test_a_card_a_dropout_cut_off_is_voided_and_the_drawer_still_proves_his_hand
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
     # Seat 0 draws position 6; seat 2 drops before its key for it goes out.
     for s in (0, 1):
-        t.post(s, t.seats[s].reveal([(6, 0)]))
+        t.post(s, t.seats[s].reveal(1, [(6, 0)]))
     t.drop(2)
     t.run()
-    assert 6 not in t.seats[0].hand_in(1)  # it can never open
+    assert 6 not in t.seats[0].hand(1)  # it can never open
     assert not t.seats[0].gave_key(1, 6, 2) and t.seats[0].gave_key(1, 6, 1)
     with pytest.raises(ProtocolUsageError):
-        t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1)  # unprovable as it stands
+        t.seats[0].claim(1, ClaimKind.SHOWDOWN)  # unprovable as it stands
     for s in (0, 1):
         with pytest.raises(ProtocolUsageError):  # only a dealt position can be voided
             t.seats[s].suspend_round(1, [7])
         t.seats[s].suspend_round(1, [6])
-    assert t.seats[1].owner_of(6) is None
+    assert t.seats[1].round(1).owner.get(6) is None
     # The drawer proves the two cards he kept; the other seat accepts the proof.
-    t.post(0, t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1))
+    t.post(0, t.seats[0].claim(1, ClaimKind.SHOWDOWN))
     t.run()
-    assert t.seats[1].claimed_cards(1, 0) == t.seats[0].hand_in(1)
+    assert t.seats[1].claimed_cards(1, 0) == t.seats[0].hand(1)
     assert sorted(t.seats[1].claimed_cards(1, 0)) == [0, 3]
     assert not t.errors[0] and not t.errors[1]
 
@@ -418,9 +420,9 @@ def test_a_claim_of_a_voided_card_is_a_false_claim():
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
     t.reveal([(6, 0)], (0, 1, 2))  # this card opens for seat 0...
-    assert 6 in t.seats[0].hand_in(1)
+    assert 6 in t.seats[0].hand(1)
     t.seats[1].suspend_round(1, [6])  # ...but seat 1 was told it is voided
-    t.post(0, t.seats[0].claim(ClaimKind.SHOWDOWN, round_id=1))
+    t.post(0, t.seats[0].claim(1, ClaimKind.SHOWDOWN))
     t.run()
     assert (0, E.FALSE_CLAIM) in t.codes_by(1)
 
@@ -430,20 +432,22 @@ def test_escrow_only_reaches_the_named_holders():
     t.setup()
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
-    t.post(2, t.seats[2].escrow([1]))
+    t.post(2, t.seats[2].escrow(1, [1]))
     t.run()
-    assert t.seats[0].release(2, 1) == []  # seat 0 holds no record for seat 2
-    ct = t.seats[0]._round().escrows[(2, 1)]
+    assert t.seats[0].release(1, 2) == []  # seat 0 holds no record for seat 2
+    ct = t.seats[0].round(1).escrows[(2, 1)]
     key = hashlib.shake_256(b"guess").digest(32)
     with pytest.raises(ProtocolViolation):
-        t.seats[0]._apply_release(t.seats[0]._round(), 2, 1, key)
+        escrow.apply_release(t.seats[0].core, t.seats[0].round(1), 2, 1, key)
     assert len(ct) == 2 * (1 + TOY.byte_len)
     # the only record keys seat 0 can derive (its own pairs with 2 and 1) do not open it
-    rnd0 = t.seats[0]._round()
-    for mine in (t.seats[0]._record_key(1, 2, 0), t.seats[0]._record_key(1, 0, 1)):
-        assert t.seats[0]._open_record(rnd0, 2, ct, mine) is None
+    rnd0 = t.seats[0].round(1)
+    for mine in (t.seats[0].core.record_key(1, 2, 0), t.seats[0].core.record_key(1, 0, 1)):
+        assert escrow.open_record(t.seats[0].core, rnd0, 2, ct, mine) is None
     # while holder 1's key does
-    assert t.seats[1]._open_record(t.seats[1]._round(), 2, ct, t.seats[1]._record_key(1, 2, 1))
+    assert escrow.open_record(
+        t.seats[1].core, t.seats[1].round(1), 2, ct, t.seats[1].core.record_key(1, 2, 1)
+    )
 
 
 # ---------------------------------------------------------------- validation
@@ -456,7 +460,7 @@ def _table_at_shuffle(n: int = 3) -> LocalTable:
 
 
 def _signed(seat: Seat, kind: Kind, round_id: int, **fields) -> Message:
-    return seat._send(kind, round_id, **fields)
+    return send(seat, kind, round_id, **fields)
 
 
 @pytest.mark.parametrize(
@@ -535,10 +539,10 @@ def test_a_rejected_message_is_not_applied_and_the_seat_goes_on():
     with pytest.raises(ProtocolViolation):
         t.seats[0].handle(bad)
     # Fails if the refused KEYS were stored anyway: seat 1 would have a key for position 0.
-    assert 1 not in t.seats[0]._round().keys.get(0, {})
+    assert 1 not in t.seats[0].round(1).keys.get(0, {})
     good = _signed(t.seats[1], Kind.KEYS, 1, values=(5,), data=bytes([0]))
     assert t.seats[0].handle(good) == []
-    assert t.seats[0]._round().keys[0][1] == 5
+    assert t.seats[0].round(1).keys[0][1] == 5
 
 
 def test_host_substituting_keys_at_set_up_changes_the_fingerprint():
@@ -579,7 +583,7 @@ def test_host_substituting_keys_at_set_up_changes_the_fingerprint():
     table.append(t)
     t.setup()
     assert t.seats[1].ready and t.seats[2].ready and not t.errors[1] and not t.errors[2]
-    assert t.seats[2]._pubs[1][0] == fakes[1].sign_pub
+    assert t.seats[2].core.setup.pubs[1][0] == fakes[1].sign_pub
     assert t.seats[1].fingerprint != t.seats[2].fingerprint
 
 
@@ -622,17 +626,18 @@ def test_signed_garbage_is_rejected_cleanly_and_loses_nothing(
 ):
     """A seat's validly signed nonsense never crashes a receiver or changes its state."""
     t = _FUZZ
-    rid = max(s._current for s in t.seats) + 1
+    rid = max(s.core.current for s in t.seats) + 1
     t.start(RoundSpec(rid, (0, 1, 2)))
     sender, receiver = t.seats[1], t.seats[2]
-    msg = sender._send(
+    msg = send(
+        sender,
         kind,
         rid + round_offset if round_offset >= 0 else rid - 1,
         start=start,
         values=tuple(values),
         data=data,
     )
-    rnd = receiver._round(rid)
+    rnd = receiver.round(rid)
     before = (len(rnd.keys), len(rnd.claims), len(rnd.complaints), len(rnd.audits))
     try:
         receiver.handle(msg)
@@ -659,13 +664,13 @@ _DEALT.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
 def test_signed_garbage_mid_round_never_crashes_a_seat(kind, start, values, data):
     """Mid-round, a seat's signed nonsense is rejected or recorded; work() never crashes."""
     sender, receiver = _DEALT.seats[1], _DEALT.seats[2]
-    msg = sender._send(kind, 1, start=start, values=tuple(values), data=data)
+    msg = send(sender, kind, 1, start=start, values=tuple(values), data=data)
     try:
         receiver.handle(msg)
     except ProtocolViolation as exc:
         assert exc.seat in (0, 1) and exc.code
-        sender._my_seq[1] -= 1  # not applied: the sequence number is free again
-        receiver._round(1).recv_seq[1] -= 1
+        sender.core.my_seq[1] -= 1  # not applied: the sequence number is free again
+        receiver.round(1).recv_seq[1] -= 1
     while receiver.has_work():
         receiver.work()
 
@@ -701,7 +706,7 @@ def test_a_seat_gone_in_the_set_up_is_left_out_alike_everywhere(sent: str) -> No
             t.seats[0].start_round(RoundSpec(1, (0, 1, gone)))
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
-    assert all(len(s.hand_in(1)) == 2 for s in t.seats[:3])
+    assert all(len(s.hand(1)) == 2 for s in t.seats[:3])
 
 
 def test_waiting_for_names_who_holds_the_deck_up() -> None:
@@ -712,8 +717,8 @@ def test_waiting_for_names_who_holds_the_deck_up() -> None:
             t.post(s.seat, s.start_round(RoundSpec(1, (0, 1, 2))))
     t.drop(1)
     t.run()
-    t.seats[0].reveal([(0, 0), (1, 2)])
-    t.seats[2].reveal([(0, 0), (1, 2)])
+    t.seats[0].reveal(1, [(0, 0), (1, 2)])
+    t.seats[2].reveal(1, [(0, 0), (1, 2)])
     assert t.seats[0].waiting_for(1) == {1} == t.seats[2].waiting_for(1)
     # All there but one key: its owner is named.
     u = LocalTable(3, TOY, seed=33)
@@ -722,7 +727,7 @@ def test_waiting_for_names_who_holds_the_deck_up() -> None:
     u.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))
     assert all(s.waiting_for(1) == set() for s in u.seats)
     for s in (0, 1):
-        u.post(s, u.seats[s].reveal([(6, 0)]))
+        u.post(s, u.seats[s].reveal(1, [(6, 0)]))
     u.drop(2)
     u.run()
     assert u.seats[0].waiting_for(1) == {2} and not u.seats[0].gave_key(1, 6, 2)

@@ -8,12 +8,14 @@ the toy test group for speed; the group-sensitive ones also run on ffdhe2048.
 from __future__ import annotations
 
 import pytest
+from protocol_tools import TamperingSeat, claim_message, forged, send
 
 from app.protocol import errors as E
 from app.protocol.group import FFDHE2048, unsafe_test_group
 from app.protocol.harness import LocalTable
 from app.protocol.messages import ClaimKind, Kind, Message
 from app.protocol.seat import RoundSpec, Seat
+from app.protocol.transcript import Round
 
 TOY = unsafe_test_group()
 
@@ -32,100 +34,100 @@ def factory(bad_seat: int, cls: type[Seat]):
 # ---------------------------------------------------------------- malicious seats
 
 
-class SubstitutingSeat(Seat):
+def _shuffler(seat: Seat, rnd: Round, msg: Message) -> bool:
+    """``msg`` is the seat's own (non-last) shuffle pass."""
+    return msg.kind == Kind.SHUFFLE and rnd.order[-1] != seat.seat
+
+
+class SubstitutingSeat(TamperingSeat):
     """Replaces one card of its shuffle output with a fresh subgroup element."""
 
-    def _release_shuffle(self, rnd):
-        out = super()._release_shuffle(rnd)
-        msg = out[0]
+    def tamper(self, rnd, msg):
+        if not _shuffler(self, rnd, msg):
+            return None
         values = list(msg.values)
         values[0] = pow(values[0], 3, self.group.p)  # a valid element, but not a card
         rnd.stages[rnd.order.index(self.seat)] = values
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+        return forged(self, msg, values=tuple(values))
 
 
-class SubstitutingLastSeat(Seat):
+class SubstitutingLastSeat(TamperingSeat):
     """As the last shuffler, outputs a value that is no card at position 1."""
 
-    def _last_shuffle_chunk(self, rnd):
-        out = super()._last_shuffle_chunk(rnd)
-        msg = out[0]
-        if msg.start != 0:
-            return out
+    def tamper(self, rnd, msg):
+        if msg.kind != Kind.SHUFFLE or rnd.order[-1] != self.seat or msg.start != 0:
+            return None
         values = list(msg.values)
         values[1] = pow(values[1], 5, self.group.p)
         rnd.stages[-1][1] = values[1]
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+        return forged(self, msg, values=tuple(values))
 
 
-class DuplicatingSeat(Seat):
+class DuplicatingSeat(TamperingSeat):
     """Duplicates one card in its shuffle output."""
 
-    def _release_shuffle(self, rnd):
-        msg = super()._release_shuffle(rnd)[0]
+    def tamper(self, rnd, msg):
+        if not _shuffler(self, rnd, msg):
+            return None
         values = list(msg.values)
         values[1] = values[0]
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+        return forged(self, msg, values=tuple(values))
 
 
-class NonResidueSeat(Seat):
+class NonResidueSeat(TamperingSeat):
     """Puts a value outside the QR subgroup into its shuffle output (Lipton's attack)."""
 
-    def _release_shuffle(self, rnd):
-        msg = super()._release_shuffle(rnd)[0]
+    def tamper(self, rnd, msg):
+        if not _shuffler(self, rnd, msg):
+            return None
         values = list(msg.values)
         values[2] = self.group.p - values[2]  # -x: Jacobi symbol -1 since p = 3 mod 4
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+        return forged(self, msg, values=tuple(values))
 
 
-class NegatingSeat(Seat):
+class NegatingSeat(TamperingSeat):
     """Puts x and -x into its output: an even key would map both to one value."""
 
-    def _release_shuffle(self, rnd):
-        msg = super()._release_shuffle(rnd)[0]
+    def tamper(self, rnd, msg):
+        if not _shuffler(self, rnd, msg):
+            return None
         values = list(msg.values)
         values[3] = self.group.p - values[2]
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.SHUFFLE, msg.round_id, start=0, values=tuple(values))]
+        return forged(self, msg, values=tuple(values))
 
 
-class WrongKeySeat(Seat):
+class WrongKeySeat(TamperingSeat):
     """Broadcasts a wrong card key for the first position it reveals."""
 
-    def _send_keys(self, rnd):
-        msg = super()._send_keys(rnd)[0]
+    def tamper(self, rnd, msg):
+        if msg.kind != Kind.KEYS:
+            return None
         keys = list(msg.values)
         keys[0] = keys[0] % (self.group.q - 1) + 1
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.KEYS, msg.round_id, values=tuple(keys), data=msg.data)]
+        return forged(self, msg, values=tuple(keys))
 
 
-class WrongLockSeat(Seat):
+class WrongLockSeat(TamperingSeat):
     """Locks one position with a wrong exponent."""
 
-    def _lock_chunk(self, rnd, inp):
-        msg = super()._lock_chunk(rnd, inp)[0]
+    def tamper(self, rnd, msg):
+        if msg.kind != Kind.LOCK or msg.start != 0:
+            return None
         values = list(msg.values)
-        if msg.start == 0:
-            values[0] = pow(values[0], 7, self.group.p)
-            rnd.locks[rnd.order.index(self.seat)][0] = values[0]
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.LOCK, msg.round_id, start=msg.start, values=tuple(values))]
+        values[0] = pow(values[0], 7, self.group.p)
+        rnd.locks[rnd.order.index(self.seat)][0] = values[0]
+        return forged(self, msg, values=tuple(values))
 
 
 def false_claim(seat: Seat, kind: ClaimKind, codes: list[int], total: int | None = None) -> Message:
     from app.hands import oczko_total
 
-    rnd = seat._round()
+    rnd = seat.round(1)
     mine = sorted(p for p, d in rnd.owner.items() if d == seat.seat)
     if kind == ClaimKind.PERSIAN:
         mine = mine[:2]
     total = oczko_total(codes) if total is None else total
-    return seat._claim_message(rnd, kind, mine, codes, total)
+    return claim_message(seat, rnd.round_id, kind, mine, codes, total)
 
 
 def dealt_table(n: int, group=TOY, *, seed: int = 0, **kw) -> LocalTable:
@@ -146,20 +148,20 @@ def dealt_table(n: int, group=TOY, *, seed: int = 0, **kw) -> LocalTable:
 def test_substituted_card_in_shuffle_is_named_at_audit(bad, group):
     t = dealt_table(3, group, seat_factory=factory(bad, SubstitutingSeat))
     for s in range(3):
-        if s != bad and all(p in t.seats[s].hand for p in (s, s + 3)):
+        if s != bad and all(p in t.seats[s].hand(1) for p in (s, s + 3)):
             t.claim(s)
     t.finish(range(3))
     honest_named(t, bad, [s for s in range(3) if s != bad])
     for s in range(3):
         if s != bad:
             assert (bad, E.BAD_SHUFFLE) in t.codes_by(s)
-            assert not t.seats[s].verdict.ok
+            assert not t.seats[s].verdict(1).ok
 
 
 def test_substitution_by_last_shuffler_is_caught_when_dealt():
     t = dealt_table(3, seat_factory=factory(2, SubstitutingLastSeat))
     # position 1 belongs to seat 1: its card cannot open, it complains, the round is void
-    assert t.seats[1].hand[1] == -1
+    assert t.seats[1].hand(1)[1] == -1
     honest_named(t, 2, [0, 1])
     assert all((2, E.BAD_SHUFFLE) in t.codes_by(s) for s in (0, 1))
 
@@ -187,22 +189,22 @@ def test_x_and_minus_x_names_the_sender_not_the_next_shuffler():
     t.start(RoundSpec(1, (0, 1, 2)))
     honest_named(t, 0, [1, 2])
     assert (0, E.NOT_ELEMENT) in t.codes_by(1)
-    assert not t.seats[1]._round().shuffle_sent  # nothing derived from it was released
+    assert not t.seats[1].round(1).shuffle_sent  # nothing derived from it was released
 
 
 @pytest.mark.parametrize("group", [TOY, FFDHE2048], ids=["toy", "ffdhe2048"])
 def test_wrong_key_is_named_by_the_transcript_check(group):
     t = dealt_table(3, group, seat_factory=factory(2, WrongKeySeat))
     # seat 2's first KEYS message covers positions 0, 1, 3, 4: seat 0 cannot open position 0
-    assert t.seats[0].hand[0] == -1
+    assert t.seats[0].hand(1)[0] == -1
     honest_named(t, 2, [0, 1])
     assert all((2, E.BAD_KEY) in t.codes_by(s) for s in (0, 1))
-    assert all(not t.seats[s].verdict.ok for s in (0, 1))
+    assert all(not t.seats[s].verdict(1).ok for s in (0, 1))
 
 
 def test_wrong_lock_is_named_by_the_transcript_check():
     t = dealt_table(3, seat_factory=factory(1, WrongLockSeat))
-    assert t.seats[0].hand[0] == -1
+    assert t.seats[0].hand(1)[0] == -1
     honest_named(t, 1, [0, 2])
     assert all((1, E.BAD_LOCK) in t.codes_by(s) for s in (0, 2))
 
@@ -210,7 +212,7 @@ def test_wrong_lock_is_named_by_the_transcript_check():
 def test_false_total_is_rejected_on_sight():
     t = dealt_table(3)
     seat = t.seats[1]
-    codes = [seat.hand[p] for p in sorted(seat.hand)]
+    codes = [seat.hand(1)[p] for p in sorted(seat.hand(1))]
     from app.hands import oczko_total
 
     t.post(1, [false_claim(seat, ClaimKind.SHOWDOWN, codes, oczko_total(codes) - 1)])
@@ -223,7 +225,7 @@ def test_false_total_is_rejected_on_sight():
 def test_false_cards_claim_is_named_by_the_audit(both):
     t = dealt_table(3)
     seat = t.seats[2]
-    real = [seat.hand[p] for p in sorted(seat.hand)]
+    real = [seat.hand(1)[p] for p in sorted(seat.hand(1))]
     other = [c for c in range(4, 52) if c not in real][:2]  # cards it does not hold
     fake = other if both else [real[0], other[0]]
     t.post(2, [false_claim(seat, ClaimKind.SHOWDOWN, fake)])
@@ -235,7 +237,7 @@ def test_false_cards_claim_is_named_by_the_audit(both):
 def test_false_persian_21_is_named_by_the_audit():
     t = dealt_table(3, seed=1)
     # a seat without a real Persian 21 (two aces are codes 0..3)
-    bad = next(s.seat for s in t.seats if not all(c < 4 for c in s.hand.values()))
+    bad = next(s.seat for s in t.seats if not all(c < 4 for c in s.hand(1).values()))
     t.post(bad, [false_claim(t.seats[bad], ClaimKind.PERSIAN, [0, 1])])
     t.run()
     honest = [s for s in range(3) if s != bad]
@@ -245,8 +247,8 @@ def test_false_persian_21_is_named_by_the_audit():
 
 def test_false_complaint_is_named():
     t = dealt_table(3)
-    rnd = t.seats[1]._round()
-    t.post(1, [t.seats[1]._send(Kind.COMPLAIN, rnd.spec.round_id, data=bytes([1]))])
+    rnd = t.seats[1].round(1)
+    t.post(1, [send(t.seats[1], Kind.COMPLAIN, rnd.spec.round_id, data=bytes([1]))])
     rnd.audit_wanted = True  # it reveals its seed, as a complainer must (else nobody does)
     t.run()
     honest_named(t, 1, [0, 2])
@@ -272,18 +274,18 @@ def test_host_equivocating_its_own_keys_is_named_everywhere():
     t.setup()
     t.start(RoundSpec(1, (0, 1, 2)))
     t.reveal([(j, j % 3) for j in range(6)], (0, 1, 2))  # KEYS cover 1, 2, 4, 5: 1 is seat 1's
-    assert t.seats[1].hand[1] == -1  # guest 1's card did not open: it complained
+    assert t.seats[1].hand(1)[1] == -1  # guest 1's card did not open: it complained
     honest_named(t, 0, [1, 2])
     assert (0, E.BAD_KEY) in t.codes_by(1)
     assert (0, E.EQUIVOCATION) in t.codes_by(2)
-    assert (1, E.FALSE_COMPLAINT) not in set(t.seats[2].verdict.cheaters)
+    assert (1, E.FALSE_COMPLAINT) not in set(t.seats[2].verdict(1).cheaters)
 
 
 def test_complaint_about_an_unlocked_position_is_named_on_sight():
     t = LocalTable(3, TOY, seed=4)
     t.setup()
     t.start(RoundSpec(1, (0, 1, 2), lock_ahead=6))
-    t.post(1, [t.seats[1]._send(Kind.COMPLAIN, 1, data=bytes([40]))])  # never locked
+    t.post(1, [send(t.seats[1], Kind.COMPLAIN, 1, data=bytes([40]))])  # never locked
     t.run()
     honest_named(t, 1, [0, 2])
     assert all((1, E.FALSE_COMPLAINT) in t.codes_by(s) for s in (0, 2))
@@ -393,4 +395,4 @@ def test_table_goes_on_without_the_cheater():
     t.start(RoundSpec(1, (0, 1, 2)))
     honest_named(t, 1, [0, 2])
     t.play_round(2, (0, 2))
-    assert all(t.seats[s].verdict_of(2).ok for s in (0, 2))
+    assert all(t.seats[s].verdict(2).ok for s in (0, 2))

@@ -9,9 +9,11 @@ group itself is not the subject of any of these attacks.
 from __future__ import annotations
 
 import pytest
+from protocol_tools import TamperingSeat, claim_message, forged, send
 
 from app.hands import oczko_total
 from app.protocol import errors as E
+from app.protocol import reveal
 from app.protocol.errors import ProtocolUsageError
 from app.protocol.group import unsafe_test_group
 from app.protocol.harness import LocalTable
@@ -31,10 +33,10 @@ def dealt(n: int = 3, *, seed: int = 0, **kw) -> LocalTable:
 
 
 def claim_msg(seat: Seat, kind: ClaimKind, codes: list[int]) -> Message:
-    rnd = seat._round()
+    rnd = seat.round(1)
     mine = sorted(p for p, d in rnd.owner.items() if d == seat.seat)
     mine = mine[:2] if kind == ClaimKind.PERSIAN else mine
-    return seat._claim_message(rnd, kind, mine, codes, oczko_total(codes))
+    return claim_message(seat, rnd.round_id, kind, mine, codes, oczko_total(codes))
 
 
 def only_named(t: LocalTable, cheater: int, code: str, honest: list[int]) -> None:
@@ -44,11 +46,11 @@ def only_named(t: LocalTable, cheater: int, code: str, honest: list[int]) -> Non
 
 
 def seeds_known_to(t: LocalTable, seat: int, round_id: int = 1) -> set[int]:
-    return set(t.seats[seat]._round(round_id).audits)
+    return set(t.seats[seat].round(round_id).audits)
 
 
 def no_real_persian(t: LocalTable) -> int:
-    return next(s.seat for s in t.seats if not all(c < 4 for c in s.hand.values()))
+    return next(s.seat for s in t.seats if not all(c < 4 for c in s.hand(1).values()))
 
 
 # ------------------------------------------------------------- claims
@@ -60,7 +62,7 @@ def test_false_persian_hidden_behind_a_true_showdown_claim_is_named():
     t = dealt(seed=1)
     bad = no_real_persian(t)
     seat = t.seats[bad]
-    true_codes = [seat.hand[p] for p in sorted(seat.hand)]
+    true_codes = [seat.hand(1)[p] for p in sorted(seat.hand(1))]
     t.post(
         bad,
         [
@@ -72,7 +74,7 @@ def test_false_persian_hidden_behind_a_true_showdown_claim_is_named():
     t.finish(range(3))
     honest = [s for s in range(3) if s != bad]
     only_named(t, bad, E.FALSE_CLAIM, honest)
-    assert all(not t.seats[s].verdict.ok for s in honest)
+    assert all(not t.seats[s].verdict(1).ok for s in honest)
 
 
 def test_true_showdown_after_a_caught_false_persian_does_not_blame_the_checkers():
@@ -85,8 +87,10 @@ def test_true_showdown_after_a_caught_false_persian_does_not_blame_the_checkers(
     t.post(bad, [claim_msg(seat, ClaimKind.PERSIAN, [0, 1])])
     t.run()
     honest = [s for s in range(3) if s != bad]
-    assert all(t.seats[s]._round().complaints for s in honest)  # the check failed
-    t.post(bad, [claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand[p] for p in sorted(seat.hand)])])
+    assert all(t.seats[s].round(1).complaints for s in honest)  # the check failed
+    t.post(
+        bad, [claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand(1)[p] for p in sorted(seat.hand(1))])]
+    )
     t.run()
     t.finish([bad])
     only_named(t, bad, E.FALSE_CLAIM, honest)
@@ -95,9 +99,9 @@ def test_true_showdown_after_a_caught_false_persian_does_not_blame_the_checkers(
 def test_claim_key_that_contradicts_an_earlier_key_is_named_on_sight():
     t = dealt(seed=2)
     seat = t.seats[1]
-    wrong = seat._round().secret.card_key_inv(1) % (TOY.q - 1) + 1
-    first = seat._send(Kind.KEYS, 1, values=(wrong,), data=bytes([1]))  # own position 1
-    good = claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand[p] for p in sorted(seat.hand)])
+    wrong = seat.round(1).secret.card_key_inv(1) % (TOY.q - 1) + 1
+    first = send(seat, Kind.KEYS, 1, values=(wrong,), data=bytes([1]))  # own position 1
+    good = claim_msg(seat, ClaimKind.SHOWDOWN, [seat.hand(1)[p] for p in sorted(seat.hand(1))])
     t.post(1, [first, good])
     t.run()
     only_named(t, 1, E.BAD_KEY, [0, 2])
@@ -111,25 +115,25 @@ def test_an_early_audit_does_not_make_anybody_reveal():
     opening every hand and the undealt deck to a seat still to act."""
     t = dealt()
     bad = t.seats[2]
-    t.post(2, bad._send_audit(bad._round()))
+    t.post(2, reveal.send_audit(bad.core, bad.round(1)))
     t.run()
     assert seeds_known_to(t, 2) == {2}
-    assert not any(t.seats[s]._round().audit_sent for s in (0, 1))
+    assert not any(t.seats[s].round(1).audit_sent for s in (0, 1))
     # the round goes on: a draw still opens for its drawer
     t.reveal([(6, 0)], (0, 1, 2))
-    assert 6 in t.seats[0].hand
+    assert 6 in t.seats[0].hand(1)
 
 
 def test_a_complainer_that_keeps_its_seed_learns_no_seed():
     """A false COMPLAIN without the complainer's own AUDIT: the honest seats used to
     reveal at once; the complainer could then keep its seed and never be judged."""
     t = dealt()
-    t.post(2, [t.seats[2]._send(Kind.COMPLAIN, 1, data=bytes([0]))])
+    t.post(2, [send(t.seats[2], Kind.COMPLAIN, 1, data=bytes([0]))])
     t.run()
     assert seeds_known_to(t, 2) == set()
-    assert all(t.seats[s]._round().complaints for s in (0, 1))  # the round is void
+    assert all(t.seats[s].round(1).complaints for s in (0, 1))  # the round is void
     t.reveal([(6, 0)], (0, 1, 2))
-    assert 6 not in t.seats[0].hand  # no more dealing in a void round
+    assert 6 not in t.seats[0].hand(1)  # no more dealing in a void round
     # once it reveals its own seed, everybody reveals and it is named
     t.finish([2])
     only_named(t, 2, E.FALSE_COMPLAINT, [0, 1])
@@ -144,10 +148,13 @@ def test_a_complaint_in_a_suspended_round_reveals_nothing():
         t.seats[s].suspend_round(1)
     t.start(RoundSpec(2, (0, 1, 2)))
     bad = t.seats[2]
-    t.post(2, [bad._send(Kind.COMPLAIN, 1, data=bytes([0])), *bad._send_audit(bad._round(1))])
+    t.post(
+        2,
+        [send(bad, Kind.COMPLAIN, 1, data=bytes([0])), *reveal.send_audit(bad.core, bad.round(1))],
+    )
     t.run()
     assert seeds_known_to(t, 2) == {2}
-    assert not any(t.seats[s]._round(1).audit_sent for s in (0, 1))
+    assert not any(t.seats[s].round(1).audit_sent for s in (0, 1))
 
 
 # ------------------------------------------------------------- frames for a later round
@@ -175,15 +182,15 @@ def test_a_guest_duplicating_an_early_frame_cannot_get_the_host_blamed():
     t.run()
     assert (1, E.REPLAY) in t.codes_by(0)
     assert t.named_by(2) <= {1}
-    t.reveal([(j, (1, 0, 2)[j % 3]) for j in range(6)], (0, 1, 2))
-    t.finish((0, 1, 2))
-    assert all(t.seats[s].verdict.ok for s in (0, 2))
+    t.reveal([(j, (1, 0, 2)[j % 3]) for j in range(6)], (0, 1, 2), round_id=1)
+    t.finish((0, 1, 2), round_id=1)
+    assert all(t.seats[s].verdict(1).ok for s in (0, 2))
 
 
 def test_a_guest_flooding_early_frames_is_named_not_the_host():
     t = LocalTable(3, TOY, seed=7)
     t.setup()
-    spam = [t.seats[1]._send(Kind.KEYS, 9, values=(5,), data=bytes([k % 52])) for k in range(300)]
+    spam = [send(t.seats[1], Kind.KEYS, 9, values=(5,), data=bytes([k % 52])) for k in range(300)]
     t.post(1, spam)
     t.run()
     for s in (0, 2):
@@ -197,15 +204,15 @@ def test_a_guest_flooding_early_frames_is_named_not_the_host():
 def _escrow_frame(owner: Seat, holder: int, plain: bytes) -> Message:
     from app.protocol.keys import keystream
 
-    rnd = owner._round()
-    key = owner._record_key(rnd.spec.round_id, owner.seat, holder)
+    rnd = owner.round(1)
+    key = owner.core.record_key(rnd.spec.round_id, owner.seat, holder)
     ct = bytes(a ^ b for a, b in zip(plain, keystream(key, len(plain)), strict=True))
     data = bytes([1, holder]) + len(ct).to_bytes(2, "big") + ct
-    return owner._send(Kind.ESCROW, rnd.spec.round_id, data=data)
+    return send(owner, Kind.ESCROW, rnd.spec.round_id, data=data)
 
 
 def _wrong_keys_record(owner: Seat) -> bytes:
-    rnd = owner._round()
+    rnd = owner.round(1)
     mine = sorted(p for p, d in rnd.owner.items() if d == owner.seat)
     return b"".join(
         bytes([p]) + (rnd.secret.card_key_inv(p) % (TOY.q - 1) + 1).to_bytes(TOY.byte_len, "big")
@@ -226,10 +233,10 @@ def test_an_owner_escrowing_garbage_cannot_get_its_honest_holder_named():
         t.drop(2)
         for s in (0, 1):
             t.seats[s].suspend_round(1)
-        t.post(1, t.seats[1].release(2, 1))
+        t.post(1, t.seats[1].release(1, 2))
         t.run()
         assert t.named_by(0) == set() and t.named_by(1) == {2}
-        assert t.seats[0].held_result(2, 1) is None
+        assert t.seats[0].round(1).held.get(2) is None
 
 
 # ------------------------------------------------------------- host equivocation
@@ -265,27 +272,25 @@ def test_host_equivocating_its_final_locks_cannot_get_the_victim_named():
     order = (1, 0, 2)  # lockers 1 then 0: the host's locks are the final ones
     t.start(RoundSpec(1, order))
     t.reveal([(j, j % 3) for j in range(6)], order)
-    assert t.seats[1].hand[1] == -1
+    assert t.seats[1].hand(1)[1] == -1
     t.finish(order)
     assert (0, E.BAD_LOCK) in t.codes_by(1)
     assert (0, E.EQUIVOCATION) in t.codes_by(2)
     for s in (1, 2):
         assert t.named_by(s) == {0}, t.codes_by(s)
-        assert (1, E.FALSE_COMPLAINT) not in set(t.seats[s].verdict.cheaters)
+        assert (1, E.FALSE_COMPLAINT) not in set(t.seats[s].verdict(1).cheaters)
 
 
-class _WrongFirstLock(Seat):
+class _WrongFirstLock(TamperingSeat):
     """Locks position 0 wrongly (the same frame for everybody)."""
 
-    def _lock_chunk(self, rnd, inp):
-        msg = super()._lock_chunk(rnd, inp)[0]
-        if msg.start != 0:
-            return [msg]
+    def tamper(self, rnd, msg):
+        if msg.kind != Kind.LOCK or msg.start != 0:
+            return None
         vals = list(msg.values)
         vals[0] = pow(vals[0], 7, self.group.p)
         rnd.locks[rnd.order.index(self.seat)][0] = vals[0]
-        self._my_seq[msg.round_id] -= 1
-        return [self._send(Kind.LOCK, msg.round_id, start=0, values=tuple(vals))]
+        return forged(self, msg, values=tuple(vals))
 
 
 def test_host_equivocating_its_shuffle_cannot_get_the_next_shuffler_named():
@@ -306,7 +311,7 @@ def test_host_equivocating_its_shuffle_cannot_get_the_next_shuffler_named():
     order = (0, 1, 2)
     t.start(RoundSpec(1, order))
     t.reveal([(j, (j + 1) % 3) for j in range(6)], order)  # position 0 is guest 1's
-    assert t.seats[1].hand[0] == -1
+    assert t.seats[1].hand(1)[0] == -1
     t.finish(order)
     for s in (1, 2):
         assert t.named_by(s) == {0}, t.codes_by(s)
@@ -348,34 +353,34 @@ def test_an_early_release_does_not_open_a_held_hand_before_the_dropout():
     to act): seat 0's phone used to open seat 2's hand at once. It now keeps the
     release until the round is suspended for a dropout."""
     t = dealt(seed=12)
-    t.post(2, t.seats[2].escrow([1]))
+    t.post(2, t.seats[2].escrow(1, [1]))
     t.run()
-    hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
-    t.post(1, t.seats[1].release(2, 1))
+    hand2 = tuple(t.seats[2].hand(1)[p] for p in sorted(t.seats[2].hand(1)))
+    t.post(1, t.seats[1].release(1, 2))
     t.run()
-    assert t.seats[0].held_result(2, 1) is None
-    assert 2 not in t.seats[0]._round(1).keys[2]  # seat 2's own key is not applied
+    assert t.seats[0].round(1).held.get(2) is None
+    assert 2 not in t.seats[0].round(1).keys[2]  # seat 2's own key is not applied
     t.drop(2)
     t.seats[0].suspend_round(1)
     t.run()
-    assert t.seats[0].held_result(2, 1) == hand2
+    assert t.seats[0].round(1).held.get(2) == hand2
 
 
 def test_a_release_at_the_showdown_opens_once_the_owner_dropped_here():
     """At the showdown no round is suspended: the release is opened once this seat
     learns that the owner dropped (``dropped``), and not before."""
     t = dealt(seed=13)
-    t.post(2, t.seats[2].escrow([1]))
+    t.post(2, t.seats[2].escrow(1, [1]))
     t.run()
-    hand2 = tuple(t.seats[2].hand[p] for p in sorted(t.seats[2].hand))
-    t.post(1, t.seats[1].release(2, 1))
+    hand2 = tuple(t.seats[2].hand(1)[p] for p in sorted(t.seats[2].hand(1)))
+    t.post(1, t.seats[1].release(1, 2))
     t.run()
-    assert t.seats[0].held_result(2, 1) is None  # kept back: seat 2 has not dropped here
+    assert t.seats[0].round(1).held.get(2) is None  # kept back: seat 2 has not dropped here
     t.drop(2)
     t.seats[0].dropped(2)
     t.run()
-    assert t.seats[0].held_result(2, 1) == hand2
-    assert not t.seats[0]._round(1).suspended
+    assert t.seats[0].round(1).held.get(2) == hand2
+    assert not t.seats[0].round(1).suspended
 
 
 # ------------------------------------------------------------- links and tables
@@ -386,7 +391,7 @@ def test_a_guest_posing_as_another_seat_gets_itself_named_not_that_seat():
     it). The host used to name seat 1 for the bad signature; it now names the link the
     frame came in on, and relays nothing."""
     t = dealt()
-    rnd = t.seats[2]._round()
+    rnd = t.seats[2].round(1)
     fake = Message(Kind.KEYS, 1, 1, rnd.recv_seq.get(1, 0), 0, (5,), bytes([7]), bytes(80))
     t._send(2, fake)
     assert t.named_by(0) == {2}, t.codes_by(0)
@@ -405,7 +410,7 @@ def test_frames_of_another_table_with_the_same_identities_are_rejected():
     b.setup()
     assert a.seats[0].table_id != b.seats[0].table_id
     b.start(RoundSpec(1, (0, 1, 2), lock_ahead=6))
-    nxt = b.seats[2]._round().recv_seq[1]
+    nxt = b.seats[2].round(1).recv_seq[1]
     old = next(
         f
         for s, f in a.frames
@@ -423,7 +428,7 @@ def test_a_rogue_hello_with_another_seat_s_key_is_refused_by_the_host():
     rogue = Message(Kind.HELLO, 0, 2, 0, 0, (victim_pub, own.values[1]), own.data, own.sig)
     t._send(2, rogue)
     assert t.named_by(0) == {2} and t.named_by(1) == set()
-    assert 2 not in t.seats[1]._pubs
+    assert 2 not in t.seats[1].core.setup.pubs
 
 
 # ------------------------------------------------------------- exponent sizes
@@ -453,7 +458,7 @@ def test_a_late_frame_after_the_audit_names_its_sender_not_the_host():
     t = LocalTable(3, TOY, seed=16)
     t.setup()
     t.play_round(1)
-    late = t.seats[2]._send(Kind.COMPLAIN, 1, data=bytes([0]))
+    late = send(t.seats[2], Kind.COMPLAIN, 1, data=bytes([0]))
     t._deliver(1, late.encode(TOY))  # as relayed by a host that has not closed round 1
     assert t.codes_by(1) == {(2, E.OUT_OF_ORDER)}
     t._deliver(1, late.encode(TOY))  # the same frame again: that is the relay's replay
@@ -469,11 +474,11 @@ def test_a_false_claim_in_a_suspended_round_does_not_open_the_checkers_hands():
     for s in (0, 1, 2):
         t.seats[s].suspend_round(1)
     seat = t.seats[2]
-    real = [seat.hand[p] for p in sorted(seat.hand)]
+    real = [seat.hand(1)[p] for p in sorted(seat.hand(1))]
     fake = [c for c in range(4, 52) if c not in real][:2]
     t.post(2, [claim_msg(seat, ClaimKind.SHOWDOWN, fake)])
     t.run()
-    assert all(t.seats[s]._round(1).complaints for s in (0, 1))
+    assert all(t.seats[s].round(1).complaints for s in (0, 1))
     assert seeds_known_to(t, 2) == set()
 
 
@@ -486,7 +491,7 @@ def test_a_guest_sending_its_pass_before_its_input_cannot_get_the_host_named():
     t.setup()
     spec = RoundSpec(1, (0, 1, 2))
     t.commit_only(spec)  # no pass sent yet
-    early = t.seats[2]._send(Kind.SHUFFLE, 1, values=tuple(pow(4, k, TOY.p) for k in range(2, 54)))
+    early = send(t.seats[2], Kind.SHUFFLE, 1, values=tuple(pow(4, k, TOY.p) for k in range(2, 54)))
     t._send(2, early)
     assert (2, E.OUT_OF_ORDER) in t.codes_by(0)
     assert t.named_by(1) == set()
@@ -530,16 +535,16 @@ def test_the_fingerprint_cannot_be_ground_from_the_public_keys():
 def test_escrow_works_while_the_next_round_is_preshuffled():
     t = dealt(seed=22)
     t.start(RoundSpec(2, (1, 2, 0)))  # the next deck shuffles in the background
-    hand2 = tuple(t.seats[2].hand_in(1)[p] for p in sorted(t.seats[2].hand_in(1)))
-    t.post(2, t.seats[2].escrow([1], round_id=1))
+    hand2 = tuple(t.seats[2].hand(1)[p] for p in sorted(t.seats[2].hand(1)))
+    t.post(2, t.seats[2].escrow(1, [1]))
     t.run()
-    assert t.seats[1]._round(1).escrows[(2, 1)] and not t.errors[1]
+    assert t.seats[1].round(1).escrows[(2, 1)] and not t.errors[1]
     t.drop(2)
     for s in (0, 1):
         t.seats[s].suspend_round(1)
-    t.post(1, t.seats[1].release(2, 1))
+    t.post(1, t.seats[1].release(1, 2))
     t.run()
-    assert t.seats[0].held_result(2, 1) == hand2
+    assert t.seats[0].round(1).held.get(2) == hand2
 
 
 # ------------------------------------------------------------- bound permutations
@@ -569,7 +574,7 @@ def test_a_pass_reordered_against_the_committed_seed_is_named():
     class Reorders(Seat):
         def start_round(self, spec):
             out = super().start_round(spec)
-            rnd = self._round(spec.round_id)
+            rnd = self.round(spec.round_id)
             rnd.secret = _Swapped(rnd.secret)
             return out
 
@@ -587,7 +592,7 @@ def test_a_seed_other_than_the_committed_one_is_refused_and_named():
     from app.protocol.keys import RoundSecret
 
     t = dealt(3, seed=32)
-    rnd = t.seats[2]._round(1)
+    rnd = t.seats[2].round(1)
     rnd.secret = RoundSecret(TOY, bytes(32), 1)
     t.finish([0, 1, 2])
     for s in (0, 1):

@@ -70,7 +70,7 @@ def test_a_false_persian_21_is_not_scored_and_its_claimer_is_named(group: str) -
     cheat = next(p for p in players if p.seat == 1)
     run(host, players, clock, until=lambda: cheat.phone is not None and cheat.phone._told_dealt)
     dealer = cheat.phone.dealer.current
-    real = [Card.from_code(dealer._seat.hand_in(1)[p]) for p in mine(dealer, 1)[:2]]
+    real = [Card.from_code(dealer._seat.hand(1)[p]) for p in mine(dealer, 1)[:2]]
     assert sorted(c.rank for c in real) != [1, 1]  # he really holds no Persian 21
     honest = play_out(host, players, clock, {1})
     judged(host, honest, {1}, number=1)

@@ -22,6 +22,7 @@ import time
 
 import pytest
 import table_net
+from protocol_tools import send
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.framing import HEADER, MAGIC
@@ -146,7 +147,7 @@ class Attacker:
             return
         kind = self.rng.choice([k for k in Kind if k != Kind.HELLO])
         values = tuple(self.rng.randrange(2, GROUP.p) for _ in range(self.rng.randrange(3)))
-        msg = seat._send(kind, deck, values=values, data=self.rng.randbytes(3))
+        msg = send(seat, kind, deck, values=values, data=self.rng.randbytes(3))
         self._send(PROTOCOL + msg.encode(GROUP))
 
     def replay(self, deck: int) -> None:
@@ -158,7 +159,7 @@ class Attacker:
         if seat is None or not deck:
             return
         for _ in range(40):
-            msg = seat._send(Kind.EVIDENCE, deck, data=self.rng.randbytes(64))
+            msg = send(seat, Kind.EVIDENCE, deck, data=self.rng.randbytes(64))
             self._send(PROTOCOL + msg.encode(GROUP))
 
     def budget_flood(self, deck: int) -> None:
@@ -166,7 +167,7 @@ class Attacker:
         if seat is None or not deck:
             return
         for _ in range(120):
-            msg = seat._send(Kind.COMPLAIN, deck, data=b"")
+            msg = send(seat, Kind.COMPLAIN, deck, data=b"")
             self._send(PROTOCOL + msg.encode(GROUP))
 
 

@@ -13,6 +13,7 @@ import tracemalloc
 
 import pytest
 import table_net
+from protocol_tools import forged, send, tamper_with
 from table_net import open_table
 
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, encode_frame
@@ -21,6 +22,7 @@ from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
+from app.protocol.transcript import Round
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.errors import TableError
@@ -139,19 +141,17 @@ def test_a_host_moving_a_guest_to_a_seat_outside_the_table_is_named() -> None:
 def _wrong_keys(dealer: SraDealer) -> SraDealer:
     """This seat's KEYS carry a wrong key for every card (still a valid exponent)."""
     seat = dealer._seat
-    send = seat._send_keys
 
-    def send_wrong(rnd):
-        honest = send(rnd)[0]
+    def send_wrong(rnd: Round, honest: Message) -> list[Message] | None:
+        if honest.kind != Kind.KEYS:
+            return None
         q = seat.group.q
         wrong = tuple(k * 2 % q or 1 for k in honest.values)
-        positions = list(honest.data)
-        for p, k in zip(positions, wrong, strict=True):
+        for p, k in zip(list(honest.data), wrong, strict=True):
             rnd.keys[p][seat.seat] = k
-        seat._my_seq[rnd.spec.round_id] -= 1
-        return [seat._send(Kind.KEYS, rnd.spec.round_id, values=wrong, data=honest.data)]
+        return [forged(seat, honest, values=wrong)]
 
-    seat._send_keys = send_wrong
+    tamper_with(seat, send_wrong)
     return dealer
 
 
@@ -327,7 +327,7 @@ def test_a_guest_flooding_frames_for_a_far_deck_is_named_not_the_slow_honest_gue
     seat = flooder.phone.dealer.current._seat
     big = tuple(range(2, 2 + (200 << 10) // group.byte_len))
     for _ in range(60):  # ~12 MB, each frame signed, in sequence, for round 10**12
-        msg = seat._send(Kind.SHUFFLE, 10**12, values=big)
+        msg = send(seat, Kind.SHUFFLE, 10**12, values=big)
         flooder.send(flooder.link, ProtocolFrame(msg.encode(group)))
     pump(host, slow, until=lambda: finished(host, [slow]), timeout=60)
     left = {n.details["seat"]: n.details["reason"] for n in host.notices if n.code == "player_left"}

@@ -15,6 +15,7 @@ from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pau
 from app.protocol.group import unsafe_test_group
 from app.table.lobby import PING_EVERY, SILENCE_LIMIT
 from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
+from app.table.play import PhoneMatch
 from app.table.sim import match, open_table, play
 from app.table.soak import Report, one_match, soak
 
@@ -182,3 +183,27 @@ def test_the_demo_runs_in_the_simulation(capsys) -> None:
     )
     out = capsys.readouterr().out
     assert code == 0 and "every phone agrees: yes" in out and "wait first_deal" in out
+
+
+def test_a_late_pass_of_a_fresh_deck_nothing_was_dealt_from_names_nobody(monkeypatch) -> None:
+    """Issue 17, found by the soak (seed 2000114): a dropout brought a fresh deck, the
+    round ended before a card of it was dealt, and its last shuffler revealed its seed
+    before the previous pass reached it (the pass was still on the air from a slow
+    phone). Every phone that had the pass named the honest last shuffler ``bad_audit``
+    ("rest of the deck") and the host removed him (had he been the host, the table
+    closed). A deck nothing was dealt from is now closed unaudited at the round's end
+    on every phone: its late frames are moot, nobody is named."""
+    closed: list[tuple[int, int]] = []
+    finish = PhoneMatch._finish
+
+    def spy(self: PhoneMatch, deck: int) -> None:
+        if deck not in self._finished and not self._decks[deck].next_position:
+            closed.append((self.seat, deck))
+        finish(self, deck)
+
+    monkeypatch.setattr(PhoneMatch, "_finish", spy)
+    report = Report()
+    one_match(2000114, report)
+    assert report.ok, report.lines()
+    assert report.faults["kill"] == 1  # (the dropout)
+    assert closed, "the seed no longer ends a round before its fresh deck is dealt from"

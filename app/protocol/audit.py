@@ -24,32 +24,34 @@ check uses only frames signed by their senders and the senders' own revealed see
 the named seat is the one whose signed messages contradict its own keys.
 
 Cost on each phone: about ``52 + locked`` exponentiations normally, ``(n+1) * 52 +
-(n-1) * locked`` when a cheater must be found. It runs as background work items of the
-seat (:meth:`app.protocol.seat.Seat.work`), after the round's messages.
+(n-1) * locked`` when a cheater must be found. :func:`audit` is a pure function of one
+seat's transcript (:class:`~app.protocol.transcript.Round`) and the group; the seat
+runs it as background work (:meth:`app.protocol.seat.Seat.work`) once every seed is
+in (:mod:`app.protocol.reveal`: the AUDIT and EVIDENCE frames).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.protocol import errors as E
 from app.protocol.encoding import DECK_SIZE
+from app.protocol.group import Group
 from app.protocol.keys import RoundSecret
-
-if TYPE_CHECKING:
-    from app.protocol.seat import Seat, Verdict, _Round
+from app.protocol.transcript import Round, Verdict
 
 
-def audit_round(seat: Seat, rnd: _Round) -> Verdict:
-    """Check a finished (or voided) round from ``seat``'s view; return the verdict."""
-    from app.protocol.seat import Verdict
-
-    group = seat.group
-    order = rnd.order
-    rid = rnd.spec.round_id
-    secrets = {
-        s: RoundSecret(group, rnd.audits[s][0], rid, seat.config.shuffle_bits) for s in order
+def revealed_secrets(rnd: Round, group: Group) -> dict[int, RoundSecret]:
+    """Every seat's round secret from the seeds revealed in its AUDIT frame."""
+    return {
+        s: RoundSecret(group, seed, rnd.round_id, rnd.shuffle_bits)
+        for s, (seed, _) in rnd.audits.items()
     }
+
+
+def audit(rnd: Round, group: Group) -> Verdict:
+    """Check a finished (or voided) round's transcript, every seed in; the verdict."""
+    order = rnd.order
+    rid = rnd.round_id
+    secrets = revealed_secrets(rnd, group)
     cheaters: list[tuple[int, str]] = []
 
     def name(s: int, code: str) -> None:
@@ -75,7 +77,7 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
         # 2. open the final deck
         k_inv = group.prod_exp(secrets[s].shuffle_key_inv for s in order[:-1])
         exps = [k_inv * secrets[last].card_key_inv(j) % group.q for j in range(DECK_SIZE)]
-        deck = [rnd.enc.card_of(v) for v in seat._pow_many(full_f, exps)]
+        deck = [rnd.enc.card_of(v) for v in group.pow_many(full_f, exps)]
         # Every card must sit exactly where the revealed permutations put it: a pass
         # reordered after its sender saw its input (related values tagging cards
         # through an honest pass, then a stacked last pass) fails here.
@@ -87,11 +89,11 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
             exps = [
                 group.prod_exp(secrets[s].card_key_inv(j) for s in order) for j in range(len(final))
             ]
-            opened = [rnd.enc.card_of(v) for v in seat._pow_many(final, exps)]
+            opened = [rnd.enc.card_of(v) for v in group.pow_many(final, exps)]
             if opened != deck[: len(final)]:
                 need_full = True
     if need_full:
-        for s, code in full_transcript_check(seat, rnd, secrets, full_f):
+        for s, code in full_transcript_check(rnd, group, secrets, full_f):
             name(s, code)
             troubled.update(range(DECK_SIZE))
 
@@ -105,8 +107,9 @@ def audit_round(seat: Seat, rnd: _Round) -> Verdict:
         for complainer, pos in rnd.complaints:
             if pos not in troubled:
                 name(complainer, E.FALSE_COMPLAINT)
-    ok = not cheaters and deck is not None and not need_full
-    return Verdict(rid, ok, tuple(cheaters), tuple(deck) if ok else None)  # type: ignore[arg-type]
+    if cheaters or deck is None or need_full:
+        return Verdict(rid, False, tuple(cheaters), None)
+    return Verdict(rid, True, (), tuple(c for c in deck if c is not None))
 
 
 def dealt_order(secrets: dict[int, RoundSecret], order: tuple[int, ...]) -> list[int]:
@@ -121,7 +124,7 @@ def dealt_order(secrets: dict[int, RoundSecret], order: tuple[int, ...]) -> list
 
 
 def full_transcript_check(
-    seat: Seat, rnd: _Round, secrets: dict[int, RoundSecret], full_f: list[int]
+    rnd: Round, group: Group, secrets: dict[int, RoundSecret], full_f: list[int]
 ) -> list[tuple[int, str]]:
     """Recompute every pass from the revealed seeds; return ``(seat, code)`` per liar."""
     order = rnd.order
@@ -142,7 +145,7 @@ def full_transcript_check(
         perm = secrets[order[i]].permutation(DECK_SIZE)
 
         def passed(values: list[int], k: int = k, perm: tuple[int, ...] = perm) -> list[int]:
-            raised = seat._pow_batch(values, k)
+            raised = group.pow_batch(values, k)
             return [raised[perm[j]] for j in range(DECK_SIZE)]
 
         expect = passed(list(inp))
@@ -155,7 +158,7 @@ def full_transcript_check(
     if len(rnd.stages[-2]) == DECK_SIZE and len(full_f) == DECK_SIZE:
         last = secrets[order[-1]]
         perm = last.permutation(DECK_SIZE)
-        back = seat._pow_many(full_f, [last.card_key_inv(j) for j in range(DECK_SIZE)])
+        back = group.pow_many(full_f, [last.card_key_inv(j) for j in range(DECK_SIZE)])
         inp = rnd.stages[-2]
         if any(back[j] != inp[perm[j]] for j in range(DECK_SIZE)) and (
             honest_prev is None or any(back[j] != honest_prev[perm[j]] for j in range(DECK_SIZE))
@@ -169,13 +172,13 @@ def full_transcript_check(
         if not out:
             continue
         exps = [secrets[order[u]].lock_exponent(j) for j in range(len(out))]
-        expect = seat._pow_many(inp[: len(out)], exps)
+        expect = group.pow_many(inp[: len(out)], exps)
         if expect != out and (
-            honest_prev is None or seat._pow_many(honest_prev[: len(out)], exps) != out
+            honest_prev is None or group.pow_many(honest_prev[: len(out)], exps) != out
         ):
             found.append((order[u], E.BAD_LOCK))
             honest_prev = (
-                expect if honest_prev is None else seat._pow_many(honest_prev[: len(out)], exps)
+                expect if honest_prev is None else group.pow_many(honest_prev[: len(out)], exps)
             )
         else:
             honest_prev = None

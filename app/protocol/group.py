@@ -109,11 +109,11 @@ class Group:
 
     def pow_batch(self, bases: Sequence[int], exp: int) -> list[int]:
         """Every base to one exponent (one native batch call)."""
-        return self.ctx.pow_batch(list(bases), exp)
+        return list(self.ctx.pow_batch(list(bases), exp))
 
     def pow_many(self, bases: Sequence[int], exps: Sequence[int]) -> list[int]:
         """Each base to its own exponent (one native batch call)."""
-        return self.ctx.pow_many(list(bases), list(exps))
+        return list(self.ctx.pow_many(list(bases), list(exps)))
 
     def inv_exp(self, e: int) -> int:
         """The inverse of an exponent mod ``q``."""

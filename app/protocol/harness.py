@@ -29,7 +29,8 @@ from app.protocol.errors import ProtocolViolation
 from app.protocol.group import Group
 from app.protocol.keys import DeterministicRng, Rng
 from app.protocol.messages import ClaimKind, Message
-from app.protocol.seat import RoundSpec, Seat, TableConfig, Verdict
+from app.protocol.seat import Seat
+from app.protocol.transcript import RoundSpec, TableConfig, Verdict
 
 SeatFactory = Callable[[int, TableConfig, Rng], Seat]
 Relay = Callable[[bytes, int, int], "bytes | None"]
@@ -59,6 +60,9 @@ class LocalTable:
         self.bytes_sent = [0] * n
         self.frames: list[tuple[int, bytes]] = []  # every frame as first sent
         self.gone: set[int] = set()  # disconnected seats: nothing to or from them
+        #: the round the table-flow methods act on (the latest :meth:`start`; pass
+        #: ``round_id`` to act on another, e.g. the round played during a pre-shuffle)
+        self.playing = 0
 
     # -- delivery --------------------------------------------------------------
 
@@ -129,6 +133,7 @@ class LocalTable:
 
     def start(self, spec: RoundSpec, seats: Sequence[int] | None = None) -> None:
         """Start a round on ``seats`` (default: the spec's order)."""
+        self.playing = spec.round_id
         for i in seats if seats is not None else spec.order:
             self.post(i, self.seats[i].start_round(spec))
         self.run()
@@ -136,27 +141,38 @@ class LocalTable:
     def commit_only(self, spec: RoundSpec) -> None:
         """Start a round on every seat and exchange only the seed commitments (no pass
         is computed yet): for tests that then hand-craft the round's frames."""
+        self.playing = spec.round_id
         sent = {s.seat: s.start_round(spec) for s in self.seats}
         for s in self.seats:
             for other, messages in sent.items():
                 for msg in messages if other != s.seat else ():
                     s.handle(msg)
 
-    def reveal(self, assignments: Sequence[tuple[int, int]], seats: Sequence[int]) -> None:
+    def reveal(
+        self,
+        assignments: Sequence[tuple[int, int]],
+        seats: Sequence[int],
+        round_id: int | None = None,
+    ) -> None:
         """A public deal event on every listed seat."""
+        rid = self.playing if round_id is None else round_id
         for i in seats:
-            self.post(i, self.seats[i].reveal(assignments))
+            self.post(i, self.seats[i].reveal(rid, assignments))
         self.run()
 
-    def claim(self, seat: int, kind: ClaimKind = ClaimKind.SHOWDOWN) -> None:
+    def claim(
+        self, seat: int, kind: ClaimKind = ClaimKind.SHOWDOWN, round_id: int | None = None
+    ) -> None:
         """Seat ``seat`` proves its hand."""
-        self.post(seat, self.seats[seat].claim(kind))
+        rid = self.playing if round_id is None else round_id
+        self.post(seat, self.seats[seat].claim(rid, kind))
         self.run()
 
-    def finish(self, seats: Sequence[int]) -> None:
+    def finish(self, seats: Sequence[int], round_id: int | None = None) -> None:
         """End the round everywhere and run the audits."""
+        rid = self.playing if round_id is None else round_id
         for i in seats:
-            self.post(i, self.seats[i].finish_round())
+            self.post(i, self.seats[i].finish_round(rid))
         self.run()
 
     def play_round(
@@ -174,7 +190,7 @@ class LocalTable:
 
     def verdicts(self, round_id: int) -> dict[int, Verdict | None]:
         """Every seat's verdict on ``round_id``."""
-        return {s.seat: s.verdict_of(round_id) for s in self.seats if round_id in s._rounds}
+        return {s.seat: s.verdict(round_id) for s in self.seats if round_id in s.rounds()}
 
     def named_by(self, seat: int) -> set[int]:
         """Every seat that ``seat`` has named as a cheater (errors and audit verdicts)."""

@@ -60,7 +60,7 @@ class DeterministicRng:
 
 def default_rng() -> Rng:
     """The production RNG: the :mod:`secrets` module."""
-    return secrets  # type: ignore[return-value]
+    return secrets
 
 
 def _shake(n: int, *parts: bytes) -> bytes:
@@ -89,7 +89,12 @@ class RoundSecret:
     seed: bytes
     round_id: int
     shuffle_bits: int | None = None
-    _cache: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
+    _cache: dict[tuple[str, int], int] = field(
+        default_factory=dict, repr=False, compare=False, hash=False
+    )
+    _perms: dict[int, tuple[int, ...]] = field(
+        default_factory=dict, repr=False, compare=False, hash=False
+    )
 
     @classmethod
     def fresh(
@@ -143,9 +148,8 @@ class RoundSecret:
 
     def permutation(self, n: int) -> tuple[int, ...]:
         """A uniform permutation of ``range(n)`` (Fisher-Yates on derived bytes)."""
-        key = ("perm", n)
-        if key in self._cache:
-            return self._cache[key]
+        if n in self._perms:
+            return self._perms[n]
         stream = hashlib.shake_256(b"".join(self._label(b"perm", bytes([n])))).digest(8 * 4 * n)
         perm = list(range(n))
         off = 0
@@ -154,8 +158,8 @@ class RoundSecret:
             r = int.from_bytes(stream[off : off + 8], "big") % (i + 1)
             off += 8
             perm[i], perm[r] = perm[r], perm[i]
-        self._cache[key] = tuple(perm)
-        return self._cache[key]
+        self._perms[n] = tuple(perm)
+        return self._perms[n]
 
 
 def even_exponent(group: Group, e: int) -> int:

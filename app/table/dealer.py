@@ -23,7 +23,7 @@ import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 CLAIM_PERSIAN = "persian"
 CLAIM_SHOWDOWN = "showdown"
@@ -186,7 +186,7 @@ class OpenDealer:
     def authenticate(self, frame: bytes) -> None:
         self._parse(frame)
 
-    def _parse(self, frame: bytes) -> dict:
+    def _parse(self, frame: bytes) -> dict[str, Any]:
         try:
             data = json.loads(frame)
             if not isinstance(data, dict) or data.get("k") not in ("card", "claim"):

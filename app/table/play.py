@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from app.cards import Card
 from app.rules.errors import IllegalAction
@@ -74,7 +74,7 @@ class _Deck:
     holdings: dict[int, list[int]] = field(default_factory=dict)  # seat -> positions
 
 
-def _is_card(code: int | None) -> bool:
+def _is_card(code: int | None) -> TypeGuard[int]:
     """A card code the dealer opened (None: not yet; outside 0-51: never, it was void)."""
     return isinstance(code, int) and 0 <= code < 52
 
@@ -275,10 +275,24 @@ class PhoneMatch:
                 self._queue.clear()
 
     def _finish(self, deck: int) -> None:
-        """Start the audit of ``deck`` (once)."""
-        if deck not in self._finished:
-            self._finished.add(deck)
-            self._send_frames(self.dealer.finish_deck(deck))
+        """Start the audit of ``deck`` (once).
+
+        A deck nothing was dealt from (a fresh deck the round ended before using) is
+        closed unaudited instead: no card of it was in play, so its audit could change
+        no result, and every phone closes it at the same public event. Its shuffle may
+        still be under way on a slow phone, whose frames of it, sent before that phone
+        heard of the round's end, are then moot on every phone rather than a protocol
+        offence (or a seed revealed before the rest of the deck arrived: issue 17).
+        Decks that were dealt from are audited as before, the round scored only after.
+        """
+        if deck in self._finished:
+            return
+        self._finished.add(deck)
+        if not self._decks[deck].next_position and not self.dealer.disputed(deck):
+            self.dealer.suspend_deck(deck)
+            if deck in self._audits:
+                self._audits.remove(deck)  # (nothing audited: nothing to show)
+        self._send_frames(self.dealer.finish_deck(deck))
 
     def _send_frames(self, frames: list[bytes]) -> None:
         self.outbox.extend(ProtocolFrame(f) for f in frames)

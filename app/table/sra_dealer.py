@@ -12,13 +12,14 @@ their turn, so it can be opened at the showdown if its owner drops out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import Rng
 from app.protocol.messages import ClaimKind, Message
-from app.protocol.seat import RoundSpec, Seat, TableConfig
+from app.protocol.seat import Seat
+from app.protocol.transcript import RoundSpec, TableConfig
 from app.table.dealer import CLAIM_PERSIAN, DealerViolation, DeckVerdict
 
 _KINDS = {CLAIM_PERSIAN: ClaimKind.PERSIAN}
@@ -102,10 +103,10 @@ class SraDealer:
         # What the seat found in the background (a value outside the group, x and -x in
         # a pass, a forgery, the audit's cheaters) reaches the table here, one at a
         # time and before the next step, so no frame of a step is lost with it.
-        exc = self._untold()
-        if exc is not None:
-            self._told.append(exc)
-            raise DealerViolation(exc.seat, exc.code, exc.detail)
+        found = self._untold()
+        if found is not None:
+            self._told.append(found)
+            raise DealerViolation(found.seat, found.code, found.detail)
         try:
             return self._encode(self._seat.work())
         except ProtocolViolation as exc:
@@ -123,10 +124,10 @@ class SraDealer:
         return self._encode(self._seat.start_round(RoundSpec(deck, tuple(order))))
 
     def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
-        return self._encode(self._seat.reveal(list(assignments), round_id=deck))
+        return self._encode(self._seat.reveal(deck, list(assignments)))
 
     def card(self, deck: int, position: int) -> int | None:
-        code = self._seat.hand_in(deck).get(position)
+        code = self._seat.hand(deck).get(position)
         return None if code is None or code < 0 else code  # -1: it did not open (complaint)
 
     def progress(self, deck: int) -> float:
@@ -141,7 +142,7 @@ class SraDealer:
     def claim(self, deck: int, kind: str) -> list[bytes]:
         claim_kind = _KINDS.get(kind, ClaimKind.SHOWDOWN)
         try:
-            frames = self._encode(self._seat.claim(claim_kind, round_id=deck))
+            frames = self._encode(self._seat.claim(deck, claim_kind))
             self._proved.add(deck)
             return frames
         except ProtocolUsageError:
@@ -151,11 +152,11 @@ class SraDealer:
 
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
         if seat == self.seat:  # my own hand counts as proven once my claim went out
-            return dict(self._seat.hand_in(deck)) if deck in self._proved else None
+            return dict(self._seat.hand(deck)) if deck in self._proved else None
         claimed = self._seat.claimed_cards(deck, seat)
         if claimed is not None:
             return claimed
-        return self._seat.held_hand(seat, deck)
+        return self._seat.held_hand(deck, seat)
 
     def held(self, deck: int, finished: Sequence[int]) -> list[bytes]:
         """I hold: escrow my hand with the seats that have finished (again as more do)."""
@@ -164,7 +165,7 @@ class SraDealer:
             return []
         self._escrowed[deck] = holders
         try:
-            return self._encode(self._seat.escrow(sorted(holders), round_id=deck))
+            return self._encode(self._seat.escrow(deck, sorted(holders)))
         except ProtocolUsageError:
             return []  # a card of mine not open yet: escrowed once it is (called again)
 
@@ -179,7 +180,7 @@ class SraDealer:
         self._seat.dropped(seat)
 
     def release(self, deck: int, seat: int) -> list[bytes]:
-        return self._encode(self._seat.release(seat, deck))
+        return self._encode(self._seat.release(deck, seat))
 
     def finish_deck(self, deck: int) -> list[bytes]:
         if deck in self._suspended:
@@ -199,12 +200,12 @@ class SraDealer:
             return 0
 
     def verdict(self, deck: int) -> DeckVerdict | None:
-        v = self._seat.verdict_of(deck)
+        v = self._seat.verdict(deck)
         if v is None:
             return None
         return DeckVerdict(bool(v.ok), tuple(seat for seat, _ in v.cheaters))
 
 
-def sra_dealer_factory(group: Group = DEFAULT_GROUP):
+def sra_dealer_factory(group: Group = DEFAULT_GROUP) -> Callable[[int, int], SraDealer]:
     """A dealer factory for :class:`~app.table.table.HostTable` / ``GuestTable``."""
     return lambda seat, players: SraDealer(seat, players, group=group)

@@ -1,0 +1,165 @@
+"""The end of a round: every seat reveals its round seed (AUDIT), the audit runs, and
+frames that contradict their sender's seed are published (EVIDENCE).
+
+The audit itself is :func:`app.protocol.audit.audit`, a pure function of the
+transcript; this module holds when a seat may reveal, the frames, and what a verdict
+changes on this seat (its accusations).
+"""
+
+from __future__ import annotations
+
+from app.protocol import errors as E
+from app.protocol.audit import audit
+from app.protocol.core import SeatCore
+from app.protocol.encoding import DECK_SIZE
+from app.protocol.errors import ProtocolViolation
+from app.protocol.keys import RoundSecret, verify
+from app.protocol.messages import Kind, Message
+from app.protocol.shuffle import check_elements, last_pass
+from app.protocol.transcript import Round, Verdict, seed_commitment
+
+
+def reveal_due(rnd: Round) -> bool:
+    """May this seat reveal its round seed (all its keys, hence every hand) now?
+
+    Yes when the table ended the round here (``finish_round``) or this seat complained;
+    after another seat's complaint only once that complainer revealed its own seed, and
+    never in a suspended round, whose dealt cards stay in play.
+    """
+    if rnd.audit_wanted:
+        return True
+    return not rnd.suspended and any(c in rnd.audits for c, _ in rnd.complaints)
+
+
+def audit_owed(rnd: Round) -> set[int]:
+    """Whose round seed the audit of a void or finished round still lacks.
+
+    After a complaint the complainer reveals first (the others only then): while no
+    complainer has, the complainers owe it; then every seat that has not. The seat that
+    keeps its seed is named, never the seats waiting for it.
+    """
+    complainers = {c for c, _ in rnd.complaints}
+    if complainers and not complainers & set(rnd.audits):
+        return complainers
+    return {s for s in rnd.order if s not in rnd.audits}
+
+
+def send_audit(core: SeatCore, rnd: Round) -> list[Message]:
+    """Reveal my round seed (the last shuffler adds the rest of its pass)."""
+    assert rnd.secret is not None
+    rnd.audit_sent = True
+    rest: tuple[int, ...] = ()
+    start = 0
+    if core.seat == rnd.order[-1] and len(rnd.stages[-2]) == DECK_SIZE:
+        start = len(rnd.stages[-1])
+        rest = tuple(last_pass(core, rnd, start, DECK_SIZE))
+    rnd.audits[core.seat] = (rnd.secret.seed, rest)
+    seed = rnd.secret.seed
+    return [core.send(Kind.AUDIT, rnd.round_id, start=start, values=rest, data=seed)]
+
+
+def on_audit(core: SeatCore, rnd: Round, msg: Message) -> None:
+    """A seat's revealed round seed (checked against its commitment)."""
+    if msg.sender in rnd.audits or len(msg.data) != 32:
+        raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
+    if seed_commitment(msg.data) != rnd.commits.get(msg.sender):
+        # not the seed it bound itself to before the shuffle (or none was bound)
+        raise ProtocolViolation(msg.sender, E.COMMIT_MISMATCH, "round seed")
+    last = rnd.order[-1]
+    if msg.sender != last and msg.values:
+        raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
+    if msg.sender == last:
+        stage = rnd.stages[-1]
+        if msg.start != len(stage) or len(stage) + len(msg.values) != DECK_SIZE:
+            if len(rnd.stages[-2]) == DECK_SIZE or msg.values:
+                raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
+        elif msg.values:
+            check_elements(core, rnd, msg.sender, msg.values, stage)
+    # Another seat's AUDIT never makes this seat reveal: an early AUDIT would otherwise
+    # open every hand (and the undealt deck) in the middle of a round.
+    rnd.audits[msg.sender] = (msg.data, msg.values)
+
+
+def run_audit(core: SeatCore, rnd: Round) -> list[Message]:
+    """Every seed is in: the verdict (cheaters become accusations), then the evidence."""
+    rnd.verdict = with_evidence(rnd, audit(rnd, core.group))
+    for seat, code in rnd.verdict.cheaters:
+        core.accusations.append(ProtocolViolation(seat, code, f"round {rnd.round_id}"))
+    return evidence_for(core, rnd)
+
+
+def evidence_for(core: SeatCore, rnd: Round) -> list[Message]:
+    """Publish the signed frames that contradict their sender's revealed seed.
+
+    The others may hold a different (consistent) version of such a frame if its sender
+    equivocated (only the host can: it delivers its own frames); with the evidence
+    every seat sees two signed versions and names it.
+    """
+    assert rnd.verdict is not None
+    out = []
+    # Shuffle and lock frames too: a host that sent its victim another version of its
+    # own locks got the victim named for a false complaint on every other seat.
+    kinds = {
+        E.BAD_KEY: (Kind.KEYS, Kind.CLAIM),
+        E.BAD_LOCK: (Kind.LOCK,),
+        E.BAD_SHUFFLE: (Kind.SHUFFLE,),
+    }
+    for x, code in rnd.verdict.cheaters:
+        if code not in kinds or x not in rnd.audits:
+            continue
+        sec = RoundSecret(core.group, rnd.audits[x][0], rnd.round_id, None)
+        for (sender, _), msg in sorted(rnd.frames.items(), key=lambda kv: kv[0]):
+            if sender != x or msg.kind not in kinds[code]:
+                continue
+            positions = list(msg.data) if msg.kind == Kind.KEYS else list(msg.data[2::2])
+            if msg.kind in (Kind.LOCK, Kind.SHUFFLE) or any(
+                k != sec.card_key_inv(p) for p, k in zip(positions, msg.values, strict=False)
+            ):
+                frame = msg.encode(core.group)
+                out.append(core.send(Kind.EVIDENCE, rnd.round_id, data=frame))
+    return out
+
+
+def with_evidence(rnd: Round, verdict: Verdict) -> Verdict:
+    """The audit's verdict after equivocation proven by EVIDENCE before it ran."""
+    if not rnd.equivocators:
+        return verdict
+    cheaters = tuple(
+        c for c in verdict.cheaters if not (c[1] == E.FALSE_COMPLAINT and c[0] in rnd.excused)
+    )
+    cheaters += tuple((x, E.EQUIVOCATION) for x in sorted(rnd.equivocators))
+    return Verdict(verdict.round_id, False, tuple(dict.fromkeys(cheaters)), None)
+
+
+def on_evidence(core: SeatCore, rnd: Round, msg: Message) -> None:
+    """Another seat's copy of a frame: a second signed version proves equivocation."""
+    try:
+        shown = Message.decode(msg.data, core.group)
+    except ProtocolViolation:
+        raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence") from None
+    pub = core.setup.pubs.get(shown.sender)
+    body = shown.body(core.group)
+    if (
+        shown.round_id != rnd.round_id
+        or pub is None
+        or not verify(core.group, pub[0], core.setup.table_id, body, shown.sig, check_pub=False)
+    ):
+        raise ProtocolViolation(msg.sender, E.BAD_FRAME, "evidence not signed")
+    core.count([core.group.q, 1 << 128])
+    mine = rnd.frames.get((shown.sender, shown.seq))
+    if mine is None or mine == shown:
+        return  # nothing I did not see myself: my own audit has judged it
+    # Two different signed frames with one sequence number: proven equivocation.
+    # Whoever complained because of the version he got is excused.
+    exc = ProtocolViolation(shown.sender, E.EQUIVOCATION, f"seq {shown.seq}")
+    rnd.equivocators.add(shown.sender)
+    rnd.excused.add(msg.sender)  # also for an audit that has not run yet
+    core.accusations[:] = [
+        a for a in core.accusations if not (a.seat == msg.sender and a.code == E.FALSE_COMPLAINT)
+    ]
+    core.accusations.append(exc)
+    if rnd.verdict is not None:
+        cheaters = tuple(c for c in rnd.verdict.cheaters if c != (msg.sender, E.FALSE_COMPLAINT))
+        if (shown.sender, E.EQUIVOCATION) not in cheaters:
+            cheaters += ((shown.sender, E.EQUIVOCATION),)
+        rnd.verdict = Verdict(rnd.round_id, False, cheaters, None)

@@ -9,7 +9,8 @@ The detail of a blackjack record::
                     "ev_lost": 0.1, "stake": "10"}]}
 
 ``evs`` are per chip of the hand's stake (the hint's unit), ``ev_lost`` is in chips.
-Insurance decisions are reviewed too (:func:`review_insurance`); even money is not.
+Insurance and even-money decisions are reviewed too (:func:`review_insurance`,
+:func:`review_even_money`).
 """
 
 from __future__ import annotations
@@ -113,6 +114,53 @@ def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, A
         "evs": evs,
         "best": "insure" if ins > 0 else "decline_insurance",
         "ev_lost": round(max(0.0, best_chips - chosen_chips), 6),
+        "stake": str(money_json(stake.amount)),
+    }
+
+
+def _p_ten(before: Any, h: Any) -> float | None:
+    """The chance that the dealer's hole card (or next card) is a ten, from the cards
+    the player has not seen, as the hint counts them (its insurance EV is ``3p - 1``)."""
+    try:
+        from app.strategy.hint import hint
+    except ImportError:  # a build without the strategy module
+        return None
+    seen = [c for other in before.hands if other is not h for c in other.cards]
+    try:
+        ins = hint(before.rules, before.dealer[0], h.cards, seen).insurance
+    except ValueError:
+        return None
+    return None if ins is None else (ins + 1) / 3
+
+
+def review_even_money(before: Any, me: str, box: int, took: bool) -> dict[str, Any] | None:
+    """The player's even-money decision on ``box`` of round ``before`` (his blackjack
+    against the dealer's ace): ``took`` 1:1 now, or declined it for the blackjack
+    payout unless the dealer has blackjack too (a tie). ``evs`` per chip of the stake:
+    ``even_money`` 1, ``decline_even_money`` ``pays * (1 - p)`` with ``p`` the chance of
+    the dealer's ten; ``ev_lost`` in chips. None when it cannot be valued."""
+    hands = before.box_hands(box)
+    if not hands or not before.dealer or before.dealer[0].rank != 1:
+        return None
+    h = hands[0]
+    stake = h.stake_of(me)
+    if stake is None:
+        return None
+    p = _p_ten(before, h)
+    if p is None:
+        return None
+    raw = {"even_money": 1.0, "decline_even_money": float(before.rules.blackjack_pays) * (1 - p)}
+    action = "even_money" if took else "decline_even_money"
+    best = max(raw, key=raw.__getitem__)
+    return {
+        "box": box,
+        "hand": h.number,
+        "action": action,
+        "cards": [str(c) for c in h.cards],
+        "up": str(before.dealer[0]),
+        "evs": {k: round(v, 6) for k, v in raw.items()},
+        "best": best,
+        "ev_lost": round((raw[best] - raw[action]) * float(stake.amount), 6),
         "stake": str(money_json(stake.amount)),
     }
 

@@ -76,12 +76,11 @@ def review(before: Any, me: str, box: int, hand: int, action: str) -> dict[str, 
     }
 
 
-def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, Any] | None:
-    """The player's insurance decision on ``box`` of round ``before`` (``amount``
-    insured, or None: declined) against the best one by the hint's insurance EV (per
-    chip insured, from the unseen cards): insure the most allowed (half the stake) when
-    it is positive, else decline. ``evs`` per chip of the stake, ``ev_lost`` in chips.
-    None when it cannot be valued (no ace up, the strategy module missing)."""
+def _against_ace(before: Any, me: str, box: int) -> tuple[Any, Any, float] | None:
+    """The player's first hand on ``box`` when the dealer shows an ace, his stake on
+    it, and the hint's insurance EV per chip insured (``3p - 1``, ``p`` the chance of a
+    ten from the cards he has not seen). None when it cannot be valued (no ace up, no
+    stake of his, the strategy module missing)."""
     hands = before.box_hands(box)
     if not hands or not before.dealer or before.dealer[0].rank != 1:
         return None
@@ -89,38 +88,6 @@ def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, A
     stake = h.stake_of(me)
     if stake is None:
         return None
-    try:
-        from app.strategy.hint import hint
-    except ImportError:
-        return None
-    seen = [c for other in before.hands if other is not h for c in other.cards]
-    try:
-        ins = hint(before.rules, before.dealer[0], h.cards, seen).insurance
-    except ValueError:
-        return None
-    if ins is None:
-        return None
-    most = float(stake.amount) / 2
-    best_chips = max(0.0, ins * most)
-    chosen_chips = 0.0 if amount is None else ins * float(amount)
-    action = "decline_insurance" if amount is None else "insure"
-    evs = {"insure": round(ins * most / float(stake.amount), 6), "decline_insurance": 0.0}
-    return {
-        "box": box,
-        "hand": h.number,
-        "action": action,
-        "cards": [str(c) for c in h.cards],
-        "up": str(before.dealer[0]),
-        "evs": evs,
-        "best": "insure" if ins > 0 else "decline_insurance",
-        "ev_lost": round(max(0.0, best_chips - chosen_chips), 6),
-        "stake": str(money_json(stake.amount)),
-    }
-
-
-def _p_ten(before: Any, h: Any) -> float | None:
-    """The chance that the dealer's hole card (or next card) is a ten, from the cards
-    the player has not seen, as the hint counts them (its insurance EV is ``3p - 1``)."""
     try:
         from app.strategy.hint import hint
     except ImportError:  # a build without the strategy module
@@ -130,7 +97,42 @@ def _p_ten(before: Any, h: Any) -> float | None:
         ins = hint(before.rules, before.dealer[0], h.cards, seen).insurance
     except ValueError:
         return None
-    return None if ins is None else (ins + 1) / 3
+    return None if ins is None else (h, stake, float(ins))
+
+
+def _decision(
+    before: Any, box: int, h: Any, stake: Any, action: str, evs: dict[str, float], lost: float
+) -> dict[str, Any]:
+    """A reviewed decision against the dealer's ace, as stored."""
+    return {
+        "box": box,
+        "hand": h.number,
+        "action": action,
+        "cards": [str(c) for c in h.cards],
+        "up": str(before.dealer[0]),
+        "evs": {k: round(v, 6) for k, v in evs.items()},
+        "best": max(evs, key=evs.__getitem__),
+        "ev_lost": round(lost, 6),
+        "stake": str(money_json(stake.amount)),
+    }
+
+
+def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, Any] | None:
+    """The player's insurance decision on ``box`` of round ``before`` (``amount``
+    insured, or None: declined) against the best one by the hint's insurance EV (per
+    chip insured, from the unseen cards): insure the most allowed (half the stake) when
+    it is positive, else decline. ``evs`` per chip of the stake, ``ev_lost`` in chips.
+    None when it cannot be valued (no ace up, the strategy module missing)."""
+    found = _against_ace(before, me, box)
+    if found is None:
+        return None
+    h, stake, ins = found
+    most = float(stake.amount) / 2
+    chosen_chips = 0.0 if amount is None else ins * float(amount)
+    action = "decline_insurance" if amount is None else "insure"
+    # (a tie goes to declining: no bet for nothing)
+    evs = {"decline_insurance": 0.0, "insure": ins * most / float(stake.amount)}
+    return _decision(before, box, h, stake, action, evs, max(0.0, ins * most) - chosen_chips)
 
 
 def review_even_money(before: Any, me: str, box: int, took: bool) -> dict[str, Any] | None:
@@ -139,30 +141,15 @@ def review_even_money(before: Any, me: str, box: int, took: bool) -> dict[str, A
     payout unless the dealer has blackjack too (a tie). ``evs`` per chip of the stake:
     ``even_money`` 1, ``decline_even_money`` ``pays * (1 - p)`` with ``p`` the chance of
     the dealer's ten; ``ev_lost`` in chips. None when it cannot be valued."""
-    hands = before.box_hands(box)
-    if not hands or not before.dealer or before.dealer[0].rank != 1:
+    found = _against_ace(before, me, box)
+    if found is None:
         return None
-    h = hands[0]
-    stake = h.stake_of(me)
-    if stake is None:
-        return None
-    p = _p_ten(before, h)
-    if p is None:
-        return None
-    raw = {"even_money": 1.0, "decline_even_money": float(before.rules.blackjack_pays) * (1 - p)}
+    h, stake, ins = found
+    p = (ins + 1) / 3
+    evs = {"even_money": 1.0, "decline_even_money": float(before.rules.blackjack_pays) * (1 - p)}
     action = "even_money" if took else "decline_even_money"
-    best = max(raw, key=raw.__getitem__)
-    return {
-        "box": box,
-        "hand": h.number,
-        "action": action,
-        "cards": [str(c) for c in h.cards],
-        "up": str(before.dealer[0]),
-        "evs": {k: round(v, 6) for k, v in raw.items()},
-        "best": best,
-        "ev_lost": round((raw[best] - raw[action]) * float(stake.amount), 6),
-        "stake": str(money_json(stake.amount)),
-    }
+    lost = (max(evs.values()) - evs[action]) * float(stake.amount)
+    return _decision(before, box, h, stake, action, evs, lost)
 
 
 def hand_facts(rnd: Any, me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:

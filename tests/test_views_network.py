@@ -59,7 +59,8 @@ def test_the_table_offers_how_the_deck_was_shuffled(run: dict) -> None:
     assert _("Audit: every card was dealt once and every claim was true.") in texts
     assert any("docs/protocol.md" in t for t in texts)  # how to check it oneself
     assert fair["back_to"] == "oczko_table"  # back to the round's result
-    assert fair["problems"] == []  # at 320x480: fits, buttons of 48 dp, no broken word
+    # at 320x480 in de, pl and en: fits, buttons of 48 dp, no broken word
+    assert fair["problems"] == []
 
 
 def test_joining_by_address_shows_the_lobby_and_the_host_leaving(run: dict) -> None:
@@ -195,7 +196,12 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             fair = host["fair"] = {"fingerprint": net.fingerprint, "names": list(net.names)}
             from layout_geometry import check_window
 
-            fair["problems"] = check_window(self, "result with the fairness button")
+            fair["problems"] = []
+            for lang in ("de", "pl", "en"):  # the button's label in every language
+                self.update_prefs(language=lang)
+                yield
+                yield
+                fair["problems"] += check_window(self, f"result with the fairness button:{lang}")
             tap(table.ids.fair)
             yield
             yield

@@ -161,7 +161,7 @@ class OczkoTableScreen(BaseScreen):
         # the row holds the buttons that apply now, and only those; the left-handed
         # layout mirrors it
         if vm.next_text:
-            self._set_row([ids.next])
+            self._set_row([ids.fair, ids.next] if self.fair_round else [ids.next])
         else:
             self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
         ids.my_hand.cards = list(vm.my_cards)
@@ -183,7 +183,7 @@ class OczkoTableScreen(BaseScreen):
     def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)
         # ids are weak: the action buttons leave the row at times, so keep them alive
-        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold")]
+        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold", "fair")]
 
     def _set_row(self, order: list[Any]) -> None:
         actions = self.ids.actions

@@ -18,7 +18,9 @@ Matrix (chosen for a CI budget of about three minutes for this file and the stat
 test together): every run at 320x480, 360x640 and 800x600 in English; practice also in
 German and Polish at both phone sizes; the networked match also in German at 360x640,
 blackjack also in Polish at 320x480 (every blackjack state is checked in all three
-languages at both phone sizes by the states test). The networked
+languages at both phone sizes by the states test). The blackjack table must show
+everything without scrolling: two boxes of the player's, a bet behind the bot's box, the
+dealer-busts bet and split hands (five hands and more), all in the window. The networked
 match uses the open dealer (the same screens; the SRA shuffle of three phones costs
 about a minute a match on a busy machine; tests/test_views_network.py plays SRA through
 the screens, and the shuffle's state is among the checked screenshot states). The
@@ -103,9 +105,20 @@ def test_blackjack_sessions_were_played(run: dict) -> None:
     for key, r in _runs(run, "blackjack").items():
         assert r["hands"] == 10, key
         assert r["screen"] == "bj_summary", key
+        # the whole table on screen without scrolling, also with four hands and more
+        assert r["scrolls"] is False, key
+        assert r["most_hands"] >= (5 if key.startswith("blackjack:320x480") else 7), key
 
 
 # --------------------------------------------------------------------------- the driver
+
+
+def _scrolls(screen) -> bool:  # pragma: no cover - runs in the subprocess
+    """Whether anything on ``screen`` is in a scroll view (there the geometry check
+    cannot see what lies below the window)."""
+    from kivy.uix.scrollview import ScrollView
+
+    return any(isinstance(w, ScrollView) for w in screen.walk())
 
 
 def _wait(cond, label: str):  # pragma: no cover - runs in the subprocess
@@ -124,7 +137,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 "language": "en",
                 "player_name": "Zosia",
                 "bots": 2,
-                "table_rules": {"rounds": 10},
+                # a bot's box to bet behind and the side bet: a crowded table
+                "table_rules": {"rounds": 10, "betting_behind": True, "dealer_busts_bet": True},
             }
         )
     )
@@ -364,9 +378,12 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             yield
             menu = self.sm.get_screen("bj_menu")
             self.check(rec, "menu")
+            import random
+
+            self.screen("bj_table").demo_rng = random.Random(16)  # the same shoe every run
             press(menu.ids.start)
             table = self.sm.get_screen("bj_table")
-            hands = 0
+            hands = turns = 0
             for _ in range(2000):
                 if self.sm.current != "bj_table":
                     break
@@ -378,18 +395,41 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     if hands == 0:
                         self.check(rec, "betting")
                     if "chip10" in b:
-                        press(b["box1"])
-                        yield
-                        tap(table.buttons["chip10"])
-                        yield
+                        # a crowded table: boxes of his own, a bet behind the
+                        # bot's box and the dealer-busts bet (every other round)
+                        behind = [x.number for x in vm.boxes if x.behind and x.bet_range]
+                        boxes = [1, 2, 3, 5] if Window.size[1] > 480 else [1, 2]
+                        for n in [*boxes, *behind[:1]] if hands % 2 == 0 else [1]:
+                            press(table.buttons[f"box{n}"])
+                            yield
+                            tap(table.buttons["chip10"])
+                            yield
+                        if hands % 2 == 0 and "side_bet" in table.buttons:
+                            tap(table.buttons["side_bet"])
+                            yield
+                        self.check(rec, f"bets{hands + 1}")
                     tap(table.buttons["deal"])
                 elif vm.phase == "settled":
                     hands += 1
                     self.check(rec, f"hand{hands}")
+                    rec["most_hands"] = max(
+                        rec.get("most_hands", 0), sum(len(x.hands) for x in vm.boxes)
+                    )
+                    rec["scrolls"] = rec.get("scrolls", False) or _scrolls(table)
                     tap(b["next"])
                 else:
                     hand = table.game.round.current
-                    tap(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
+                    if turns % 8 == 0:
+                        self.check(rec, f"turn{turns}")
+                        rec["scrolls"] = rec.get("scrolls", False) or _scrolls(table)
+                    turns += 1
+                    # more hands on the table: at 320x480 up to six (what fits there
+                    # with cards of 49 dp), at the larger sizes as many as the shoe gives
+                    count = sum(len(x.hands) for x in vm.boxes)
+                    if not b["split"].disabled and (count < 6 or Window.size[1] > 480):
+                        tap(b["split"])
+                    else:
+                        tap(b["hit"] if hand.total < 13 and not b["hit"].disabled else b["stand"])
             rec["hands"] = hands
             rec["screen"] = self.sm.current
             yield

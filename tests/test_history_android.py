@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from test_transport_android import standin_env  # noqa: F401 - the stand-ins, compiled once
 
@@ -37,16 +38,45 @@ def test_the_share_text_holds_the_newest_rounds_that_fit() -> None:
     assert m == 500 and everything.endswith(text[len(lines[0]) + 2 :])
 
 
-def test_the_share_sheet_opens_with_the_history_as_text(standin_env) -> None:  # noqa: F811
+def _run(env: dict[str, str], scenario: str, *args: str) -> None:
     result = subprocess.run(
-        [sys.executable, __file__, "share"],
-        env=standin_env,
+        [sys.executable, __file__, scenario, *args],
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "share ok" in result.stdout
+    assert f"{scenario} ok" in result.stdout
+
+
+def test_the_share_sheet_opens_with_the_history_as_text(standin_env) -> None:  # noqa: F811
+    _run(standin_env, "share")
+
+
+def test_the_share_sheet_sends_the_exported_files_as_content_uris(
+    standin_env,  # noqa: F811
+    tmp_path,
+) -> None:
+    from app.history.export import export_files
+    from app.history.store import open_store
+
+    store = open_store(tmp_path)
+    store.add_many(_records(40))
+    paths = export_files(store, tmp_path / "exports")
+    store.close()
+    _run(standin_env, "files", *map(str, paths))
+
+
+def test_before_android_10_the_files_are_not_shared(standin_env, tmp_path) -> None:  # noqa: F811
+    # no MediaStore Downloads there: the app falls back to the text
+    (tmp_path / "h.csv").write_text("id\n")
+    _run(standin_env, "old", str(tmp_path / "h.csv"))
+
+
+def test_a_refused_copy_is_an_error_and_nothing_is_shared(standin_env, tmp_path) -> None:  # noqa: F811
+    (tmp_path / "h.csv").write_text("id\n")
+    _run(standin_env, "full", str(tmp_path / "h.csv"))
 
 
 def _s(value) -> str:
@@ -58,6 +88,9 @@ def _child() -> int:  # pragma: no cover - runs in the subprocess
     import jnius_config
 
     jnius_config.set_classpath(os.environ["BLU21_STANDIN_CLASSES"])
+    scenario, args = sys.argv[1], sys.argv[2:]
+    if scenario != "share":
+        return _files(scenario, [Path(a) for a in args])
     from jnius import autoclass, cast
 
     from app.history.share import share_payload, share_text
@@ -77,6 +110,63 @@ def _child() -> int:  # pragma: no cover - runs in the subprocess
     title = _s(started[0].getCharSequenceExtra(intent.EXTRA_TITLE))
     assert title == "Share the hand history"
     print("share ok")
+    return 0
+
+
+def _files(scenario: str, paths: list[Path]) -> int:  # pragma: no cover - in the subprocess
+    from jnius import autoclass, cast
+
+    from app.history.share import ShareUnsupported, share_files
+
+    intent = autoclass("android.content.Intent")
+    activity = autoclass("org.kivy.android.PythonActivity")
+    resolver = autoclass("android.content.ContentResolver")
+    autoclass("android.bluetooth.Standin").setSdk(28 if scenario == "old" else 34)
+    if scenario == "old":
+        try:
+            share_files(paths, "subject", "title")
+        except ShareUnsupported:
+            assert len(activity.standinStarted()) == 0
+            print("old ok")
+            return 0
+        raise AssertionError("shared files before Android 10")
+    if scenario == "full":
+        resolver.standinFull(True)
+        try:
+            share_files(paths, "subject", "title")
+        except OSError as exc:
+            assert "h.csv" in str(exc)
+            assert len(activity.standinStarted()) == 0
+            print("full ok")
+            return 0
+        raise AssertionError("a refused copy was shared")
+    share_files(paths, "blu21: hand history", "Share the hand history")
+    (chooser,) = activity.standinStarted()
+    assert chooser.getAction() == intent.ACTION_CHOOSER
+    target = cast("android.content.Intent", chooser.getParcelableExtra(intent.EXTRA_INTENT))
+    assert target.getAction() == intent.ACTION_SEND_MULTIPLE
+    assert target.getType() == "*/*"  # JSON and CSV together
+    assert target.getFlags() & intent.FLAG_GRANT_READ_URI_PERMISSION
+    streams = target.getParcelableArrayListExtra(intent.EXTRA_STREAM)
+    uris = [cast("android.net.Uri", streams.get(i)) for i in range(streams.size())]
+    assert len(uris) == len(paths) == 2
+    clip = target.getClipData()
+    assert [clip.getItemAt(i).getUri().toString() for i in range(clip.getItemCount())] == [
+        u.toString() for u in uris
+    ]
+    columns = autoclass("android.provider.MediaStore$MediaColumns")
+    for uri, path in zip(uris, paths, strict=True):
+        assert uri.getScheme() == "content", uri.toString()
+        # the file itself, byte for byte, not a text extract
+        assert bytes(resolver.standinContent(uri)) == path.read_bytes()
+        values = resolver.standinValues(uri)
+        assert values.getAsString(columns.DISPLAY_NAME) == path.name
+        assert values.getAsString(columns.RELATIVE_PATH) == "Download/Blu21"
+        want = "application/json" if path.suffix == ".json" else "text/csv"
+        assert values.getAsString(columns.MIME_TYPE) == want
+    assert target.getCharSequenceExtra(intent.EXTRA_TEXT) is None  # no text instead
+    assert "Zoë" in paths[0].read_text(encoding="utf-8")
+    print("files ok")
     return 0
 
 

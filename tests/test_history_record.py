@@ -206,3 +206,36 @@ def test_insurance_decisions_are_reviewed_by_the_hint(recorder, choice):
     decisions = stored.detail["decisions"]
     assert [x["action"] for x in decisions][1:] == ["stand"]  # 16 against an ace: hit was best
     assert stored.facts.mistakes == (choice == "insure") + 1
+
+
+@pytest.mark.parametrize("pays", [Fraction(3, 2), Fraction(6, 5)])
+@pytest.mark.parametrize("choice", ["even_money", "decline_insurance"])
+def test_even_money_decisions_are_reviewed_against_a_hand_count(recorder, choice, pays):
+    from app.rules.shoe import Shoe
+    from app.rules.table_rules import TableRules
+    from app.views.bj_game import BlackjackGame
+
+    rules = TableRules(rounds=1, blackjack_pays=pays)
+    # the player's blackjack (As Kd) against the dealer's ace (hole: 5c)
+    shoe = Shoe.stacked("As Ah Kd 5c 9c 8d 7h", rules.decks, rules.penetration, random.Random(2))
+    g = BlackjackGame(rules, "Me", shoe=shoe)
+    g.bet(1, 20)
+    g.deal()
+    g.decide(choice)
+    while not g.round.settled and g.legal():
+        g.decide("stand")
+    (stored,) = recorder.store.rounds()
+    (d,) = stored.detail["decisions"]
+    # the referee: the player has seen As, Kd and the dealer's Ah; of the 309 unseen
+    # cards of six decks 95 are tens (24 per deck, his king gone)
+    p = Fraction(95, 309)
+    decline = float(pays * (1 - p))  # his blackjack pays unless the dealer has one (a tie)
+    take = 1.0  # even money: 1:1 now, whatever the dealer has
+    best = "even_money" if take > decline else "decline_even_money"
+    assert (best == "even_money") == (pays == Fraction(6, 5))
+    action = "even_money" if choice == "even_money" else "decline_even_money"
+    assert (d["action"], d["best"], d["cards"], d["up"]) == (action, best, ["As", "Kd"], "Ah")
+    assert d["evs"]["decline_even_money"] == pytest.approx(decline, abs=1e-6)
+    assert d["ev_lost"] == pytest.approx(abs(take - decline) * 20 if action != best else 0.0)
+    assert stored.facts.mistakes == (action != best)
+    assert stored.facts.ev_lost == pytest.approx(d["ev_lost"])

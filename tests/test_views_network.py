@@ -44,6 +44,25 @@ def test_hosted_match_is_played_through_the_screens(run: dict) -> None:
     assert host["guest_result"] == host["result"]
 
 
+def test_the_table_offers_how_the_deck_was_shuffled(run: dict) -> None:
+    from app.i18n import _
+
+    fair = run["host"]["fair"]
+    assert fair["screen"] == "history_round"
+    texts = fair["texts"]
+    assert _("How was this deck shuffled?") in texts
+    assert fair["fingerprint"]  # the SRA dealer's, as the table screen shows it
+    assert _("Table fingerprint: {code}").format(code=fair["fingerprint"]) in texts
+    prefix = _("Shuffled in turn by: {names}").split("{")[0]
+    (shuffled,) = [t for t in texts if t.startswith(prefix)]
+    assert sorted(shuffled[len(prefix) :].split(", ")) == sorted(fair["names"])
+    assert _("Audit: every card was dealt once and every claim was true.") in texts
+    assert any("docs/protocol.md" in t for t in texts)  # how to check it oneself
+    assert fair["back_to"] == "oczko_table"  # back to the round's result
+    # at 320x480 in de, pl and en: fits, buttons of 48 dp, no broken word
+    assert fair["problems"] == []
+
+
 def test_joining_by_address_shows_the_lobby_and_the_host_leaving(run: dict) -> None:
     join = run["join"]
     assert join["lobby_players"] == 2
@@ -211,6 +230,35 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             host["over"] = True
             m = net.match
             host["result"] = {"winner": m.winner, "points": list(m.points), "gone": sorted(m.gone)}
+            # "How was this deck shuffled?" under the result: the round's fairness record
+            from app.history.live import RECORDER
+
+            def audited() -> bool:
+                rid = RECORDER.latest_round_id(net)
+                record = rid and RECORDER.store.round(rid)
+                return bool(record and record.detail.get("audits"))
+
+            yield from _wait(lambda: table.fair_round and audited(), "the audited round")
+            yield
+            fair = host["fair"] = {"fingerprint": net.fingerprint, "names": list(net.names)}
+            from layout_geometry import check_window
+
+            fair["problems"] = []
+            for lang in ("de", "pl", "en"):  # the button's label in every language
+                self.update_prefs(language=lang)
+                yield
+                yield
+                fair["problems"] += check_window(self, f"result with the fairness button:{lang}")
+            tap(table.ids.fair)
+            yield
+            yield
+            fair["problems"] += check_window(self, "the round's fairness record")
+            fair["screen"] = self.sm.current
+            page = self.screen("history_round").page
+            fair["texts"] = [getattr(w, "text", "") for w in page.children[::-1]]
+            self.back()
+            yield
+            fair["back_to"] = self.sm.current
             table.leave()  # closes the table: the guest hears the end and exits
             out_text, _err = guest.communicate(timeout=WAIT)
             line = next((x for x in out_text.splitlines() if x.startswith("RESULT ")), "RESULT {}")

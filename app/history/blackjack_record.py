@@ -9,7 +9,8 @@ The detail of a blackjack record::
                     "ev_lost": 0.1, "stake": "10"}]}
 
 ``evs`` are per chip of the hand's stake (the hint's unit), ``ev_lost`` is in chips.
-Insurance decisions are reviewed too (:func:`review_insurance`); even money is not.
+Insurance and even-money decisions are reviewed too (:func:`review_insurance`,
+:func:`review_even_money`).
 """
 
 from __future__ import annotations
@@ -75,12 +76,11 @@ def review(before: Any, me: str, box: int, hand: int, action: str) -> dict[str, 
     }
 
 
-def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, Any] | None:
-    """The player's insurance decision on ``box`` of round ``before`` (``amount``
-    insured, or None: declined) against the best one by the hint's insurance EV (per
-    chip insured, from the unseen cards): insure the most allowed (half the stake) when
-    it is positive, else decline. ``evs`` per chip of the stake, ``ev_lost`` in chips.
-    None when it cannot be valued (no ace up, the strategy module missing)."""
+def _against_ace(before: Any, me: str, box: int) -> tuple[Any, Any, float] | None:
+    """The player's first hand on ``box`` when the dealer shows an ace, his stake on
+    it, and the hint's insurance EV per chip insured (``3p - 1``, ``p`` the chance of a
+    ten from the cards he has not seen). None when it cannot be valued (no ace up, no
+    stake of his, the strategy module missing)."""
     hands = before.box_hands(box)
     if not hands or not before.dealer or before.dealer[0].rank != 1:
         return None
@@ -90,31 +90,66 @@ def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, A
         return None
     try:
         from app.strategy.hint import hint
-    except ImportError:
+    except ImportError:  # a build without the strategy module
         return None
     seen = [c for other in before.hands if other is not h for c in other.cards]
     try:
         ins = hint(before.rules, before.dealer[0], h.cards, seen).insurance
     except ValueError:
         return None
-    if ins is None:
-        return None
-    most = float(stake.amount) / 2
-    best_chips = max(0.0, ins * most)
-    chosen_chips = 0.0 if amount is None else ins * float(amount)
-    action = "decline_insurance" if amount is None else "insure"
-    evs = {"insure": round(ins * most / float(stake.amount), 6), "decline_insurance": 0.0}
+    return None if ins is None else (h, stake, float(ins))
+
+
+def _decision(
+    before: Any, box: int, h: Any, stake: Any, action: str, evs: dict[str, float], lost: float
+) -> dict[str, Any]:
+    """A reviewed decision against the dealer's ace, as stored."""
     return {
         "box": box,
         "hand": h.number,
         "action": action,
         "cards": [str(c) for c in h.cards],
         "up": str(before.dealer[0]),
-        "evs": evs,
-        "best": "insure" if ins > 0 else "decline_insurance",
-        "ev_lost": round(max(0.0, best_chips - chosen_chips), 6),
+        "evs": {k: round(v, 6) for k, v in evs.items()},
+        "best": max(evs, key=evs.__getitem__),
+        "ev_lost": round(lost, 6),
         "stake": str(money_json(stake.amount)),
     }
+
+
+def review_insurance(before: Any, me: str, box: int, amount: Any) -> dict[str, Any] | None:
+    """The player's insurance decision on ``box`` of round ``before`` (``amount``
+    insured, or None: declined) against the best one by the hint's insurance EV (per
+    chip insured, from the unseen cards): insure the most allowed (half the stake) when
+    it is positive, else decline. ``evs`` per chip of the stake, ``ev_lost`` in chips.
+    None when it cannot be valued (no ace up, the strategy module missing)."""
+    found = _against_ace(before, me, box)
+    if found is None:
+        return None
+    h, stake, ins = found
+    most = float(stake.amount) / 2
+    chosen_chips = 0.0 if amount is None else ins * float(amount)
+    action = "decline_insurance" if amount is None else "insure"
+    # (a tie goes to declining: no bet for nothing)
+    evs = {"decline_insurance": 0.0, "insure": ins * most / float(stake.amount)}
+    return _decision(before, box, h, stake, action, evs, max(0.0, ins * most) - chosen_chips)
+
+
+def review_even_money(before: Any, me: str, box: int, took: bool) -> dict[str, Any] | None:
+    """The player's even-money decision on ``box`` of round ``before`` (his blackjack
+    against the dealer's ace): ``took`` 1:1 now, or declined it for the blackjack
+    payout unless the dealer has blackjack too (a tie). ``evs`` per chip of the stake:
+    ``even_money`` 1, ``decline_even_money`` ``pays * (1 - p)`` with ``p`` the chance of
+    the dealer's ten; ``ev_lost`` in chips. None when it cannot be valued."""
+    found = _against_ace(before, me, box)
+    if found is None:
+        return None
+    h, stake, ins = found
+    p = (ins + 1) / 3
+    evs = {"even_money": 1.0, "decline_even_money": float(before.rules.blackjack_pays) * (1 - p)}
+    action = "even_money" if took else "decline_even_money"
+    lost = (max(evs.values()) - evs[action]) * float(stake.amount)
+    return _decision(before, box, h, stake, action, evs, lost)
 
 
 def hand_facts(rnd: Any, me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:

@@ -27,7 +27,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from app.history.blackjack_record import blackjack_record, review, review_insurance
+from app.history.blackjack_record import (
+    blackjack_record,
+    review,
+    review_even_money,
+    review_insurance,
+)
 from app.history.model import RoundRecord
 from app.history.oczko_record import OczkoRounds
 from app.history.store import HistoryError, HistoryStore, open_store
@@ -212,6 +217,10 @@ class Recorder:
                     continue
                 if e.kind == "action":
                     d = review(state.prev, game.me, e.box, e.hand, e.action)
+                elif e.kind == "settled" and e.outcome == "even_money":
+                    d = review_even_money(state.prev, game.me, e.box, took=True)
+                elif e.kind == "insurance_declined" and _offered_even_money(state.prev, e):
+                    d = review_even_money(state.prev, game.me, e.box, took=False)
                 elif e.kind in ("insurance", "insurance_declined"):
                     amount = getattr(e, "amount", None)
                     d = review_insurance(state.prev, game.me, e.box, amount)
@@ -235,6 +244,15 @@ class Recorder:
             )
             if record is not None:
                 self._save([record])
+
+
+def _offered_even_money(before: Any, e: Any) -> bool:
+    """Whether the declined insurance of event ``e`` was an even-money offer (the
+    player's blackjack against the dealer's ace)."""
+    return any(
+        a.kind.value == "even_money" and a.player == e.player and a.box == e.box
+        for a in before.legal_actions()
+    )
 
 
 #: The app's recorder (configured by the app at start).

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ def migrate(
 ) -> int:
     """Bring the database up to ``len(migrations)``; returns the version it had.
     Raises :class:`Corrupt` for a version newer than this app knows."""
-    version = con.execute("PRAGMA user_version").fetchone()[0]
+    version = int(con.execute("PRAGMA user_version").fetchone()[0])
     if version > len(migrations):
         raise Corrupt(f"schema version {version} is newer than this app ({len(migrations)})")
     for target in range(version + 1, len(migrations) + 1):
@@ -116,7 +117,7 @@ def _row_record(row: Sequence[Any], detail: bytes | None) -> RoundRecord:
     # positional: the columns are in the dataclasses' field order (statistics build
     # 10,000 of these)
     return RoundRecord(
-        *row[1:_FIXED],
+        *row[1:_FIXED],  # type: ignore[call-arg]  # (mypy counts no star-args)
         Facts(*row[_FIXED:]),
         None if detail is None else load_detail(detail),
         row[0],
@@ -274,9 +275,11 @@ class HistoryStore:
             dump_detail(record.detail or {}),
         )  # fmt: skip
         cur = con.execute(_INSERT, values)
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)
 
-    def amend(self, round_id: int, facts: Facts | None = None, detail: dict | None = None) -> bool:
+    def amend(
+        self, round_id: int, facts: Facts | None = None, detail: dict[str, Any] | None = None
+    ) -> bool:
         """Replace a stored round's facts and/or detail (an audit verdict or the match
         end that came in after the round was stored); False if it is gone (pruned)."""
         sets, values = [], []
@@ -306,7 +309,9 @@ class HistoryStore:
         """How many rounds are stored (of ``game``)."""
         where, args = _where(game)
         with self._lock:
-            return self._con.execute(f"SELECT count(*) FROM rounds {where}", args).fetchone()[0]
+            return int(
+                self._con.execute(f"SELECT count(*) FROM rounds {where}", args).fetchone()[0]
+            )
 
     def rounds(
         self,
@@ -324,8 +329,8 @@ class HistoryStore:
         cols = _SUMMARY + (", detail" if detail else "")
         sql = f"SELECT {cols} FROM rounds {where} ORDER BY id {order} LIMIT ? OFFSET ?"
         with self._lock:
-            rows = self._con.execute(sql, (*args, -1 if limit is None else limit, offset))
-            rows = rows.fetchall()
+            cur = self._con.execute(sql, (*args, -1 if limit is None else limit, offset))
+            rows = cur.fetchall()
         n = len(_COLUMNS)
         return [_row_record(row[:n], row[n] if detail else None) for row in rows]
 
@@ -371,7 +376,7 @@ class HistoryStore:
             rows = con.execute(
                 "SELECT result = 'won' FROM rounds WHERE game = ? ORDER BY id", (game,)
             )
-            series = tuple(int(w) for (w,) in rows)
+            series: tuple[int | Fraction, ...] = tuple(int(w) for (w,) in rows)
         else:
             rows = con.execute(
                 "SELECT score_before, score_after FROM rounds WHERE game = ? ORDER BY id", (game,)

@@ -4,22 +4,119 @@ summary. The screen renders :func:`app.views.bj_vm.present` and sends intents to
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
 
 import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
 from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
+from app.views.cardtex import CARD_RATIO
+from app.views.fit import SMALLEST, widest_word
 from app.views.theme import theme
+
+#: a hand's cards are drawn at most this tall, and squeezed to no less (34 dp wide):
+#: at 320x480 six hands fit so, with the dealer, the side bet, the hint and the actions
+CARD_MOST, CARD_LEAST = dp(72), dp(49)
+#: a hand row's height (and width) beyond its cards (padding and frame)
+ROW_EXTRA = dp(8)
+#: the share of a hand row's width its cards get
+CARDS_SHARE = 0.46
+#: the font of the box buttons while the bets are made
+BOX_FONT = dp(13)
+
+
+class SqueezeLabel(Label):  # type: ignore[misc]  # (Kivy has no type hints)
+    """A label whose text fits its box both ways: the font shrinks (to 60 % at most)
+    until the longest word fits the width and the wrapped lines fit the height."""
+
+    base_font_size = NumericProperty(dp(14))
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # at once, not on the next frame: what is drawn always fits
+        for name in ("size", "text", "base_font_size", "bold"):
+            self.fbind(name, self._fit)
+        self._fit()
+
+    def _fit(self, *_args: Any) -> None:
+        self.text_size = (self.width, None)
+        size = floor = self.base_font_size
+        floor *= SMALLEST
+        words = tuple(self.text.split())
+        if not words or self.width <= 1:
+            self.font_size = size
+            return
+        widest = widest_word(words, size, bool(self.bold), self.font_name)
+        if widest > self.width:
+            size = max(floor, size * self.width / widest * 0.98)
+        while True:
+            self.font_size = size
+            self.texture_update()
+            if self.texture_size[1] <= self.height or size <= floor:
+                return
+            size = max(floor, size * 0.9)
+
+
+class BjHandRow(BoxLayout):  # type: ignore[misc]
+    """One hand: its cards, the box it is on, its total, and its stakes or result."""
+
+    hand = ObjectProperty(None, allownone=True)
+    title = StringProperty("")
+    #: in play what happened and the stakes; once settled the result (the player's own)
+    detail = StringProperty("")
+    card_height = NumericProperty(CARD_MOST)
+
+
+def hand_detail(result: str, status: str, stakes: str, you: str) -> str:
+    """The last line of a hand row: the stakes while it is played, the result once it
+    is settled; of the results of a box with bets behind only the player's own.
+
+    >>> hand_detail("Bruno: won (+10)\\nYou: won (+5)", "", "", "You")
+    'You: won (+5)'
+    >>> hand_detail("", "stood", "You 10", "You")
+    'stood · You 10'
+    """
+    if result:
+        mine = [line for line in result.split("\n") if line.startswith(you + ":")]
+        return mine[0] if mine else result
+    return (status + " · " if status else "") + stakes
+
+
+def hands_grid(count: int, width: float, height: float, spacing: float) -> tuple[int, float]:
+    """Columns and row height for ``count`` hand rows in ``width`` x ``height``: one
+    column while the cards stay at least :data:`CARD_LEAST` tall, else two or three
+    (each column at least 150 dp wide); rows no taller than the cards need.
+
+    >>> hands_grid(2, 304, 300, 4)[0], hands_grid(6, 304, 200, 4)[0]
+    (1, 2)
+    """
+    best = (1, 0.0)
+    for cols in (1, 2, 3):
+        if cols > 1 and width / cols < dp(150):
+            break
+        rows = math.ceil(count / cols)
+        row = min(CARD_MOST * theme.card_scale + ROW_EXTRA, (height - (rows - 1) * spacing) / rows)
+        if row > best[1]:
+            best = (cols, row)
+        if row - ROW_EXTRA >= CARD_LEAST:
+            return cols, row
+    return best
+
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -37,6 +134,8 @@ class BlackjackTableScreen(BaseScreen):
     up = StringProperty("bj_menu")
     vm = ObjectProperty(None, allownone=True)
     selected_box = NumericProperty(0)
+    #: the dealer's cards: smaller on a short screen, never under CARD_LEAST
+    dealer_card_height = NumericProperty(dp(80))
 
     #: the deck of the next session (demos and tests seed it or script the shoe)
     demo_rng: Any = None
@@ -46,11 +145,12 @@ class BlackjackTableScreen(BaseScreen):
         super().__init__(**kwargs)
         #: the buttons now on screen by name ("hit", "deal", "box3", "chip10", ...)
         self.buttons: dict[str, Any] = {}
-        self._title_pool: list[Any] = []
         self._row_pool: list[Any] = []
+        self._fit_trigger = Clock.create_trigger(lambda _dt: self.fit_hands(), -1)
+        self.fbind("height", self._fit_trigger)
 
     @property
-    def game(self):
+    def game(self) -> Any:
         return self.app.controllers.get("blackjack")
 
     def start_session(self, rng: Any = None) -> None:
@@ -90,7 +190,14 @@ class BlackjackTableScreen(BaseScreen):
         self._render_boxes(vm)
         self._render_controls(vm)
 
-    def _button(self, name: str, text: str, callback, enabled: bool = True, quiet=False):
+    def _button(
+        self,
+        name: str,
+        text: str,
+        callback: Callable[[], Any],
+        enabled: bool = True,
+        quiet: bool = False,
+    ) -> Any:
         b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
         b.disabled = not enabled
         b.bind(on_release=lambda *_a: callback())
@@ -105,42 +212,72 @@ class BlackjackTableScreen(BaseScreen):
                 b.number == self.selected_box and b.bet_range for b in vm.boxes
             ):
                 self.selected_box = next((b.number for b in vm.boxes if b.bet_range), 0)
-            grid = GridLayout(cols=4, spacing=dp(4), size_hint_y=None)
-            grid.bind(minimum_height=grid.setter("height"))
+            area.cols = 4
+            rnd = self.game.round
             for box in vm.boxes:
-                stake = box.hands[0].stakes if box.hands else ""
-                text = _("Box {n}").format(n=box.number) + ("\n" + stake if stake else "")
+                # the box and the player's own stake on it (who else bets there is said
+                # under the boxes when it is chosen, and on the table after the deal)
+                mine = [h.stake_of(self.game.me) for h in rnd.box_hands(box.number)]
+                stake = sum((s.amount for s in mine if s is not None), Fraction(0))
+                text = _("Box {n}").format(n=box.number) + (f"\n{chips(stake)}" if stake else "")
                 b = Factory.ChoiceButton(
                     text=text,
                     group="bj-box",
                     halign="center",
                     state="down" if box.number == self.selected_box else "normal",
                     height=dp(64),
-                    font_size=dp(13),
+                    base_font_size=BOX_FONT,
                 )
                 b.disabled = box.bet_range is None and not box.hands
                 b.bind(on_release=lambda _b, n=box.number: self.select_box(n))
                 self.buttons[f"box{box.number}"] = b
-                grid.add_widget(b)
-            area.add_widget(grid)
+                area.add_widget(b)
+            self._fit_trigger()
             return
         # rows come from a pool: a move updates them instead of building new widgets
-        titles, rows = iter(self._title_pool), iter(self._row_pool)
+        rows = iter(self._row_pool)
+        area.cols = 1
         for box in vm.boxes:
-            if not box.hands:
-                continue
-            title = next(titles, None) or self._pooled(self._title_pool, "Body", bold=True)
-            title.text = _("Box {n}").format(n=box.number) + f" · {box.owner}"
-            area.add_widget(title)
-            for hand in box.hands:
+            for i, hand in enumerate(box.hands):
                 row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
                 row.hand = hand
+                row.detail = hand_detail(hand.result, hand.status, hand.stakes, _("You"))
+                row.title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
+                if len(box.hands) > 1:
+                    row.title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
                 row.ids.cards.cards = list(hand.cards)
                 row.ids.cards.four_colour = self.app.prefs.four_colour_deck
                 area.add_widget(row)
+        self._fit_trigger()
+
+    def fit_hands(self) -> None:
+        """Lay the hands out in the room the screen leaves them (no scrolling): one
+        column of rows, or two or three when the cards would get too small."""
+        self.dealer_card_height = min(
+            dp(80) * theme.card_scale, max(CARD_LEAST, self.height * 0.13)
+        )
+        grid, room = self.ids.boxes, self.ids.area
+        rows = list(grid.children)
+        if not rows or self.vm is None:
+            return
+        if self.vm.phase == "betting":  # the boxes to bet on: 48-64 dp tall buttons
+            lines = math.ceil(len(rows) / grid.cols)
+            each = (room.height - (lines - 1) * grid.spacing[1]) / lines
+            for b in rows:
+                b.height = max(theme.touch, min(dp(64), each))
+            return
+        cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
+        grid.cols = cols
+        # the cards' share of a row (see BjHandRow in the kv file): one whole card and
+        # a quarter of the next always show
+        row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
+        fits = CARDS_SHARE * (row_width - ROW_EXTRA) / (CARD_RATIO * 1.25)
+        for row in rows:
+            row.height = height
+            row.card_height = max(1.0, min(height - ROW_EXTRA, fits))
 
     @staticmethod
-    def _pooled(pool: list, kind: str, **kwargs: Any) -> Any:
+    def _pooled(pool: list[Any], kind: str, **kwargs: Any) -> Any:
         widget = getattr(Factory, kind)(**kwargs)
         pool.append(widget)
         return widget
@@ -154,7 +291,7 @@ class BlackjackTableScreen(BaseScreen):
             for action, label, amount in vm.prompt.choices:
                 row.add_widget(
                     self._button(
-                        action, label, lambda a=action, m=amount: self.decide(a, vm.prompt.box, m)
+                        action, label, functools.partial(self.decide, action, vm.prompt.box, amount)
                     )
                 )
             box.add_widget(row)
@@ -162,22 +299,31 @@ class BlackjackTableScreen(BaseScreen):
             chosen = next((b for b in vm.boxes if b.number == self.selected_box), None)
             if chosen and chosen.bet_range:
                 lo, hi = chosen.bet_range
-                what = (
-                    _("Bet behind on box {n}:") if chosen.behind else _("Bet on box {n}:")
-                ).format(n=chosen.number)
+                if chosen.behind:
+                    what = _("Bet behind {owner} on box {n}:").format(
+                        owner=chosen.owner, n=chosen.number
+                    )
+                else:
+                    what = _("Bet on box {n}:").format(n=chosen.number)
                 box.add_widget(Factory.Caption(text=what))
                 row = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
                 row.bind(minimum_height=row.setter("height"))
                 for value in chip_choices(lo, hi):
                     row.add_widget(
                         self._button(
-                            f"chip{value}", chips(value), lambda v=value: self.bet(v), quiet=True
+                            f"chip{value}",
+                            chips(value),
+                            functools.partial(self.bet, value),
+                            quiet=True,
                         )
                     )
                 box.add_widget(row)
+            # one row: the side bet, rebet, clear; then the deal, under the thumb
+            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
+            again.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
             if vm.side_bet is not None:
                 lo, _hi = vm.side_bet
-                box.add_widget(
+                again.add_widget(
                     self._button(
                         "side_bet",
                         _("Dealer busts bet: {amount}").format(amount=chips(lo)),
@@ -185,7 +331,6 @@ class BlackjackTableScreen(BaseScreen):
                         quiet=True,
                     )
                 )
-            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
             g = self.game
             again.add_widget(self._button("rebet", _("Rebet"), self.rebet, g.can_rebet, quiet=True))
             again.add_widget(
@@ -198,21 +343,26 @@ class BlackjackTableScreen(BaseScreen):
             label = _("Session summary") if last else _("Next round")
             box.add_widget(self._button("next", label, self.next_round))
         else:
-            grid = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
-            grid.bind(minimum_height=grid.setter("height"))
+            # the legal actions only, hit and stand always first (mirrored for the left
+            # hand): one row of them where each gets 72 dp, else rows of three
             labels = list(ACTION_LABELS.items())
             if self.app.prefs.left_handed:  # mirrored, the main actions under the left thumb
                 labels = labels[2::-1] + labels[:2:-1]
+            shown = []
             for kind, label in labels:
-                grid.add_widget(
-                    self._button(
-                        kind, _(label), lambda k=kind: self.decide(k), vm.actions.get(kind, False)
-                    )
-                )
+                legal = vm.actions.get(kind, False)
+                b = self._button(kind, _(label), functools.partial(self.decide, kind), legal)
+                if legal:
+                    shown.append(b)
+            cols = len(shown) if len(shown) * dp(76) <= box.width else 3
+            grid = GridLayout(cols=max(1, cols), size_hint_y=None, spacing=dp(4))
+            grid.bind(minimum_height=grid.setter("height"))
+            for b in shown:
+                grid.add_widget(b)
             box.add_widget(grid)
 
     # -- intents -------------------------------------------------------------------------
-    def _do(self, func, *args) -> None:
+    def _do(self, func: Callable[..., Any], *args: Any) -> None:
         try:
             func(*args)
         except ValueError as exc:  # IllegalAction / SessionError: shown, nothing changes
@@ -223,10 +373,10 @@ class BlackjackTableScreen(BaseScreen):
         self.selected_box = number
         self.refresh()
 
-    def bet(self, amount) -> None:
+    def bet(self, amount: Fraction | int) -> None:
         self._do(self.game.bet, self.selected_box, amount)
 
-    def side_bet(self, amount) -> None:
+    def side_bet(self, amount: Fraction | int) -> None:
         self._do(self.game.side_bet, amount)
 
     def rebet(self) -> None:
@@ -238,7 +388,7 @@ class BlackjackTableScreen(BaseScreen):
     def deal(self) -> None:
         self._do(self.game.deal)
 
-    def decide(self, kind: str, box: int | None = None, amount=None) -> None:
+    def decide(self, kind: str, box: int | None = None, amount: Fraction | None = None) -> None:
         if kind == "insure":
             self._do(self.game.insure, box, amount)
         else:

@@ -20,7 +20,7 @@ SMALLEST = 0.6
 
 
 @lru_cache(maxsize=2048)
-def _widest(words: tuple[str, ...], size: float, bold: bool, font_name: str) -> float:
+def widest_word(words: tuple[str, ...], size: float, bold: bool, font_name: str) -> float:
     """The width of the widest of ``words`` (measured once per text and font)."""
     core = CoreLabel(font_size=size, bold=bold, font_name=font_name)
     core.resolve_font_name()
@@ -54,7 +54,7 @@ class FitText:
         words = self.text.split()
         size = self.base_font_size
         if room > 0 and words:
-            widest = _widest(tuple(words), size, bool(self.bold), self.font_name)
+            widest = widest_word(tuple(words), size, bool(self.bold), self.font_name)
             if widest > room:
                 size = max(size * SMALLEST, size * room / widest * 0.98)
         if abs(self.font_size - size) > 0.25:

@@ -5,6 +5,9 @@ statistics per game with two charts drawn with Kivy graphics."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kivy.factory import Factory
@@ -27,7 +30,7 @@ from app.views.theme import theme
 PAGE = 50
 
 
-def _store():
+def _store() -> Any:
     from app.history.live import RECORDER
 
     return RECORDER.store
@@ -41,7 +44,7 @@ def _page() -> tuple[ScrollView, GridLayout]:
     return scroll, page
 
 
-def _button(text: str, on_release, quiet: bool = False) -> Any:
+def _button(text: str, on_release: Callable[[], Any], quiet: bool = False) -> Any:
     b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
     b.bind(on_release=lambda *_a: on_release())
     return b
@@ -147,14 +150,25 @@ class HistoryScreen(_PageScreen):
         from app.views.device import on_android
 
         if on_android():
-            self._share(store)
+            self._share(store, paths)
             return
         self.app.notify(_("Exported to {path}").format(path=str(paths[0].parent)), seconds=6)
 
-    def _share(self, store: Any) -> None:
-        """Android: the share sheet with the newest rounds as CSV text."""
-        from app.history.share import share_payload, share_text
+    def _share(self, store: Any, paths: list[Path]) -> None:
+        """Android: the share sheet with the exported files (a copy lands in Downloads);
+        before Android 10 with the newest rounds as CSV text."""
+        from app.history.share import ShareUnsupported, share_files, share_payload, share_text
 
+        try:
+            share_files(paths, _("blu21 hand history"), _("Share the hand history"))
+        except ShareUnsupported:
+            pass  # as text, below
+        except Exception as exc:  # storage refused, no share target: say so, lose nothing
+            self.app.notify(_("Export failed: {reason}").format(reason=exc))
+            return
+        else:
+            self.app.notify(_("The files are also in Downloads/Blu21."))
+            return
         rounds = store.rounds(newest_first=False, detail=False)
         text, n = share_payload(rounds)
         try:
@@ -170,7 +184,7 @@ class HistoryScreen(_PageScreen):
     def ask_delete(self) -> None:
         self.app.confirm(
             _("Delete the whole hand history? This cannot be undone."),
-            lambda yes: yes and self.delete_all(),
+            lambda yes: self.delete_all() if yes else None,
         )
 
     def delete_all(self) -> None:
@@ -258,10 +272,15 @@ class RoundScreen(BaseScreen):
                 page.add_widget(Factory.Body(text=line))
 
 
-class Chart(Widget):
+class Chart(Widget):  # type: ignore[misc]  # (Kivy has no type hints)
     """A line chart (``values``) or a bar chart (``bars``: (won, played) pairs)."""
 
-    def __init__(self, values=(), bars=(), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        values: Sequence[float | str] = (),
+        bars: Sequence[tuple[int, int]] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(size_hint_y=None, height=dp(120), **kwargs)
         self.values = [float(v) if not isinstance(v, str) else _num(v) for v in values]
         self.bars = list(bars)
@@ -333,7 +352,7 @@ class StatsScreen(_PageScreen):
             page.add_widget(Chart(bars=s["chart_won"]))
         choices = _row(
             *[
-                _button(str(n), lambda n=n: self.set_limit(n), quiet=n != store.limit)
+                _button(str(n), functools.partial(self.set_limit, n), quiet=n != store.limit)
                 for n in (1000, 5000, 10000, 50000)
             ]
         )

@@ -106,6 +106,8 @@ _ACTIONS = {
     "surrender": lambda: _("surrender"),
     "insure": lambda: _("insurance"),
     "decline_insurance": lambda: _("no insurance"),
+    "even_money": lambda: _("even money"),
+    "decline_even_money": lambda: _("no even money"),
 }
 
 

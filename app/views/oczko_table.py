@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from kivy.clock import Clock
 from kivy.factory import Factory
@@ -36,6 +37,8 @@ class OczkoTableScreen(BaseScreen):
     timer_fraction = NumericProperty(0)
     timer_text = StringProperty("")
     left_handed = BooleanProperty(False)
+    #: the stored round "How was this deck shuffled?" opens (0: no button)
+    fair_round = NumericProperty(0)
     #: the clock this screen reads (tests replace it to run a match in no time)
     clock = staticmethod(time.monotonic)
     #: the deck's random source for the next practice match (demos and tests seed it)
@@ -43,17 +46,18 @@ class OczkoTableScreen(BaseScreen):
     #: how many times the player was told it is his turn (tests)
     turn_alerts = 0
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._ticker = None
         self._was_my_turn = False
         self._turns_of = None  # the controller whose turns _was_my_turn follows
         self._other_seconds = -1
         self.message = ""
+        self._fair_ids: dict[int, bool] = {}
 
     # -- the controller ------------------------------------------------------------------
     @property
-    def controller(self):
+    def controller(self) -> Any:
         return self.app.controllers.get("oczko")
 
     def start_practice(self, bots: int | None = None, rounds: int | None = None) -> None:
@@ -75,11 +79,11 @@ class OczkoTableScreen(BaseScreen):
         self.demo_rng = None
         self.message = ""
 
-    def on_enter(self, *_args) -> None:
+    def on_enter(self, *_args: Any) -> None:
         if self._ticker is None:
             self._ticker = Clock.schedule_interval(self.tick, 0.1)
 
-    def on_leave(self, *_args) -> None:
+    def on_leave(self, *_args: Any) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
@@ -88,7 +92,9 @@ class OczkoTableScreen(BaseScreen):
         return self.controller is not None and not self.controller.over
 
     def can_return(self) -> bool:
-        return self.game_in_progress()  # the settings opened at the table go back to it
+        # the settings (or a round's fairness record) opened at the table go back to it,
+        # also to a finished match's result
+        return self.controller is not None
 
     def leave(self) -> None:
         """The player leaves the game (confirmed): he counts as gone."""
@@ -121,7 +127,29 @@ class OczkoTableScreen(BaseScreen):
             fingerprint=getattr(c, "fingerprint", ""),
         )
         self.vm = vm
+        self.fair_round = self._fair_round(c, vm)
         self._render(vm)
+
+    def _fair_round(self, c: Any, vm: OczkoTableVM) -> int:
+        """The id of the stored round whose shuffle the player may look into: the latest
+        finished round of a networked table with a fairness record, while its result is
+        shown (0: none)."""
+        if not vm.banner or self.app.controllers.get("oczko_net") is not c:
+            return 0
+        from app.history.live import RECORDER
+
+        round_id = RECORDER.latest_round_id(c)
+        if round_id is None or RECORDER.store is None:
+            return 0
+        if round_id not in self._fair_ids:  # the store is read once per round
+            record = RECORDER.store.round(round_id)
+            self._fair_ids[round_id] = bool(record and "fingerprint" in (record.detail or {}))
+        return round_id if self._fair_ids[round_id] else 0
+
+    def on_fair(self) -> None:
+        """ "How was this deck shuffled?": the round's fairness record in the history."""
+        if self.fair_round:
+            self.app.go("history_round", round_id=int(self.fair_round))
 
     def _render(self, vm: OczkoTableVM) -> None:
         ids = self.ids
@@ -133,7 +161,7 @@ class OczkoTableScreen(BaseScreen):
         # the row holds the buttons that apply now, and only those; the left-handed
         # layout mirrors it
         if vm.next_text:
-            self._set_row([ids.next])
+            self._set_row([ids.fair, ids.next] if self.fair_round else [ids.next])
         else:
             self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
         ids.my_hand.cards = list(vm.my_cards)
@@ -152,12 +180,12 @@ class OczkoTableScreen(BaseScreen):
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
 
-    def on_kv_post(self, base_widget) -> None:
+    def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)
         # ids are weak: the action buttons leave the row at times, so keep them alive
-        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold")]
+        self._row_buttons = [self.ids[k].__self__ for k in ("next", "draw", "hold", "fair")]
 
-    def _set_row(self, order: list) -> None:
+    def _set_row(self, order: list[Any]) -> None:
         actions = self.ids.actions
         if list(reversed(actions.children)) != order:
             actions.clear_widgets()

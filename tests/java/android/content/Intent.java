@@ -2,6 +2,7 @@ package android.content;
 
 import android.os.Bundle;
 import android.os.Parcelable;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -25,6 +26,10 @@ import java.util.Map;
  *   Intent setType(String type), String getType()
  *   Intent putExtra(String name, CharSequence value), CharSequence getCharSequenceExtra(String)
  *   static Intent createChooser(Intent target, CharSequence title)
+ *   ACTION_SEND_MULTIPLE, EXTRA_STREAM, FLAG_GRANT_READ_URI_PERMISSION
+ *   Intent addFlags(int flags), int getFlags()
+ *   Intent putParcelableArrayListExtra(String, ArrayList), ArrayList getParcelableArrayListExtra(String)
+ *   void setClipData(ClipData clip), ClipData getClipData()
  * (Intent implements Parcelable, as on Android, so a chooser carries its target.)
  */
 public class Intent implements Parcelable {
@@ -34,11 +39,44 @@ public class Intent implements Parcelable {
     public static final String EXTRA_SUBJECT = "android.intent.extra.SUBJECT";
     public static final String EXTRA_TITLE = "android.intent.extra.TITLE";
     public static final String EXTRA_INTENT = "android.intent.extra.INTENT";
+    public static final String ACTION_SEND_MULTIPLE = "android.intent.action.SEND_MULTIPLE";
+    public static final String EXTRA_STREAM = "android.intent.extra.STREAM";
+    public static final int FLAG_GRANT_READ_URI_PERMISSION = 0x00000001;
 
     private final String action;
     private String type;
     private final Map<String, Object> extras = new HashMap<>();
     private android.net.Uri data;
+    private int flags;
+    private ClipData clip;
+
+    public Intent addFlags(int flags) {
+        this.flags |= flags;
+        return this;
+    }
+
+    public int getFlags() {
+        return flags;
+    }
+
+    public void setClipData(ClipData clip) {
+        this.clip = clip;
+    }
+
+    public ClipData getClipData() {
+        return clip;
+    }
+
+    public Intent putParcelableArrayListExtra(String name, ArrayList<? extends Parcelable> value) {
+        extras.put(name, value);
+        return this;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T extends Parcelable> ArrayList<T> getParcelableArrayListExtra(String name) {
+        Object value = extras.get(name);
+        return value instanceof ArrayList ? (ArrayList<T>) value : null;
+    }
 
     public Intent(String action) {
         this.action = action;

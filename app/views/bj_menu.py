@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kivy.clock import Clock
 from kivy.factory import Factory
@@ -16,6 +16,9 @@ from app.i18n import N_, _, get_language
 from app.i18n.codes import error_message, message_for
 from app.views.base import BaseScreen
 from app.views.bj_game import saved_rules
+
+if TYPE_CHECKING:
+    from app.rules.table_rules import TableRules
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -107,7 +110,7 @@ OPTION_HELP: dict[str, str] = {
 }
 
 
-def option_applies(field: str, rules: Any) -> bool:
+def option_applies(field: str, rules: TableRules) -> bool:
     """False for an option that has no effect under ``rules`` (it is then hidden)."""
     if field == "enhc_original_bets_only":
         return rules.hole_card == "enhc"
@@ -248,12 +251,12 @@ class TableRulesScreen(BaseScreen):
         self.app.update_prefs(table_rules=rules.to_json(), bj_preset=preset)
         self.refresh()
 
-    def _preset(self, button) -> None:
+    def _preset(self, button: Any) -> None:
         from app.rules.table_rules import PRESETS
 
         self._save(PRESETS[button.preset], button.preset)
 
-    def _choose(self, button) -> None:
+    def _choose(self, button: Any) -> None:
         from app.rules.table_rules import RulesError
 
         field, value = button.rule

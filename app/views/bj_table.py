@@ -40,7 +40,7 @@ CARDS_SHARE = 0.46
 BOX_FONT = dp(13)
 
 
-class SqueezeLabel(Label):  # type: ignore[misc]  # (Kivy has no type hints)
+class SqueezeLabel(Label):
     """A label whose text fits its box both ways: the font shrinks (to 60 % at most)
     until the longest word fits the width and the wrapped lines fit the height."""
 
@@ -72,7 +72,7 @@ class SqueezeLabel(Label):  # type: ignore[misc]  # (Kivy has no type hints)
             size = max(floor, size * 0.9)
 
 
-class BjHandRow(BoxLayout):  # type: ignore[misc]
+class BjHandRow(BoxLayout):
     """One hand: its cards, the box it is on, its total, and its stakes or result."""
 
     hand = ObjectProperty(None, allownone=True)

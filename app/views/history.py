@@ -272,7 +272,7 @@ class RoundScreen(BaseScreen):
                 page.add_widget(Factory.Body(text=line))
 
 
-class Chart(Widget):  # type: ignore[misc]  # (Kivy has no type hints)
+class Chart(Widget):
     """A line chart (``values``) or a bar chart (``bars``: (won, played) pairs)."""
 
     def __init__(

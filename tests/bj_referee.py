@@ -14,6 +14,7 @@ Value indexes 0-9: ace, two, ..., nine, ten-valued.  A shoe is 10 counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -21,6 +22,8 @@ from typing import Any
 
 BUST = "bust"
 BJ = "bj"
+# finished hands of a box: (sorted cards, stake)
+Hands = tuple[tuple[tuple[int, ...], int], ...]
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,9 @@ class Referee:
         d = self.dealer(comp, self.dealer_start(up, hole))
         return sum(p * self.box([(hand, stake)], o) for o, p in d.items())
 
-    def policy(self, base: tuple[int, ...], up: int, start: tuple[int, ...], split: bool):
+    def policy(
+        self, base: tuple[int, ...], up: int, start: tuple[int, ...], split: bool
+    ) -> tuple[Callable[[tuple[int, ...]], str], Callable[[tuple[int, ...]], dict[str, Any]]]:
         """The best play of a hand starting with ``start`` whose player knows only his
         own cards: returns ``decide(drawn) -> action`` and ``evs(drawn) -> {action: EV}``.
         ``base``: the shoe less the up card and the player's initial cards; the hole
@@ -234,7 +239,8 @@ class Referee:
         against ``up``, as the player sees it (after the peek: given no blackjack)."""
         base = remove(self.shoe, (up, a, b))
         _, evs = self.policy(base, up, tuple(sorted((a, b))), False)
-        return evs(())
+        result: dict[str, Any] = evs(())
+        return result
 
     def split_ev(self, up: int, pair: int) -> Any:
         """EV of splitting ``pair`` (no resplit) dealt literally, each hand on its own
@@ -248,7 +254,9 @@ class Referee:
             holding the same cards are merged level by level)."""
             out: dict[tuple[tuple[int, ...], int], Any] = {}
             n = sum(comp)
-            level = {(c,): self.frac(comp[c], n) for c in range(10) if comp[c]}
+            level: dict[tuple[int, ...], Any] = {
+                (c,): self.frac(comp[c], n) for c in range(10) if comp[c]
+            }
             while level:
                 nxt: dict[tuple[int, ...], Any] = {}
                 for drawn, p in level.items():
@@ -275,7 +283,7 @@ class Referee:
         outcomes = (17, 18, 19, 20, 21, BUST, BJ)
 
         @cache
-        def pays(h1: tuple[int, ...], s1: int, h2: tuple[int, ...], s2: int) -> tuple:
+        def pays(h1: tuple[int, ...], s1: int, h2: tuple[int, ...], s2: int) -> tuple[Any, ...]:
             return tuple(self.box([(h1, s1), (h2, s2)], o) for o in outcomes)
 
         total_ev = 0 * self.one
@@ -319,7 +327,7 @@ class Referee:
             ``deciders[k]``."""
             decide = deciders[k]
             out: dict[Any, Any] = {}
-            level = {(second,): self.one}
+            level: dict[tuple[int, ...], Any] = {(second,): self.one}
             while level:
                 nxt: dict[tuple[int, ...], Any] = {}
                 for drawn, p in level.items():
@@ -354,12 +362,12 @@ class Referee:
             return seen.setdefault((min(t, 22), self.is777(cards)), cards)
 
         @cache
-        def box_pays(done: tuple) -> tuple:
+        def box_pays(done: Hands) -> tuple[Any, ...]:
             return tuple(self.box(list(done), o) for o in outcomes)
 
         @cache
         def deal(
-            comp: tuple[int, ...], hole: int | None, h: int, waiting: int, k: int, done: tuple
+            comp: tuple[int, ...], hole: int | None, h: int, waiting: int, k: int, done: Hands
         ) -> Any:
             if waiting == 0:
                 d = self.dealer(comp, self.dealer_start(up, hole))

@@ -11,6 +11,7 @@ One-deck-sized shoes keep each case to a few seconds.
 """
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from bj_referee import Game, Referee
@@ -55,15 +56,16 @@ def test_shoes_never_run_out() -> None:
     # definition (a real shoe) does not cover.  The found case is kept as Hypothesis
     # found it; its deals that could run out are never reached (the referee agrees).
     for p in CASES:
-        (_, rules), shoe, _up, pair, _hands_now = p.values
+        (_, rules), shoe, _up, pair, _hands_now = p.values  # type: ignore[misc]
         if shoe is FOUND:
             continue
         per_hand = 11 if pair == 0 and not rules[8] else 30
+        assert isinstance(shoe, list)
         assert points(shoe) >= per_hand * rules[6] + 26, p.id
 
 
 def analysis_split(
-    rules: tuple, shoe: list[int], up: int, pair: int, hands_now: int
+    rules: tuple[Any, ...], shoe: list[int], up: int, pair: int, hands_now: int
 ) -> tuple[float, float]:
     unseen = list(shoe)
     unseen[up] -= 1
@@ -76,7 +78,7 @@ def analysis_split(
 
 @pytest.mark.parametrize(("game_rules", "shoe", "up", "pair", "hands_now"), CASES)
 def test_resplits_match_the_referee(
-    game_rules: tuple, shoe: list[int], up: int, pair: int, hands_now: int
+    game_rules: tuple[Any, ...], shoe: list[int], up: int, pair: int, hands_now: int
 ) -> None:
     game, rules = game_rules
     want = Referee(shoe, game, exact=False).resplit_ev(up, pair, rules[6], hands_now)

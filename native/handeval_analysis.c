@@ -490,6 +490,14 @@ static int double_allowed(const bj_rules *r, const int *H) {
 
 #define SP_MAXE 20
 
+/* Ties.  A split hand is played by sigma_s but paid on the shoe with e pair cards out,
+ * so when two plays are worth the same under sigma_s (exact ties happen on small
+ * shoes, e.g. stand = hit = -19/45), which one is taken changes the value, and float
+ * rounding must not pick it.  The rule (docs/strategy.md, also in the Python reference
+ * and the referee): stand unless hitting is better by more than SP_TIE, and double only
+ * if that is better than the best of stand and hit by more than SP_TIE. */
+#define SP_TIE 1e-12
+
 static inline uint64_t pack5(const int *H) {
     /* a hand holds at most 21 cards of a value: 5 bits each */
     uint64_t k = 0;
@@ -524,7 +532,7 @@ static double play_eval(pctx *x, int *H, int s, int e) {
     if (found) return v[0];
     const double *d = play_entry(x, H, s);
     double val;
-    if (!d || t >= 21 || d[1] > d[2]) {
+    if (!d || t >= 21 || d[2] <= d[1] + SP_TIE) {
         val = stand_ev(x, t, R, 1.0);
     } else {
         val = 0;
@@ -554,7 +562,7 @@ static double split_hand_eval(pctx *x, int *H, int s, int e) {
         return stand_ev(x, t, R, 1.0);
     }
     if (x->r->das && t < 21 && double_allowed(x->r, H) &&
-        double_v(x, H, s, 1) > play_v(x, H, s, 1))
+        double_v(x, H, s, 1) > play_v(x, H, s, 1) + SP_TIE)
         return double_v(x, H, e, 1);
     return play_eval(x, H, s, e);
 }

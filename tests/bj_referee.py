@@ -14,6 +14,7 @@ Value indexes 0-9: ace, two, ..., nine, ten-valued.  A shoe is 10 counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -21,6 +22,8 @@ from typing import Any
 
 BUST = "bust"
 BJ = "bj"
+# finished hands of a box: (sorted cards, stake)
+Hands = tuple[tuple[tuple[int, ...], int], ...]
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Game:
     bj_pays: Fraction = Fraction(3, 2)
     hit_split_aces: bool = False
     triple_seven: bool = False
+    resplit_aces: bool = False
 
 
 def card_points(r: int) -> int:
@@ -66,6 +70,9 @@ class Referee:
         self.shoe = tuple(shoe)
         self.g = game
         self.one: Any = Fraction(1) if exact else 1.0
+        # ties (docs/strategy.md): stand unless hitting is better by more than this,
+        # double only if better than both by more; exact fractions see exact ties
+        self.tie: Any = 0 if exact else 1e-12
 
     def frac(self, a: int, b: int) -> Any:
         return self.one * a / b
@@ -150,7 +157,9 @@ class Referee:
         d = self.dealer(comp, self.dealer_start(up, hole))
         return sum(p * self.box([(hand, stake)], o) for o, p in d.items())
 
-    def policy(self, base: tuple[int, ...], up: int, start: tuple[int, ...], split: bool):
+    def policy(
+        self, base: tuple[int, ...], up: int, start: tuple[int, ...], split: bool
+    ) -> tuple[Callable[[tuple[int, ...]], str], Callable[[tuple[int, ...]], dict[str, Any]]]:
         """The best play of a hand starting with ``start`` whose player knows only his
         own cards: returns ``decide(drawn) -> action`` and ``evs(drawn) -> {action: EV}``.
         ``base``: the shoe less the up card and the player's initial cards; the hole
@@ -216,7 +225,10 @@ class Referee:
         def decide(drawn: tuple[int, ...]) -> str:
             """The best action for the hand's cards (``drawn``: sorted, after ``start``)."""
             e = evs(drawn)
-            return max((a for a in e if a != "surrender"), key=lambda a: (e[a], a == "stand"))
+            play = max(e["stand"], e.get("hit", e["stand"]))
+            if "double" in e and e["double"] > play + self.tie:
+                return "double"
+            return "hit" if "hit" in e and e["hit"] > e["stand"] + self.tie else "stand"
 
         return decide, evs
 
@@ -227,7 +239,8 @@ class Referee:
         against ``up``, as the player sees it (after the peek: given no blackjack)."""
         base = remove(self.shoe, (up, a, b))
         _, evs = self.policy(base, up, tuple(sorted((a, b))), False)
-        return evs(())
+        result: dict[str, Any] = evs(())
+        return result
 
     def split_ev(self, up: int, pair: int) -> Any:
         """EV of splitting ``pair`` (no resplit) dealt literally, each hand on its own
@@ -241,7 +254,9 @@ class Referee:
             holding the same cards are merged level by level)."""
             out: dict[tuple[tuple[int, ...], int], Any] = {}
             n = sum(comp)
-            level = {(c,): self.frac(comp[c], n) for c in range(10) if comp[c]}
+            level: dict[tuple[int, ...], Any] = {
+                (c,): self.frac(comp[c], n) for c in range(10) if comp[c]
+            }
             while level:
                 nxt: dict[tuple[int, ...], Any] = {}
                 for drawn, p in level.items():
@@ -268,7 +283,7 @@ class Referee:
         outcomes = (17, 18, 19, 20, 21, BUST, BJ)
 
         @cache
-        def pays(h1: tuple[int, ...], s1: int, h2: tuple[int, ...], s2: int) -> tuple:
+        def pays(h1: tuple[int, ...], s1: int, h2: tuple[int, ...], s2: int) -> tuple[Any, ...]:
             return tuple(self.box([(h1, s1), (h2, s2)], o) for o in outcomes)
 
         total_ev = 0 * self.one
@@ -281,6 +296,102 @@ class Referee:
                     pay = pays(h1, s1, h2, s2)
                     e = sum(d.get(o, 0) * v for o, v in zip(outcomes, pay, strict=True))
                     total_ev += ph * p1 * p2 * e
+        return total_ev
+
+    def resplit_ev(self, up: int, pair: int, max_hands: int, hands_now: int = 1) -> Any:
+        """EV of splitting ``pair`` with resplits up to ``max_hands`` hands in the box
+        (``hands_now``: hands in the box before this split), dealt literally.
+
+        The definition of docs/strategy.md, dealt card by card: the hole card first; the
+        current hand takes its second card from the shoe really left; a pair card starts
+        a new hand (waiting, with that card) while the box holds fewer than ``max_hands``
+        (aces only with ``resplit_aces``), and the current hand takes another second
+        card; otherwise the hand is played out, then the next waiting hand; the dealer
+        draws last from what all hands left.  A hand decides on its own cards, the up
+        card, the number of pair cards split so far (``2 + resplits``) and no dealer
+        blackjack: the best play for the shoe less the up card and those pair cards.
+        Per unit of the original bet, as the player sees it.
+        """
+        limit = 2 if pair == 0 and not self.g.resplit_aces else max_hands
+        pair_cards = self.shoe[pair] - (up == pair)
+        deciders = {
+            k: self.policy(remove(self.shoe, (up,) + (pair,) * (2 + k)), up, (pair,), True)[0]
+            for k in range(max(0, min(limit - hands_now - 1, pair_cards - 2)) + 1)
+        }
+        base = remove(self.shoe, (up, pair, pair))
+
+        @cache
+        def played(comp: tuple[int, ...], second: int, k: int) -> dict[Any, Any]:
+            """Finished hands (sorted cards, stake) -> probability of the hand holding
+            ``pair, second`` (``comp``: the shoe before ``second``) played out by
+            ``deciders[k]``."""
+            decide = deciders[k]
+            out: dict[Any, Any] = {}
+            level: dict[tuple[int, ...], Any] = {(second,): self.one}
+            while level:
+                nxt: dict[tuple[int, ...], Any] = {}
+                for drawn, p in level.items():
+                    act = decide(drawn)
+                    if act == "stand":
+                        key = (tuple(sorted((pair, *drawn))), 1)
+                        out[key] = out.get(key, 0) + p
+                        continue
+                    left = remove(comp, drawn)
+                    m = sum(left)
+                    for c in range(10):
+                        if not left[c]:
+                            continue
+                        pc = p * self.frac(left[c], m)
+                        grown = tuple(sorted((*drawn, c)))
+                        if act == "double":
+                            key = (tuple(sorted((pair, *grown))), 2)
+                            out[key] = out.get(key, 0) + pc
+                        else:
+                            nxt[grown] = nxt.get(grown, 0) + pc
+                level = nxt
+            return out
+
+        outcomes = (17, 18, 19, 20, 21, BUST, BJ)
+
+        seen: dict[tuple[int, bool], tuple[int, ...]] = {}
+
+        def alike(cards: tuple[int, ...]) -> tuple[int, ...]:
+            """One hand per (total, bust, triple seven): a hand's pay depends on no more,
+            and fewer distinct boxes keep ``deal``'s memo small."""
+            t, _ = total(cards)
+            return seen.setdefault((min(t, 22), self.is777(cards)), cards)
+
+        @cache
+        def box_pays(done: Hands) -> tuple[Any, ...]:
+            return tuple(self.box(list(done), o) for o in outcomes)
+
+        @cache
+        def deal(
+            comp: tuple[int, ...], hole: int | None, h: int, waiting: int, k: int, done: Hands
+        ) -> Any:
+            if waiting == 0:
+                d = self.dealer(comp, self.dealer_start(up, hole))
+                return sum(d.get(o, 0) * v for o, v in zip(outcomes, box_pays(done), strict=True))
+            n = sum(comp)
+            e = 0 * self.one
+            for c in range(10):
+                if not comp[c]:
+                    continue
+                p = self.frac(comp[c], n)
+                if c == pair and h < limit:  # resplit: this hand takes another card
+                    e += p * deal(remove(comp, (c,)), hole, h + 1, waiting + 1, k + 1, done)
+                    continue
+                for (cards, stake), q in played(comp, c, k).items():
+                    drawn = list(cards)
+                    drawn.remove(pair)
+                    fin = tuple(sorted((*done, (alike(cards), stake))))
+                    e += p * q * deal(remove(comp, tuple(drawn)), hole, h, waiting - 1, k, fin)
+            return e
+
+        total_ev = 0 * self.one
+        for hole, ph in self.holes(base, up):
+            comp = base if hole is None else remove(base, (hole,))
+            total_ev += ph * deal(comp, hole, hands_now + 1, 2, 0, ())
         return total_ev
 
     @staticmethod

@@ -22,6 +22,10 @@ from app.strategy.rules import AnalysisRules
 
 STAND, HIT, DOUBLE, SPLIT, SURRENDER = range(5)
 NAN = float("nan")
+# A split hand decided on one shoe and paid on another: exact ties between plays
+# (stand = hit on small shoes) must not be broken by rounding.  Stand unless hitting is
+# better by more than this; double only if better than the best other play by more.
+SPLIT_TIE = 1e-12
 
 
 class Rules(NamedTuple):
@@ -232,7 +236,7 @@ def _policy_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
     if t >= 21:
         return stand_here
     rem_s = x.removed(hand, s, True)
-    if x.stand(t, rem_s, 1.0) > _hit(x, hand, s, True):
+    if _hit(x, hand, s, True) <= x.stand(t, rem_s, 1.0) + SPLIT_TIE:
         return stand_here
     total = 0.0
     for r in range(10):
@@ -251,7 +255,7 @@ def _second_card_value(x: _Ctx, hand: list[int], s: int, e: int) -> float:
     if x.pair == 0 and not x.r.hsa:  # split aces: one card each
         return x.stand(t, x.removed(hand, e, True), 1.0)
     doubles = x.r.das and t < 21 and _double_ok(x.r, hand)
-    if doubles and _double(x, hand, s, True) > _play(x, hand, s, True):
+    if doubles and _double(x, hand, s, True) > _play(x, hand, s, True) + SPLIT_TIE:
         return _double(x, hand, e, True)
     return _policy_value(x, hand, s, e)
 

@@ -34,6 +34,7 @@ from typing import Any, TypeGuard
 from app.cards import Card
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
+from app.rules.oczko_actions import Action, ActionKind
 from app.rules.oczko_events import Event, MatchEnded, RoundEnded
 from app.rules.oczko_match import VOID
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
@@ -297,6 +298,12 @@ class PhoneMatch:
     def _send_frames(self, frames: list[bytes]) -> None:
         self.outbox.extend(ProtocolFrame(f) for f in frames)
 
+    def _act(
+        self, kind: ActionKind, seat: int | None = None, cards: tuple[Card | None, ...] = ()
+    ) -> None:
+        """Apply one action to this phone's copy of the match (the engine contract)."""
+        self._step(self.match.apply(Action(kind, seat, cards)))
+
     def _step(self, result: tuple[Match, tuple[Event, ...]]) -> None:
         m, events = result
         for event in events:
@@ -383,10 +390,10 @@ class PhoneMatch:
                 # Gone before the dealer was set up: set up without him (every phone
                 # saw the same frames of his, all relayed before his Left).
                 self._send_frames(self.dealer.leave_out(event.seat))
-            self._step(self.match.disconnect(event.seat))
+            self._act(ActionKind.DISCONNECT, event.seat)
         elif isinstance(event, Rejoin):
             self._check_round(event.round)  # (Waiting while my previous round still ends)
-            self._step(self.match.rejoin(event.seat))
+            self._act(ActionKind.REJOIN, event.seat)
         elif isinstance(event, Void):
             self._void(event)
 
@@ -437,7 +444,7 @@ class PhoneMatch:
                     self._note({"event": "card_voided", "round": event.round, "seat": drawer})
                 self.cut_off = False
                 self.dealer.suspend_deck(self._deck.deck, voided)
-            self._step(self.match.new_deck())
+            self._act(ActionKind.NEW_DECK)
         deck = _Deck(event.deck, event.round, order)
         self._decks[event.deck] = deck
         self._deck = deck
@@ -535,7 +542,7 @@ class PhoneMatch:
                 card = None
                 if seat == self.seat:
                     card, given = cards[given], given + 1
-                self._step(self.match.deal(card))
+                self._act(ActionKind.DEAL, None, (card,))
             self._dealing = None
         r = self.match.round
         if r is None or r.number != event.round or r.phase is not Phase.DEAL_CHECK:
@@ -545,7 +552,7 @@ class PhoneMatch:
                 self._step(self._reveal(seat, self._proven(seat, event.round)[:2]))
                 r = self.match.round
                 assert r is not None
-        self._step(self.match.close_deal())
+        self._act(ActionKind.CLOSE_DEAL)
 
     def _applied(self, event: Applied) -> None:
         deck = self._current(event.round)
@@ -568,16 +575,16 @@ class PhoneMatch:
             if self.cut_off:
                 raise IllegalAction("wrong_phase", f"seat {seat}'s card can never open")
             card = self._card(pending[0].deck, pending[2]) if seat == self.seat else None
-            self._step(self.match.draw(seat, card))
+            self._act(ActionKind.DRAW, seat, (card,))
             self._pending_draw = None
         elif action == "bust":
-            self._step(self.match.bust(seat))
+            self._act(ActionKind.BUST, seat)
         elif action in ("hold", "21"):
-            self._step(self.match.hold(seat))
+            self._act(ActionKind.HOLD, seat)
         elif action == "forfeit":
-            self._step(self.match.forfeit(seat))
+            self._act(ActionKind.FORFEIT, seat)
         elif action == "timeout":
-            self._step(self.match.timeout(seat))
+            self._act(ActionKind.TIMEOUT, seat)
 
     def _reveal(self, seat: int, cards: list[Card]) -> tuple[Match, tuple[Event, ...]]:
         """Open ``seat``'s proven cards in the engine. Cards the dealer proved but the
@@ -585,7 +592,7 @@ class PhoneMatch:
         he announced about his own hand: he is named, not the host who relayed it. A
         card proven twice means the deck is bad: its audit (started here) names who."""
         try:
-            return self.match.reveal(seat, cards)
+            return self.match.apply(Action(ActionKind.REVEAL, seat, tuple(cards)))
         except IllegalAction as exc:
             if seat == self.seat:
                 raise

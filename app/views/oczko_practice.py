@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.cards import DECK, Card
+from app.rules.oczko_actions import Action, ActionKind
 
 if TYPE_CHECKING:
     from app.rules.oczko_events import Event
-    from app.rules.oczko_match import Events, Match
     from app.rules.oczko_views import MatchView
 
 #: A bot draws while its chance to bust on the next card is below this.
@@ -82,11 +82,15 @@ class PracticeMatch:
         self.deck = list(DECK)
         self.rng.shuffle(self.deck)
         while self.match.to_deal is not None:
-            self._apply(self.match.deal(self.deck.pop()))
+            self._act(ActionKind.DEAL, None, self.deck.pop())
         self._after(now)
 
-    def _apply(self, result: tuple[Match, Events]) -> None:
-        self.match, events = result
+    def _act(
+        self, kind: ActionKind, seat: int | None = None, card: Card | None = None
+    ) -> None:
+        """Advance the match by one action, through the engine contract."""
+        cards = (card,) if kind in (ActionKind.DEAL, ActionKind.DRAW) else ()
+        self.match, events = self.match.apply(Action(kind, seat, cards))
         self.events.extend(events)
         from app.history.live import RECORDER
 
@@ -127,14 +131,14 @@ class PracticeMatch:
     def draw(self, now: float) -> None:
         """The player draws (IllegalAction if it is not his turn); the turn timer starts
         again for his next decision, as the networked table's does."""
-        self._apply(self.match.draw(self.me, self._card()))
+        self._act(ActionKind.DRAW, self.me, self._card())
         if self.match.to_act == self.me:
             self.timer = Timer(self.me, now, now + self.turn_time)
         self._after(now)
 
     def hold(self, now: float) -> None:
         """The player holds."""
-        self._apply(self.match.hold(self.me))
+        self._act(ActionKind.HOLD, self.me)
         self._after(now)
 
     def next_round(self, now: float) -> None:
@@ -146,7 +150,7 @@ class PracticeMatch:
     def leave(self) -> None:
         """The player leaves: he counts as disconnected (the bots win)."""
         if not self.match.over:
-            self._apply(self.match.disconnect(self.me))
+            self._act(ActionKind.DISCONNECT, self.me)
 
     def _card(self) -> Card:
         return self.deck.pop()
@@ -160,14 +164,14 @@ class PracticeMatch:
         if seat is None or now < self.timer.deadline:
             return False
         if seat == self.me:
-            self._apply(self.match.timeout(self.me))
+            self._act(ActionKind.TIMEOUT, self.me)
         elif self.match.round is not None:
             # a bot sees only its own cards (all known: the deal is local)
             hand = [c for c in self.match.round.hand(seat).cards if c is not None]
             if bot_wants_card(hand):
-                self._apply(self.match.draw(seat, self._card()))
+                self._act(ActionKind.DRAW, seat, self._card())
                 self.timer = Timer(seat, now, now + self.bot_delay)  # think again
             else:
-                self._apply(self.match.hold(seat))
+                self._act(ActionKind.HOLD, seat)
         self._after(now)
         return True

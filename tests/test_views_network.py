@@ -601,6 +601,7 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
         deadline = time.monotonic() + WAIT  # (less than one pause: only taps deal)
         start_when_both_ready(host, deadline)
         tapped: set[tuple[int, int]] = set()
+        waited = 0
         while not (host.over and guest.over):
             assert time.monotonic() < deadline, "the next round never came"
             for i, phone in enumerate(phones):
@@ -609,9 +610,15 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
                 if m is None:
                     continue
                 if phone.awaiting_next:
+                    if i == 1 and (0, len(m.history)) not in tapped:
+                        continue  # the guest reads after the host: the host waits for him
                     phone.next_round(0.0)  # the "Next round" button
                     tapped.add((i, len(m.history)))
                     assert not phone.awaiting_next
+                    if i == 0:
+                        # the guest has not read it yet: no deal, and the host says why
+                        assert phone.message == "Waiting for the others to read the result…"
+                        waited += 1
                 elif m.to_act == phone.seat and not m.over:
                     phone.hold(0.0)
             time.sleep(0.02)
@@ -620,6 +627,7 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
         read = [n.details["round"] for n in host._table.notices if n.code == "all_read"]
         assert read == list(range(2, played + 1))
         assert {(0, n) for n in range(1, played)} <= tapped
+        assert waited == played - 1
     finally:
         host.leave()
         if guest is not None:

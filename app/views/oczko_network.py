@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from app.i18n import _
 from app.table.lobby import Notice
 from app.table.service import OnMain, TableService
 
@@ -99,6 +100,8 @@ class NetworkTable:
         self.fingerprint = ""
         #: the host deals without card secrecy (chosen by its player; every phone says so)
         self.open_dealer = False
+        #: the round the player has read the result before (he tapped "Next round")
+        self._read_round: int | None = None
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._deadline = 0.0
         self._turn_seat: int | None = None
@@ -283,6 +286,8 @@ class NetworkTable:
 
         with self._lock:
             if not self._notes:
+                if self._waiting_for_others():
+                    return _("Waiting for the others to read the result…")
                 # An open table says so until its first round is over (every phone shows
                 # it; later it would crowd the cards of a short screen).
                 first = self._match is None or self._match.rounds_played == 0
@@ -293,6 +298,15 @@ class NetworkTable:
             self.names[seat] if isinstance(seat, int) and 0 <= seat < len(self.names) else "?"
         )
         return message_for(code, name=name)
+
+    def _waiting_for_others(self) -> bool:
+        """The player tapped "Next round" and its deal has not begun (the host waits
+        for every player, or for the pause to run out)."""
+        m = self._match
+        if self._read_round is None or m is None or m.over or m.round is None:
+            return False
+        r = m.round
+        return bool(r.number == self._read_round and r.phase == "deal" and r.deal_pos == 0)
 
     @property
     def shuffle_progress(self) -> float | None:
@@ -349,6 +363,8 @@ class NetworkTable:
         """The player has read the result: the host deals the next round once every
         player has (or when its pause, a turn's time, runs out)."""
         self.awaiting_next = False
+        match = self._match
+        self._read_round = None if match is None or match.round is None else match.round.number
         self._commands.put("read")
 
     def leave(self) -> None:

@@ -5,6 +5,7 @@
     python3 tools/armcount.py trace        # same addresses for two secrets, every ARM kernel
     python3 tools/armcount.py baseline     # counts against tools/arm-baseline.json (2%)
     python3 tools/armcount.py baseline --update   # write the measured counts there
+    python3 tools/armcount.py spread       # a 52-value batch over 4 threads: per-thread counts
     python3 tools/armcount.py ci           # trace, then table + baseline check (tools/ci-cross.sh)
 
 One 2048-bit modexp (RFC 7919 ffdhe2048, full 2048-bit exponent) by bench/native/modexp_count.c,
@@ -14,7 +15,10 @@ with the counting plugin tools/qemu-plugins/count.c; the x86-64 portable kernels
 under callgrind. Each count is (run with one modexp - run with none), so start-up cancels out.
 The trace check records instruction and data addresses with tools/qemu-plugins/trace.c between
 the harness's ct_trace_begin/ct_trace_end, for two base/exponent pairs; builds with a planted
-secret-dependent branch or table index must be caught. Standard library only.
+secret-dependent branch or table index must be caught; on armhf it also checks the run-time
+choice: a CPU model without NEON (Cortex-R5F) must not be offered the NEON kernel. The spread:
+52 values, one exponent, 4 threads through sra_pow_batch (the driver of MontContext.pow_batch),
+counted per thread with tools/qemu-plugins/threads.c. Standard library only.
 """
 
 from __future__ import annotations
@@ -58,8 +62,11 @@ TARGETS = {
         ("c32", "c64", "a64"),
         "a64",
     ),
-    "armhf": Target("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "cortex-a7", ("c32",), "c32"),
+    "armhf": Target(
+        "armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "cortex-a7", ("c32", "neon"), "neon"
+    ),
 }
+NO_NEON_CPU = "cortex-r5f"  # ARMv7 with VFPv3-D16 and no NEON: the c32 fallback
 HOST_KERNELS = ("c32", "c64")  # callgrind hides ADX and AVX-512: the portable kernels
 
 # (row label, harness mode, extra environment) per target, in table order
@@ -103,7 +110,7 @@ def build() -> dict[str, Path]:
         ):
             log(f"making the {arch} sysroot (tools/cross-build.sh)")
             run([str(ROOT / "tools" / "cross-build.sh"), arch])
-    for plugin in ("count", "trace"):
+    for plugin in ("count", "trace", "threads"):
         src, so = ROOT / "tools" / "qemu-plugins" / f"{plugin}.c", WORK / f"{plugin}.so"
         if not so.exists() or so.stat().st_mtime < src.stat().st_mtime:
             run(["gcc", "-O2", "-shared", "-fPIC", "-o", str(so), str(src)])
@@ -210,11 +217,12 @@ def mega(n: int | None) -> str:
 
 
 def table(counts: dict[str, int]) -> str:
-    rows = [("blu21 default kernel", "sra-a64", "sra-c32")]
+    arm64, arm32 = TARGETS["aarch64"], TARGETS["armhf"]
+    rows = [("blu21 default kernel", "sra-" + arm64.default, "sra-" + arm32.default)]
     rows += [
-        ("blu21 " + k, "sra-" + k, "sra-" + k if k in TARGETS["armhf"].kernels else None)
-        for k in TARGETS["aarch64"].kernels
-        if k != "a64"
+        ("blu21 " + k, "sra-" + k, "sra-" + k if k in arm32.kernels else None)
+        for k in arm64.kernels
+        if k != arm64.default
     ]
     for label, mode, env in PEERS["armhf"]:
         key = mode + ("-noneon" if env else "")
@@ -323,9 +331,52 @@ def trace(exes: dict[str, Path]) -> list[str]:
         return [p for p in pool.map(one, jobs) if p]
 
 
+def dispatch(exes: dict[str, Path]) -> list[str]:
+    """On a CPU model without NEON the NEON kernel is not offered and c32 still runs."""
+    cmd, env = qemu_cmd("armhf", exes["armhf"], str(WORK / "count.so"))
+    env["QEMU_CPU"] = NO_NEON_CPU
+    problems = []
+    neon = subprocess.run(
+        [*cmd, "sra-neon", "1"], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    if "no such kernel" not in neon.stderr:
+        problems.append(f"armhf {NO_NEON_CPU}: the NEON kernel ran on a CPU without NEON")
+    c32 = run([*cmd, "sra-c32", "1"], env)
+    if "sra-c32 ok" not in c32:
+        problems.append(f"armhf {NO_NEON_CPU}: c32 gave no result")
+    print(f"armhf {NO_NEON_CPU} (no NEON): neon not offered, c32 ok" if not problems else "")
+    return problems
+
+
+def thread_counts(arch: str, exe: Path, mode: str, reps: int) -> dict[int, int]:
+    cmd, env = qemu_cmd(arch, exe, str(WORK / "threads.so"))
+    out = run([*cmd, mode, str(reps)], env)
+    return {int(k): int(n) for k, n in re.findall(r"thread (\d+) insns: (\d+)", out)}
+
+
+def spread(exes: dict[str, Path]) -> str:
+    """Per-thread instructions of a 52-value batch over 4 threads (the calling thread's
+    set-up, counted in a run without the batch, taken off), and max/min."""
+
+    def one(arch: str) -> str:
+        mode = f"batch-{TARGETS[arch].default}"
+        idle, full = (thread_counts(arch, exes[arch], mode, r) for r in (0, 1))
+        per = [full[k] - idle.get(k, 0) for k in sorted(full)]
+        return (
+            f"{arch:8} {mode:11} "
+            + " ".join(f"{mega(n):>8}" for n in per)
+            + f"   max/min {max(per) / min(per):.4f}"
+        )
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        lines = list(pool.map(one, ["aarch64", "armhf"]))
+    head = "batch spread: 52 values, one exponent, 4 threads; instructions per thread"
+    return "\n".join([head, *lines])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["table", "trace", "baseline", "ci"])
+    ap.add_argument("command", choices=["table", "trace", "baseline", "ci", "spread"])
     ap.add_argument("--update", action="store_true", help="baseline: write the measured counts")
     args = ap.parse_args()
     for tool in ("qemu-aarch64", "qemu-arm", "valgrind", "gcc"):
@@ -335,14 +386,18 @@ def main() -> int:
     problems: list[str] = []
     if args.command in ("trace", "ci"):
         problems += trace(exes)
+        problems += dispatch(exes)
     if args.command in ("table", "baseline", "ci"):
         counts = measure(exes)
         print(table(counts))
+        print(spread(exes))
         save_history(counts)
         if args.command == "baseline" and args.update:
             write_baseline(counts)
         elif args.command in ("baseline", "ci"):
             problems += check_baseline(counts)
+    if args.command == "spread":
+        print(spread(exes))
     for p in problems:
         log(p)
     return 1 if problems else 0

@@ -1,7 +1,7 @@
 /* The NEON kernel for 32-bit ARM (armeabi-v7a phones): Montgomery products on
  * 2 x 32-bit lanes with vmlal.u32, in a redundant representation.
  *
- * Numbers are n digits of db = 28 bits (26 for moduli above 2300 bits), kept in
+ * Numbers are n digits of db = 28 bits (26 for moduli above 2344 bits), kept in
  * uint32_t; R = 2^(db n) > 4m, so "almost Montgomery" products of values below
  * 2m stay below 2m and need no subtraction until the very end. A product is
  * accumulated column by column in 64-bit lanes (operand scanning): step i adds
@@ -10,10 +10,10 @@
  * db into column i+1 (column i is 0 mod 2^db by the choice of u). No carry is
  * propagated inside a pass: a column collects at most 2n + 1 products below
  * 2^(2 db) plus one carry below 2^(64 - db), which fits 64 bits for the digit
- * counts used here (2n + 1 <= 169 at db = 28, <= 4095 at db = 26). The columns
+ * counts used here (2n + 1 <= 169 at db = 28, <= 4093 at db = 26). The columns
  * of the result become digits again in one scalar pass. The squaring adds each
- * cross product once (the other factor's digits doubled) and the diagonal
- * before the first step; the bound is the same.
+ * cross product once (the other factor's digits doubled) in the reduction's
+ * pass and the diagonal before the first step; the bound is the same.
  *
  * Only this file is built with NEON (CMake gives it -mfpu=neon; GCC builds
  * without that flag, like tools/armcount.py's, get the same from the pragma
@@ -34,7 +34,7 @@
 
 /* Digits above this many would overflow a column at db = 26 (see above). */
 #define NEON_MAX_DIGITS 2046
-/* Extra accumulator lanes past 2n: the last pair step may spill zero products there. */
+/* Spare zero digits (and accumulator lanes) past the n of a number. */
 #define NEON_PAD 4
 
 typedef struct {
@@ -79,108 +79,64 @@ static void neon_to_bytes(uint8_t *b, const uint32_t *x, size_t nbytes, int db) 
  * accumulator, vld1 of the digits, vmlal.u32 by scalar), then eight, then two at a time.
  * The scalars sit in d0 (x, u: a by-scalar operand must be d0-d15), the digits in
  * d2-d9, the columns in d16-d31. */
+/* %[k] columns (even) at %[t] in blocks of 16, then 8, then 2, each block one asm text
+ * (B16, B8, B2, in which %[t] and the digit pointers move on); P makes the labels unique. */
+#define NEON_COLUMNS(P, B16, B8, B2)                                                       \
+    "lsrs %[c], %[k], #4\n\t"                                                                \
+    "beq " #P "2f\n" #P "1:\n\t" B16 "subs %[c], %[c], #1\n\t"                                \
+    "bne " #P "1b\n" #P "2:\n\t"                                                             \
+    "tst %[k], #8\n\t"                                                                       \
+    "beq " #P "3f\n\t" B8 #P "3:\n\t"                                                        \
+    "ands %[c], %[k], #6\n\t"                                                                \
+    "beq " #P "5f\n" #P "4:\n\t" B2 "subs %[c], %[c], #2\n\t"                                 \
+    "bne " #P "4b\n" #P "5:\n\t"
+/* columns q<Q>..q<Q+3> += 8 digits of %[m] (d2-d5) * d0[1] */
+#define NEON_U8(Q0, Q1, Q2, Q3)                                                               \
+    "vld1.32 {d2-d5}, [%[m]]!\n\t"                                                           \
+    "vmlal.u32 " Q0 ", d2, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q1 ", d3, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q2 ", d4, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q3 ", d5, d0[1]\n\t"
+/* columns q<Q>..q<Q+3> += 8 digits of %[b] (d2-d5) * d0[0] + 8 of %[m] (d6-d9) * d0[1] */
+#define NEON_XU8(Q0, Q1, Q2, Q3)                                                              \
+    "vld1.32 {d2-d5}, [%[b]]!\n\t"                                                           \
+    "vld1.32 {d6-d9}, [%[m]]!\n\t"                                                           \
+    "vmlal.u32 " Q0 ", d2, d0[0]\n\t"                                                        \
+    "vmlal.u32 " Q1 ", d3, d0[0]\n\t"                                                        \
+    "vmlal.u32 " Q2 ", d4, d0[0]\n\t"                                                        \
+    "vmlal.u32 " Q3 ", d5, d0[0]\n\t"                                                        \
+    "vmlal.u32 " Q0 ", d6, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q1 ", d7, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q2 ", d8, d0[1]\n\t"                                                        \
+    "vmlal.u32 " Q3 ", d9, d0[1]\n\t"
+#define NEON_LOAD16 "vldm %[t], {d16-d31}\n\t"
+#define NEON_STORE16 "vstmia %[t]!, {d16-d31}\n\t"
+#define NEON_LOAD8 "vldm %[t], {d16-d23}\n\t"
+#define NEON_STORE8 "vstmia %[t]!, {d16-d23}\n"
+#define NEON_LOAD2 "vldm %[t], {d16-d17}\n\t"
+#define NEON_STORE2 "vstmia %[t]!, {d16-d17}\n\t"
+
 static inline void neon_step(uint64_t *t, const uint32_t *b, const uint32_t *m, uint32_t x,
                              uint32_t u, int l, int n) {
     uint32_t k = (uint32_t)l, c;
     __asm__ volatile(
         "vmov d0, %[x], %[u]\n\t"
         /* u * m over the first k = l columns */
-        "lsrs %[c], %[k], #4\n\t"
-        "beq 12f\n"
-        "11:\n\t"
-        "vldm %[t], {d16-d31}\n\t"
-        "vld1.32 {d2-d5}, [%[m]]!\n\t"
-        "vld1.32 {d6-d9}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[1]\n\t"
-        "vmlal.u32 q9, d3, d0[1]\n\t"
-        "vmlal.u32 q10, d4, d0[1]\n\t"
-        "vmlal.u32 q11, d5, d0[1]\n\t"
-        "vmlal.u32 q12, d6, d0[1]\n\t"
-        "vmlal.u32 q13, d7, d0[1]\n\t"
-        "vmlal.u32 q14, d8, d0[1]\n\t"
-        "vmlal.u32 q15, d9, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d31}\n\t"
-        "subs %[c], %[c], #1\n\t"
-        "bne 11b\n"
-        "12:\n\t"
-        "tst %[k], #8\n\t"
-        "beq 13f\n\t"
-        "vldm %[t], {d16-d23}\n\t"
-        "vld1.32 {d2-d5}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[1]\n\t"
-        "vmlal.u32 q9, d3, d0[1]\n\t"
-        "vmlal.u32 q10, d4, d0[1]\n\t"
-        "vmlal.u32 q11, d5, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d23}\n"
-        "13:\n\t"
-        "ands %[c], %[k], #6\n\t"
-        "beq 15f\n"
-        "14:\n\t"
-        "vldm %[t], {d16-d17}\n\t"
-        "vld1.32 {d2}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d17}\n\t"
-        "subs %[c], %[c], #2\n\t"
-        "bne 14b\n"
-        "15:\n\t"
+        NEON_COLUMNS(1, NEON_LOAD16 NEON_U8("q8", "q9", "q10", "q11")
+                            NEON_U8("q12", "q13", "q14", "q15") NEON_STORE16,
+                     NEON_LOAD8 NEON_U8("q8", "q9", "q10", "q11") NEON_STORE8,
+                     NEON_LOAD2 "vld1.32 {d2}, [%[m]]!\n\t"
+                                "vmlal.u32 q8, d2, d0[1]\n\t" NEON_STORE2)
+        /* x * b + u * m over the other k = n - l */
         "add %[b], %[b], %[k], lsl #2\n\t"
         "sub %[k], %[n], %[k]\n\t"
-        /* x * b + u * m over the other k = n - l */
-        "lsrs %[c], %[k], #4\n\t"
-        "beq 22f\n"
-        "21:\n\t"
-        "vldm %[t], {d16-d31}\n\t"
-        "vld1.32 {d2-d5}, [%[b]]!\n\t"
-        "vld1.32 {d6-d9}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[0]\n\t"
-        "vmlal.u32 q9, d3, d0[0]\n\t"
-        "vmlal.u32 q10, d4, d0[0]\n\t"
-        "vmlal.u32 q11, d5, d0[0]\n\t"
-        "vmlal.u32 q8, d6, d0[1]\n\t"
-        "vmlal.u32 q9, d7, d0[1]\n\t"
-        "vmlal.u32 q10, d8, d0[1]\n\t"
-        "vmlal.u32 q11, d9, d0[1]\n\t"
-        "vld1.32 {d2-d5}, [%[b]]!\n\t"
-        "vld1.32 {d6-d9}, [%[m]]!\n\t"
-        "vmlal.u32 q12, d2, d0[0]\n\t"
-        "vmlal.u32 q13, d3, d0[0]\n\t"
-        "vmlal.u32 q14, d4, d0[0]\n\t"
-        "vmlal.u32 q15, d5, d0[0]\n\t"
-        "vmlal.u32 q12, d6, d0[1]\n\t"
-        "vmlal.u32 q13, d7, d0[1]\n\t"
-        "vmlal.u32 q14, d8, d0[1]\n\t"
-        "vmlal.u32 q15, d9, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d31}\n\t"
-        "subs %[c], %[c], #1\n\t"
-        "bne 21b\n"
-        "22:\n\t"
-        "tst %[k], #8\n\t"
-        "beq 23f\n\t"
-        "vldm %[t], {d16-d23}\n\t"
-        "vld1.32 {d2-d5}, [%[b]]!\n\t"
-        "vld1.32 {d6-d9}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[0]\n\t"
-        "vmlal.u32 q9, d3, d0[0]\n\t"
-        "vmlal.u32 q10, d4, d0[0]\n\t"
-        "vmlal.u32 q11, d5, d0[0]\n\t"
-        "vmlal.u32 q8, d6, d0[1]\n\t"
-        "vmlal.u32 q9, d7, d0[1]\n\t"
-        "vmlal.u32 q10, d8, d0[1]\n\t"
-        "vmlal.u32 q11, d9, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d23}\n"
-        "23:\n\t"
-        "ands %[c], %[k], #6\n\t"
-        "beq 25f\n"
-        "24:\n\t"
-        "vldm %[t], {d16-d17}\n\t"
-        "vld1.32 {d2}, [%[b]]!\n\t"
-        "vld1.32 {d6}, [%[m]]!\n\t"
-        "vmlal.u32 q8, d2, d0[0]\n\t"
-        "vmlal.u32 q8, d6, d0[1]\n\t"
-        "vstmia %[t]!, {d16-d17}\n\t"
-        "subs %[c], %[c], #2\n\t"
-        "bne 24b\n"
-        "25:\n\t"
+        NEON_COLUMNS(2, NEON_LOAD16 NEON_XU8("q8", "q9", "q10", "q11")
+                            NEON_XU8("q12", "q13", "q14", "q15") NEON_STORE16,
+                     NEON_LOAD8 NEON_XU8("q8", "q9", "q10", "q11") NEON_STORE8,
+                     NEON_LOAD2 "vld1.32 {d2}, [%[b]]!\n\t"
+                                "vld1.32 {d6}, [%[m]]!\n\t"
+                                "vmlal.u32 q8, d2, d0[0]\n\t"
+                                "vmlal.u32 q8, d6, d0[1]\n\t" NEON_STORE2)
         : [t] "+r"(t), [b] "+r"(b), [m] "+r"(m), [k] "+r"(k), [c] "=&r"(c)
         : [x] "r"(x), [u] "r"(u), [n] "r"(n)
         : "cc", "memory", "d0", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d16", "d17",

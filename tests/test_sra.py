@@ -90,13 +90,13 @@ def test_full_size_moduli(kernel: str, bits: int) -> None:
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
-@pytest.mark.parametrize("bits", [2336, 2344, 2345, 2352])
+@pytest.mark.parametrize("bits", [2344, 2345])
 def test_largest_digits_at_the_neon_width_switch(kernel: str, bits: int) -> None:
-    # the NEON kernel's 28-bit digits end at 2344-bit moduli (26 bits above); the
-    # all-ones modulus and exponent and the base m - 1 give every column its largest sum
+    # the NEON kernel's 28-bit digits end at 2344-bit moduli (84 digits, 26 bits above);
+    # the all-ones modulus and exponent and the base m - 1 give every column its largest sum
     m = 2**bits - 1
     ctx = sra.MontContext(m, kernel=kernel)
-    for base, exp in [(m - 1, m), (m - 2, 2**bits - 1), (random.Random(bits).randrange(m), m)]:
+    for base, exp in [(m - 1, m), (random.Random(bits).randrange(m), 2**bits - 1)]:
         assert ctx.pow(base, exp) == pow(base, exp, m)
 
 

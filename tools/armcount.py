@@ -348,30 +348,72 @@ def dispatch(exes: dict[str, Path]) -> list[str]:
     return problems
 
 
-def thread_counts(arch: str, exe: Path, mode: str, reps: int) -> dict[int, int]:
-    cmd, env = qemu_cmd(arch, exe, str(WORK / "threads.so"))
-    out = run([*cmd, mode, str(reps)], env)
-    return {int(k): int(n) for k, n in re.findall(r"thread (\d+) insns: (\d+)", out)}
+# The batch through the Python API (MontContext.pow_batch) on the cross-built wheel.
+PY_BATCH = """
+import json, sys
+from app.native.sra import MontContext
+d = json.load(open(sys.argv[1]))
+ctx = MontContext(d["m"], threads=4)
+assert ctx.batch_kernel == sys.argv[3], ctx.batch_kernel
+for _ in range(int(sys.argv[2])):
+    assert ctx.pow_batch(d["bases"], d["exp"], threads=4) == d["want"]
+"""
+
+
+def spread_inputs() -> Path:
+    """The 52 bases, the exponent and the results of the harness's batch, as JSON."""
+    path = WORK / "batch.json"
+    if (
+        not path.exists()
+        or path.stat().st_mtime < (HARNESS.parent / "modexp_data.py").stat().st_mtime
+    ):
+        sys.path.insert(0, str(HARNESS.parent))
+        import modexp_data  # type: ignore[import-not-found]
+
+        _, exps, values = modexp_data.inputs()
+        m = modexp_data.FFDHE2048
+        want = [pow(b, exps[0], m) for b in values]
+        path.write_text(json.dumps({"m": m, "exp": exps[0], "bases": values, "want": want}))
+    return path
+
+
+def per_thread(arch: str, prog: Path, args: list[str], env: dict[str, str]) -> list[int]:
+    """Instructions per thread of `prog args` with the batch (REPS 1) less those of the same
+    run without it (REPS 0: start-up and set-up, all on the calling thread)."""
+    cmd, qenv = qemu_cmd(arch, prog, str(WORK / "threads.so"))
+    runs = []
+    for reps in ("0", "1"):
+        out = run([*cmd, *[reps if a == "REPS" else a for a in args]], {**qenv, **env})
+        runs.append({int(k): int(n) for k, n in re.findall(r"thread (\d+) insns: (\d+)", out)})
+    return [runs[1][k] - runs[0].get(k, 0) for k in sorted(runs[1])]
 
 
 def spread(exes: dict[str, Path]) -> str:
-    """Per-thread instructions of a 52-value batch over 4 threads (the calling thread's
-    set-up, counted in a run without the batch, taken off), and max/min."""
+    """Per-thread instructions of a 52-value batch over 4 threads, through the harness
+    (sra_pow_batch) and through MontContext.pow_batch on the wheel tools/cross-test.sh
+    unpacked (the target's Python 3.11), with max/min."""
+    data = spread_inputs()
 
-    def one(arch: str) -> str:
-        mode = f"batch-{TARGETS[arch].default}"
-        idle, full = (thread_counts(arch, exes[arch], mode, r) for r in (0, 1))
-        per = [full[k] - idle.get(k, 0) for k in sorted(full)]
-        return (
-            f"{arch:8} {mode:11} "
-            + " ".join(f"{mega(n):>8}" for n in per)
-            + f"   max/min {max(per) / min(per):.4f}"
-        )
+    def line(arch: str, label: str, per: list[int]) -> str:
+        cols = " ".join(f"{mega(n):>8}" for n in per)
+        return f"{arch:8} {label:30} {cols}   max/min {max(per) / min(per):.4f}"
+
+    def one(arch: str) -> list[str]:
+        kernel = TARGETS[arch].default
+        per = per_thread(arch, exes[arch], [f"batch-{kernel}", "REPS"], {})
+        lines = [line(arch, f"sra_pow_batch ({kernel})", per)]
+        target = CROSS / arch / "target"
+        if not target.exists():
+            return [*lines, f"{arch:8} MontContext.pow_batch: no wheel (tools/cross-test.sh)"]
+        python = sysroot(arch) / "usr" / "bin" / "python3.11"
+        args = ["-S", "-P", "-c", PY_BATCH, str(data), "REPS", kernel]
+        per = per_thread(arch, python, args, {"PYTHONPATH": str(target)})
+        return [*lines, line(arch, f"MontContext.pow_batch ({kernel})", per)]
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        lines = list(pool.map(one, ["aarch64", "armhf"]))
+        parts = list(pool.map(one, ["aarch64", "armhf"]))
     head = "batch spread: 52 values, one exponent, 4 threads; instructions per thread"
-    return "\n".join([head, *lines])
+    return "\n".join([head, *(text for part in parts for text in part)])
 
 
 def main() -> int:

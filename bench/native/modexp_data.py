@@ -45,7 +45,8 @@ def array(name: str, values: list[int]) -> str:
     return f"static const uint8_t {name}[{len(values)}][NB] = {{\n{rows}}};\n"
 
 
-def header() -> str:
+def inputs() -> tuple[list[int], list[int], list[int]]:
+    """Two bases, two exponents and the 52 values (Jacobi inputs, batch bases), fixed seed."""
     m = FFDHE2048
     rng = random.Random(2048)
     bases = [rng.randrange(2, m - 1) for _ in range(2)]
@@ -54,6 +55,12 @@ def header() -> str:
     exps[0] = (exps[0] | (1 << 10)) & ~15
     exps[1] = (exps[1] & ~(1 << 10)) | 5
     jac = [rng.randrange(m) for _ in range(52)]
+    return bases, exps, jac
+
+
+def header() -> str:
+    m = FFDHE2048
+    bases, exps, jac = inputs()
     # R^2 mod m for each kernel's R = 2^rbits: 2^2048 for 32- and 64-bit limbs alike,
     # 2^2072 for the NEON kernel's 74 digits of 28 bits
     rbits = [2048, 2072]

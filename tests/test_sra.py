@@ -89,13 +89,13 @@ def test_full_size_moduli(kernel: str, bits: int) -> None:
             assert ctx.pow(base, exp) == pow(base, exp, m)
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("bits", [2344, 2345])
-def test_largest_digits_at_the_neon_width_switch(kernel: str, bits: int) -> None:
+def test_largest_digits_at_the_neon_width_switch(bits: int) -> None:
     # the NEON kernel's 28-bit digits end at 2344-bit moduli (84 digits, 26 bits above);
     # the all-ones modulus and exponent and the base m - 1 give every column its largest sum
+    # (where there is no NEON kernel, the default one takes the same extreme inputs)
     m = 2**bits - 1
-    ctx = sra.MontContext(m, kernel=kernel)
+    ctx = sra.MontContext(m, kernel="neon" if "neon" in KERNELS else SCALAR)
     for base, exp in [(m - 1, m), (random.Random(bits).randrange(m), 2**bits - 1)]:
         assert ctx.pow(base, exp) == pow(base, exp, m)
 

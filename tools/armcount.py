@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import re
@@ -70,7 +71,7 @@ NO_NEON_CPU = "cortex-r5f"  # ARMv7 with VFPv3-D16 and no NEON: the c32 fallback
 HOST_KERNELS = ("c32", "c64")  # callgrind hides ADX and AVX-512: the portable kernels
 
 # (row label, harness mode, extra environment) per target, in table order
-PEERS = {
+PEERS: dict[str, list[tuple[str, str, dict[str, str]]]] = {
     "aarch64": [
         ("GMP mpz_powm (variable time)", "gmp", {}),
         ("GMP mpz_powm_sec", "gmp-sec", {}),
@@ -218,7 +219,9 @@ def mega(n: int | None) -> str:
 
 def table(counts: dict[str, int]) -> str:
     arm64, arm32 = TARGETS["aarch64"], TARGETS["armhf"]
-    rows = [("blu21 default kernel", "sra-" + arm64.default, "sra-" + arm32.default)]
+    rows: list[tuple[str, str | None, str | None]] = [
+        ("blu21 default kernel", "sra-" + arm64.default, "sra-" + arm32.default)
+    ]
     rows += [
         ("blu21 " + k, "sra-" + k, "sra-" + k if k in arm32.kernels else None)
         for k in arm64.kernels
@@ -367,9 +370,12 @@ def spread_inputs() -> Path:
         not path.exists()
         or path.stat().st_mtime < (HARNESS.parent / "modexp_data.py").stat().st_mtime
     ):
-        sys.path.insert(0, str(HARNESS.parent))
-        import modexp_data  # type: ignore[import-not-found]
-
+        spec = importlib.util.spec_from_file_location(
+            "modexp_data", HARNESS.parent / "modexp_data.py"
+        )
+        assert spec and spec.loader
+        modexp_data = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modexp_data)
         _, exps, values = modexp_data.inputs()
         m = modexp_data.FFDHE2048
         want = [pow(b, exps[0], m) for b in values]

@@ -413,7 +413,7 @@ def spread(exes: dict[str, Path]) -> str:
             return [*lines, f"{arch:8} MontContext.pow_batch: no wheel (tools/cross-test.sh)"]
         python = sysroot(arch) / "usr" / "bin" / "python3.11"
         args = ["-S", "-P", "-c", PY_BATCH, str(data), "REPS", kernel]
-        per = per_thread(arch, python, args, {"PYTHONPATH": str(target)})
+        per = per_thread(arch, python, args, {"PYTHONPATH": str(target), "PYTHONHASHSEED": "0"})
         return [*lines, line(arch, f"MontContext.pow_batch ({kernel})", per)]
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:

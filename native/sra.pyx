@@ -32,6 +32,7 @@ cdef extern from "sra_core.h" nogil:
         SRA_K_IFMA8
         SRA_K_ADX
         SRA_K_A64
+        SRA_K_NEON
     ctypedef struct sra_ctx:
         pass
     int sra_kernel_available(int id)
@@ -53,6 +54,7 @@ KERNELS = {
     "c64": SRA_K_C64,  # portable C, 64-bit limbs with 128-bit products
     "adx": SRA_K_ADX,  # x86-64 mulx/adcx/adox rows
     "a64": SRA_K_A64,  # aarch64: two rows per pass, inline-assembly inner loop
+    "neon": SRA_K_NEON,  # 32-bit ARM with NEON: 28-bit digits, vmlal.u32 columns
     "ifma": SRA_K_IFMA,  # x86-64 AVX-512 IFMA, one number at a time
     "ifma8": SRA_K_IFMA8,  # x86-64 AVX-512 IFMA, eight numbers in parallel lanes
 }

@@ -11,6 +11,7 @@
  *   SRA_K_IFMA    x86-64 AVX-512 IFMA, 52-bit digits, one number per call
  *   SRA_K_IFMA8   x86-64 AVX-512 IFMA, 52-bit digits, 8 numbers in 8 lanes
  *   SRA_K_A64     aarch64: two rows per pass in inline assembly (every aarch64 CPU)
+ *   SRA_K_NEON    32-bit ARM NEON: 28-bit digits, vmlal.u32 on 64-bit columns (CPUs with NEON)
  *
  * The Python boundary (sra.pyx) chooses the kernels with sra_plan, computes
  * R^2 mod m for each (one big-int division, done once per context) and calls
@@ -22,7 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_ADX = 4, SRA_K_A64 = 5 };
+enum { SRA_K_C32 = 0, SRA_K_C64 = 1, SRA_K_IFMA = 2, SRA_K_IFMA8 = 3, SRA_K_ADX = 4, SRA_K_A64 = 5,
+       SRA_K_NEON = 6 };
 
 /* A kernel: init/free per context, and pow over at most `lanes` numbers. */
 typedef struct sra_kernel {
@@ -106,6 +108,16 @@ int sra_cpu_has_adx(void);
 #if defined(__aarch64__) && defined(__GNUC__) && defined(__SIZEOF_INT128__) && !defined(SRA_NO_A64)
 #define SRA_HAVE_A64 1
 extern const sra_kernel sra_kernel_a64;
+#endif
+/* 32-bit ARM with a floating-point ABI (NEON needs the VFP registers): sra_neon.c is
+ * built with NEON, everything else without; the kernel is offered when the CPU has it. */
+#if defined(__arm__) && !defined(__aarch64__) && defined(__GNUC__) && !defined(__SOFTFP__) && \
+    defined(__ARM_ARCH) && __ARM_ARCH >= 7 && !defined(SRA_NO_NEON)
+#define SRA_HAVE_NEON 1
+extern const sra_kernel sra_kernel_neon;
+int sra_cpu_has_neon(void);
+/* The largest modulus (bytes) the NEON kernel's 64-bit columns hold. */
+size_t sra_neon_max_nbytes(void);
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SRA_NO_IFMA)
 #define SRA_HAVE_IFMA 1

@@ -9,6 +9,17 @@
 
 #include "sra_core.h"
 
+#if defined(SRA_HAVE_NEON) && defined(__linux__) /* Linux and Android */
+#include <sys/auxv.h>
+#ifndef HWCAP_NEON
+#define HWCAP_NEON (1 << 12) /* the kernel's bit for ARM; glibc calls it HWCAP_ARM_NEON */
+#endif
+/* Here, not in sra_neon.c, which is built for NEON: this runs on any ARM CPU. */
+int sra_cpu_has_neon(void) { return (getauxval(AT_HWCAP) & HWCAP_NEON) != 0; }
+#elif defined(SRA_HAVE_NEON)
+int sra_cpu_has_neon(void) { return 0; } /* no way to ask: the portable kernel */
+#endif
+
 /* More threads than this only cost memory and start-up time. */
 #define SRA_MAX_THREADS 256
 
@@ -23,6 +34,9 @@ static const sra_kernel *kernel_of(int id) {
 #endif
 #if defined(SRA_HAVE_A64)
     case SRA_K_A64: return &sra_kernel_a64;
+#endif
+#if defined(SRA_HAVE_NEON)
+    case SRA_K_NEON: return sra_cpu_has_neon() ? &sra_kernel_neon : NULL;
 #endif
 #if defined(SRA_HAVE_IFMA)
     case SRA_K_IFMA: return sra_cpu_has_ifma() ? &sra_kernel_ifma : NULL;
@@ -53,6 +67,9 @@ int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id) {
     if (request >= 0) {
         if (!sra_kernel_available(request)) return -1;
         if ((request == SRA_K_IFMA || request == SRA_K_IFMA8) && nbytes > IFMA_MAX_NBYTES) return -1;
+#if defined(SRA_HAVE_NEON)
+        if (request == SRA_K_NEON && nbytes > sra_neon_max_nbytes()) return -1;
+#endif
         *single_id = request == SRA_K_IFMA8 ? SRA_K_IFMA : request;
         *batch_id = request;
         return 0;
@@ -67,6 +84,12 @@ int sra_plan(int request, size_t nbytes, int *single_id, int *batch_id) {
 #if defined(SRA_HAVE_ADX)
     if (sra_kernel_available(SRA_K_ADX)) {
         *single_id = *batch_id = SRA_K_ADX;
+        return 0;
+    }
+#endif
+#if defined(SRA_HAVE_NEON)
+    if (sra_kernel_available(SRA_K_NEON) && nbytes <= sra_neon_max_nbytes()) {
+        *single_id = *batch_id = SRA_K_NEON;
         return 0;
     }
 #endif

@@ -25,6 +25,7 @@ COUNTS = {
     "aarch64 jacobi-sra": 9_000_000,
     "aarch64 jacobi-gmp": 2_000_000,
     "armhf sra-c32": 83_000_000,
+    "armhf sra-neon": 33_000_000,
     "armhf gmp": 109_800_000,
     "armhf gmp-sec": 122_300_000,
     "armhf openssl": 41_200_000,
@@ -74,8 +75,9 @@ def test_a_new_kernel_without_baseline_fails(baseline: Path) -> None:
 
 def test_table_puts_our_row_beside_the_peers() -> None:
     lines = armcount.table(COUNTS).splitlines()
-    assert lines[2].split() == ["blu21", "default", "kernel", "29.0M", "83.0M"]
+    assert lines[2].split() == ["blu21", "default", "kernel", "29.0M", "33.0M"]
     row = {line[:40].strip(): line[40:].split() for line in lines[2:-1]}
+    assert row["blu21 c32"] == ["120.0M", "83.0M"]  # the fallback beside the NEON default
     assert row["OpenSSL BN_mod_exp_mont_consttime"] == ["26.3M", "41.2M"]
     assert row["OpenSSL without NEON"] == ["-", "153.4M"]
     assert row["Jacobi, 52 values: GMP mpz_jacobi"] == ["2.0M", "5.0M"]

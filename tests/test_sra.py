@@ -1,6 +1,9 @@
 """app.native.sra against its plain-Python reference, the built-in pow."""
 
+import platform
 import random
+import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -10,7 +13,7 @@ from app.native import sra
 
 KERNELS = sra.available_kernels()
 # the best kernel without AVX-512 IFMA (and for moduli under 256 bits)
-SCALAR = next(k for k in ("adx", "a64", "c64", "c32") if k in KERNELS)
+SCALAR = next(k for k in ("adx", "a64", "neon", "c64", "c32") if k in KERNELS)
 # 2^127 - 1 and the RFC 7919 ffdhe2048 prime: real moduli next to random ones
 M127 = 2**127 - 1
 FFDHE2048 = int(
@@ -84,6 +87,41 @@ def test_full_size_moduli(kernel: str, bits: int) -> None:
             (rng.randrange(m), m - 2),
         ]:
             assert ctx.pow(base, exp) == pow(base, exp, m)
+
+
+@pytest.mark.parametrize("bits", [2344, 2345])
+def test_largest_digits_at_the_neon_width_switch(bits: int) -> None:
+    # the NEON kernel's 28-bit digits end at 2344-bit moduli (84 digits, 26 bits above);
+    # the all-ones modulus and exponent and the base m - 1 give every column its largest sum
+    # (where there is no NEON kernel, the default one takes the same extreme inputs)
+    m = 2**bits - 1
+    ctx = sra.MontContext(m, kernel="neon" if "neon" in KERNELS else SCALAR)
+    for base, exp in [(m - 1, m), (random.Random(bits).randrange(m), 2**bits - 1)]:
+        assert ctx.pow(base, exp) == pow(base, exp, m)
+
+
+def hwcap() -> int | None:
+    """AT_HWCAP from /proc/self/auxv (native-word pairs), or None where there is none."""
+    try:
+        raw = Path("/proc/self/auxv").read_bytes()
+    except OSError:
+        return None
+    word = struct.calcsize("L")
+    pairs = struct.iter_unpack("LL", raw[: len(raw) // (2 * word) * 2 * word])
+    return next((value for key, value in pairs if key == 16), None)  # 16: AT_HWCAP
+
+
+def test_neon_kernel_follows_the_cpu() -> None:
+    # the NEON kernel exists on 32-bit ARM only, and is offered exactly when the CPU reports
+    # NEON (HWCAP_NEON, bit 12), and then it is the default; tools/armcount.py also runs a
+    # CPU model without NEON
+    on_arm32 = platform.machine() in ("armv7l", "armv8l")
+    caps = hwcap() if on_arm32 else None
+    has_neon = caps is not None and bool(caps & (1 << 12))
+    assert ("neon" in KERNELS) == has_neon
+    if on_arm32:
+        assert caps is not None
+        assert sra.MontContext(FFDHE2048).kernel == ("neon" if has_neon else "c32")
 
 
 def test_default_kernel_is_the_fastest_available() -> None:

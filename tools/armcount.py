@@ -5,6 +5,7 @@
     python3 tools/armcount.py trace        # same addresses for two secrets, every ARM kernel
     python3 tools/armcount.py baseline     # counts against tools/arm-baseline.json (2%)
     python3 tools/armcount.py baseline --update   # write the measured counts there
+    python3 tools/armcount.py spread       # a 52-value batch over 4 threads: per-thread counts
     python3 tools/armcount.py ci           # trace, then table + baseline check (tools/ci-cross.sh)
 
 One 2048-bit modexp (RFC 7919 ffdhe2048, full 2048-bit exponent) by bench/native/modexp_count.c,
@@ -14,13 +15,17 @@ with the counting plugin tools/qemu-plugins/count.c; the x86-64 portable kernels
 under callgrind. Each count is (run with one modexp - run with none), so start-up cancels out.
 The trace check records instruction and data addresses with tools/qemu-plugins/trace.c between
 the harness's ct_trace_begin/ct_trace_end, for two base/exponent pairs; builds with a planted
-secret-dependent branch or table index must be caught. Standard library only.
+secret-dependent branch or table index must be caught; on armhf it also checks the run-time
+choice: a CPU model without NEON (Cortex-R5F) must not be offered the NEON kernel. The spread:
+52 values, one exponent, 4 threads through sra_pow_batch (the driver of MontContext.pow_batch),
+counted per thread with tools/qemu-plugins/threads.c. Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import re
@@ -58,12 +63,15 @@ TARGETS = {
         ("c32", "c64", "a64"),
         "a64",
     ),
-    "armhf": Target("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "cortex-a7", ("c32",), "c32"),
+    "armhf": Target(
+        "armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "cortex-a7", ("c32", "neon"), "neon"
+    ),
 }
+NO_NEON_CPU = "cortex-r5f"  # ARMv7 with VFPv3-D16 and no NEON: the c32 fallback
 HOST_KERNELS = ("c32", "c64")  # callgrind hides ADX and AVX-512: the portable kernels
 
 # (row label, harness mode, extra environment) per target, in table order
-PEERS = {
+PEERS: dict[str, list[tuple[str, str, dict[str, str]]]] = {
     "aarch64": [
         ("GMP mpz_powm (variable time)", "gmp", {}),
         ("GMP mpz_powm_sec", "gmp-sec", {}),
@@ -103,7 +111,7 @@ def build() -> dict[str, Path]:
         ):
             log(f"making the {arch} sysroot (tools/cross-build.sh)")
             run([str(ROOT / "tools" / "cross-build.sh"), arch])
-    for plugin in ("count", "trace"):
+    for plugin in ("count", "trace", "threads"):
         src, so = ROOT / "tools" / "qemu-plugins" / f"{plugin}.c", WORK / f"{plugin}.so"
         if not so.exists() or so.stat().st_mtime < src.stat().st_mtime:
             run(["gcc", "-O2", "-shared", "-fPIC", "-o", str(so), str(src)])
@@ -210,11 +218,14 @@ def mega(n: int | None) -> str:
 
 
 def table(counts: dict[str, int]) -> str:
-    rows = [("blu21 default kernel", "sra-a64", "sra-c32")]
+    arm64, arm32 = TARGETS["aarch64"], TARGETS["armhf"]
+    rows: list[tuple[str, str | None, str | None]] = [
+        ("blu21 default kernel", "sra-" + arm64.default, "sra-" + arm32.default)
+    ]
     rows += [
-        ("blu21 " + k, "sra-" + k, "sra-" + k if k in TARGETS["armhf"].kernels else None)
-        for k in TARGETS["aarch64"].kernels
-        if k != "a64"
+        ("blu21 " + k, "sra-" + k, "sra-" + k if k in arm32.kernels else None)
+        for k in arm64.kernels
+        if k != arm64.default
     ]
     for label, mode, env in PEERS["armhf"]:
         key = mode + ("-noneon" if env else "")
@@ -323,9 +334,97 @@ def trace(exes: dict[str, Path]) -> list[str]:
         return [p for p in pool.map(one, jobs) if p]
 
 
+def dispatch(exes: dict[str, Path]) -> list[str]:
+    """On a CPU model without NEON the NEON kernel is not offered and c32 still runs."""
+    cmd, env = qemu_cmd("armhf", exes["armhf"], str(WORK / "count.so"))
+    env["QEMU_CPU"] = NO_NEON_CPU
+    problems = []
+    neon = subprocess.run(
+        [*cmd, "sra-neon", "1"], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    if "no such kernel" not in neon.stderr:
+        problems.append(f"armhf {NO_NEON_CPU}: the NEON kernel ran on a CPU without NEON")
+    c32 = run([*cmd, "sra-c32", "1"], env)
+    if "sra-c32 ok" not in c32:
+        problems.append(f"armhf {NO_NEON_CPU}: c32 gave no result")
+    print(f"armhf {NO_NEON_CPU} (no NEON): neon not offered, c32 ok" if not problems else "")
+    return problems
+
+
+# The batch through the Python API (MontContext.pow_batch) on the cross-built wheel.
+PY_BATCH = """
+import json, sys
+from app.native.sra import MontContext
+d = json.load(open(sys.argv[1]))
+ctx = MontContext(d["m"], threads=4)
+assert ctx.batch_kernel == sys.argv[3], ctx.batch_kernel
+for _ in range(int(sys.argv[2])):
+    assert ctx.pow_batch(d["bases"], d["exp"], threads=4) == d["want"]
+"""
+
+
+def spread_inputs() -> Path:
+    """The 52 bases, the exponent and the results of the harness's batch, as JSON."""
+    path = WORK / "batch.json"
+    if (
+        not path.exists()
+        or path.stat().st_mtime < (HARNESS.parent / "modexp_data.py").stat().st_mtime
+    ):
+        spec = importlib.util.spec_from_file_location(
+            "modexp_data", HARNESS.parent / "modexp_data.py"
+        )
+        assert spec and spec.loader
+        modexp_data = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modexp_data)
+        _, exps, values = modexp_data.inputs()
+        m = modexp_data.FFDHE2048
+        want = [pow(b, exps[0], m) for b in values]
+        path.write_text(json.dumps({"m": m, "exp": exps[0], "bases": values, "want": want}))
+    return path
+
+
+def per_thread(arch: str, prog: Path, args: list[str], env: dict[str, str]) -> list[int]:
+    """Instructions per thread of `prog args` with the batch (REPS 1) less those of the same
+    run without it (REPS 0: start-up and set-up, all on the calling thread)."""
+    cmd, qenv = qemu_cmd(arch, prog, str(WORK / "threads.so"))
+    runs = []
+    for reps in ("0", "1"):
+        out = run([*cmd, *[reps if a == "REPS" else a for a in args]], {**qenv, **env})
+        runs.append({int(k): int(n) for k, n in re.findall(r"thread (\d+) insns: (\d+)", out)})
+    return [runs[1][k] - runs[0].get(k, 0) for k in sorted(runs[1])]
+
+
+def spread(exes: dict[str, Path]) -> str:
+    """Per-thread instructions of a 52-value batch over 4 threads, through the harness
+    (sra_pow_batch) and through MontContext.pow_batch on the wheel tools/cross-test.sh
+    unpacked (the target's Python 3.11), with max/min."""
+    data = spread_inputs()
+
+    def line(arch: str, label: str, per: list[int]) -> str:
+        cols = " ".join(f"{mega(n):>8}" for n in per)
+        return f"{arch:8} {label:30} {cols}   max/min {max(per) / min(per):.4f}"
+
+    def one(arch: str) -> list[str]:
+        kernel = TARGETS[arch].default
+        per = per_thread(arch, exes[arch], [f"batch-{kernel}", "REPS"], {})
+        lines = [line(arch, f"sra_pow_batch ({kernel})", per)]
+        target = CROSS / arch / "target"
+        if not target.exists():
+            return [*lines, f"{arch:8} MontContext.pow_batch: no wheel (tools/cross-test.sh)"]
+        python = sysroot(arch) / "usr" / "bin" / "python3.11"
+        args = ["-S", "-P", "-c", PY_BATCH, str(data), "REPS", kernel]
+        per = per_thread(arch, python, args, {"PYTHONPATH": str(target), "PYTHONHASHSEED": "0"})
+        return [*lines, line(arch, f"MontContext.pow_batch ({kernel})", per)]
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(one, ["aarch64", "armhf"]))
+    head = "batch spread: 52 values, one exponent, 4 threads; instructions per thread"
+    return "\n".join([head, *(text for part in parts for text in part)])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["table", "trace", "baseline", "ci"])
+    ap.add_argument("command", choices=["table", "trace", "baseline", "ci", "spread"])
     ap.add_argument("--update", action="store_true", help="baseline: write the measured counts")
     args = ap.parse_args()
     for tool in ("qemu-aarch64", "qemu-arm", "valgrind", "gcc"):
@@ -335,14 +434,18 @@ def main() -> int:
     problems: list[str] = []
     if args.command in ("trace", "ci"):
         problems += trace(exes)
+        problems += dispatch(exes)
     if args.command in ("table", "baseline", "ci"):
         counts = measure(exes)
         print(table(counts))
+        print(spread(exes))
         save_history(counts)
         if args.command == "baseline" and args.update:
             write_baseline(counts)
         elif args.command in ("baseline", "ci"):
             problems += check_baseline(counts)
+    if args.command == "spread":
+        print(spread(exes))
     for p in problems:
         log(p)
     return 1 if problems else 0

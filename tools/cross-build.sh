@@ -145,5 +145,24 @@ for mod in sra handeval; do
   [[ $machine == "$want_machine" ]] || die "$mod is built for '$machine', not $want_machine"
 done
 rm -rf "$check"
+# armhf: NEON instructions (q registers, d16-d31, integer vector types) only in the NEON
+# kernel's object, which is offered at run time when the CPU has NEON; everything else must
+# run on an ARMv7 without it (VFPv3-D16).
+if [[ $ARCH == armhf ]]; then
+  neon_insns() { # object file -> number of NEON instructions in it
+    "$TRIPLET-objdump" -d --no-show-raw-insn "$1" | sed 's/@.*//; s/<[^>]*>//g' |
+      awk -F'\t' '$2 ~ /^v/ && $2 !~ /^vcvt/ {
+        if ($3 ~ /(^|[ ,{])(q[0-9]+|d(1[6-9]|2[0-9]|3[01]))([ ,}[]|$)/ ||
+            $2 ~ /\.(i|u|s|p)(8|16|32|64)$/) c++ } END { print c + 0 }'
+  }
+  for obj in "$WORK"/cmake/CMakeFiles/*.dir/*.o "$WORK"/cmake/CMakeFiles/*.dir/native/*.o; do
+    n=$(neon_insns "$obj")
+    if [[ $(basename "$obj") == sra_neon.c.o ]]; then
+      [[ $n -gt 0 ]] || die "sra_neon.c.o has no NEON instructions (built without -mfpu=neon?)"
+    else
+      [[ $n -eq 0 ]] || die "$(basename "$obj") has $n NEON instructions; only sra_neon.c may"
+    fi
+  done
+fi
 log "built $(basename "$wheel") in $(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $start }") s"
 echo "$wheel"

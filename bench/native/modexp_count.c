@@ -2,7 +2,9 @@
  *
  *   modexp_count MODE REPS [INPUT]
  *
- * MODE is sra-<kernel> (native/sra_*.c, any kernel this CPU runs), gmp (mpz_powm), gmp-sec
+ * MODE is sra-<kernel> (native/sra_*.c, any kernel this CPU runs), batch-<kernel> (52 values
+ * with one exponent over 4 POSIX threads through sra_pow_batch, the driver behind
+ * MontContext.pow_batch: the batch spread of tools/armcount.py), gmp (mpz_powm), gmp-sec
  * (mpz_powm_sec), openssl (BN_mod_exp_mont_consttime), jacobi-sra or jacobi-gmp (52 Jacobi
  * symbols of 2048-bit values modulo ffdhe2048 per rep). REPS exponentiations (or Jacobi
  * batches) run after the set-up, so the count of a REPS run minus that of a 0 run, over
@@ -44,33 +46,59 @@ static void reverse(uint8_t *dst, const uint8_t *src, size_t n) {
     for (size_t i = 0; i < n; i++) dst[i] = src[n - 1 - i];
 }
 
-static int run_sra(const char *name, long reps, int input) {
+/* R^2 mod m for a kernel's radix R = 2^rbits (modexp_data.h has each kernel's). */
+static const uint8_t *r2_for(int id) {
+    for (size_t i = 0; i < sizeof R2_RBITS / sizeof R2_RBITS[0]; i++)
+        if (R2_RBITS[i] == sra_kernel_rbits(id, NB)) return R2S[i];
+    return NULL;
+}
+
+/* The context for a kernel named `name`, or NULL (and a message) when there is none. */
+static sra_ctx *sra_context(const char *name) {
     for (int id = 0; id < 16; id++) {
         if (!sra_kernel_available(id) || strcmp(sra_kernel_name(id), name) != 0) continue;
         int single, batch;
-        if (sra_plan(id, NB, &single, &batch) != 0) return fail("kernel not usable");
-        sra_ctx *ctx = sra_ctx_new(single, batch, M, R2, R2, NB);
-        if (!ctx) return fail("out of memory");
-        uint8_t out[NB];
-        memcpy(base_in, BASES[input], NB);
-        memcpy(exp_in, EXPS[input], NB);
-        ct_trace_begin();
-        for (long r = 0; r < reps; r++)
-            if (sra_pow_batch(ctx, base_in, exp_in, 0, NB, 1, out, 1) != 0)
-                return fail("out of memory");
-#if defined(CT_LEAK_BRANCH) /* planted leaks: the trace check must see them */
-        if (exp_in[1] & 4) puts("a secret-dependent branch");
-#elif defined(CT_LEAK_INDEX)
-        static volatile uint8_t table[16];
-        table[exp_in[0] & 15]++;
-#endif
-        ct_trace_end();
-        sra_ctx_free(ctx);
-        if (reps > 0 && memcmp(out, WANT[input], NB) != 0) return fail("wrong result");
-        printf("sra-%s ok\n", name);
-        return 0;
+        if (sra_plan(id, NB, &single, &batch) != 0 || !r2_for(single) || !r2_for(batch)) break;
+        sra_ctx *ctx = sra_ctx_new(single, batch, M, r2_for(single), r2_for(batch), NB);
+        if (!ctx) fail("out of memory");
+        return ctx;
     }
-    return fail("no such kernel on this CPU");
+    fail("no such kernel on this CPU (or no R^2 for its radix)");
+    return NULL;
+}
+
+static int run_batch(const char *name, long reps) {
+    static uint8_t out[NJAC][NB];
+    sra_ctx *ctx = sra_context(name);
+    if (!ctx) return 2;
+    for (long r = 0; r < reps; r++)
+        if (sra_pow_batch(ctx, JAC[0], EXPS[0], 0, NB, NJAC, out[0], 4) != 0)
+            return fail("out of memory");
+    sra_ctx_free(ctx);
+    if (reps > 0 && memcmp(out, BATCH_WANT, sizeof out) != 0) return fail("wrong batch result");
+    return 0;
+}
+
+static int run_sra(const char *name, long reps, int input) {
+    sra_ctx *ctx = sra_context(name);
+    if (!ctx) return 2;
+    uint8_t out[NB];
+    memcpy(base_in, BASES[input], NB);
+    memcpy(exp_in, EXPS[input], NB);
+    ct_trace_begin();
+    for (long r = 0; r < reps; r++)
+        if (sra_pow_batch(ctx, base_in, exp_in, 0, NB, 1, out, 1) != 0) return fail("out of memory");
+#if defined(CT_LEAK_BRANCH) /* planted leaks: the trace check must see them */
+    if (exp_in[1] & 4) puts("a secret-dependent branch");
+#elif defined(CT_LEAK_INDEX)
+    static volatile uint8_t table[16];
+    table[exp_in[0] & 15]++;
+#endif
+    ct_trace_end();
+    sra_ctx_free(ctx);
+    if (reps > 0 && memcmp(out, WANT[input], NB) != 0) return fail("wrong result");
+    printf("sra-%s ok\n", name);
+    return 0;
 }
 
 static int run_sra_jacobi(void) {
@@ -143,6 +171,7 @@ int main(int argc, char **argv) {
     int input = argc > 3 ? atoi(argv[3]) : 0;
     if (input < 0 || input > 1 || reps < 0) return fail("bad REPS or INPUT");
     if (strncmp(mode, "sra-", 4) == 0) return run_sra(mode + 4, reps, input);
+    if (strncmp(mode, "batch-", 6) == 0) return run_batch(mode + 6, reps);
     if (strcmp(mode, "jacobi-sra") == 0) {
         for (long r = 0; r < reps; r++)
             if (run_sra_jacobi()) return 2;

@@ -42,10 +42,11 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
     return host, players, clock
 
 
-def run(host, players, clock, until, drop=None) -> None:
+def run(host, players, clock, until, drop=None, watch=()) -> None:
     """Step everyone until ``until()``; the fake clock moves on (1 s at a time, so
     heartbeats flow and watchdogs can fire) only while the table is quiet, so a slow
-    machine never sees the table's time pass in the middle of a protocol step."""
+    machine never sees the table's time pass in the middle of a protocol step.
+    ``watch``: phones not stepped whose frames in flight still hold the clock."""
     deadline = time.monotonic() + HANG
     ticks = 0
     while not until():
@@ -53,7 +54,7 @@ def run(host, players, clock, until, drop=None) -> None:
         for side in (host, *players):
             side.step(0.001)
         ticks += 1
-        if table_net.quiet((host, *players)):
+        if table_net.quiet((host, *players), watch):
             clock.advance(1.0)
         if drop is not None:
             drop(ticks)
@@ -122,17 +123,31 @@ def test_nobody_sees_another_players_cards_before_the_showdown() -> None:
             assert all(c is not None for c in cards) == (seat == me.phone.seat)
 
 
-def test_a_guest_sending_a_forged_frame_is_named_and_dropped() -> None:
+def test_a_guest_sending_a_forged_frame_is_named_and_dropped(monkeypatch) -> None:
     host, players, clock = make_table(2, seed=9, rounds=1)
     run(host, players, clock, until=lambda: host.stage == "play")
     cheat = players[0]
+    # His radio is slow (as a loaded machine's writer thread can be): the frame reaches
+    # the host late. It counts as in flight meanwhile, so the table's clock waits for it
+    # and the host judges the frame, not the silence of a phone the test does not step.
+    stream, write = cheat.link._stream, cheat.link._stream.write
+    monkeypatch.setattr(stream, "write", lambda data: (time.sleep(0.2), write(data))[1])
     # A well-formed frame whose signature does not verify: the host refuses to relay it.
     bogus = Message(Kind.KEYS, round_id=host.book.deck, sender=cheat.seat, seq=99, sig=bytes(32))
     cheat.send(cheat.link, ProtocolFrame(bogus.encode(unsafe_test_group())))
-    run(host, [players[1]], clock, until=lambda: "player_left" in [n.code for n in host.notices])
+    run(
+        host,
+        [players[1]],
+        clock,
+        until=lambda: "player_left" in [n.code for n in host.notices],
+        watch=[cheat],
+    )
     left = next(n.details for n in host.notices if n.code == "player_left")
     assert left["seat"] == cheat.seat and left["reason"] == "cheat"
     assert cheat.seat in host.phone.match.gone
+    # The round he cheated in does not count (as when a phone names him): found by the
+    # harness, seed 443325274, a forged AUDIT after the showdown he had won.
+    assert {"round": 1} in [n.details for n in host.notices if n.code == "round_void"]
 
 
 def test_a_guest_whose_phone_died_rejoins_a_later_round_with_fresh_keys() -> None:

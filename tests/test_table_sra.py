@@ -42,17 +42,21 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
     return host, players, clock
 
 
-def run(host, players, clock, until, drop=None, watch=()) -> None:
+def run(host, players, clock, until, drop=None, watch=(), halt=False) -> None:
     """Step everyone until ``until()``; the fake clock moves on (1 s at a time, so
     heartbeats flow and watchdogs can fire) only while the table is quiet, so a slow
     machine never sees the table's time pass in the middle of a protocol step.
-    ``watch``: phones not stepped whose frames in flight still hold the clock."""
+    ``watch``: phones not stepped whose frames in flight still hold the clock.
+    ``halt``: stop right after the step that made ``until()`` true, so no phone has
+    acted on it yet (else whether the next ones did depends on the link's speed)."""
     deadline = time.monotonic() + HANG
     ticks = 0
     while not until():
         assert time.monotonic() < deadline, "hung: the table stalled"
         for side in (host, *players):
             side.step(0.001)
+            if halt and until():
+                return
         ticks += 1
         if table_net.quiet((host, *players), watch):
             clock.advance(1.0)
@@ -184,12 +188,17 @@ def test_a_dropout_while_another_players_card_is_on_its_way(drawer: int) -> None
     gets one from the fresh deck, and at the showdown he proves the cards he kept from
     the old deck (formerly he was dropped as "stalled", or the host closed the table)."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    # (halt: the host has just announced the draw; no other phone has acted on it)
+    drawing = lambda: host.book.drawing == drawer or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)
     assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     victim = players[-1]  # seat 3, not the drawer
     victim.link.close(linger=0)  # before his phone could send his key for the card
     alive = players[:-1]
+    # The host hears of it before the table's clock moves on (else, on a loaded machine,
+    # its watchdog could drop him as "stalled" first).
+    table_net.pump(host, *alive, until=lambda: 3 in host.phone.match.gone)
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     assert not host.closed
     assert all(n.code != "violation" for p in (host, *alive) for n in p.notices)
@@ -216,7 +225,8 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
     the drawer reports it. The card could be seen, so it is not dealt again: a drawer
     must not get a better card by a friend's leaving."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    drawing = lambda: host.book.drawing == drawer or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)
     assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     deck, _, position = host.phone._pending_draw
@@ -252,7 +262,8 @@ def slow_step(side: GuestTable | HostTable) -> None:
 
 def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     host, players, clock = make_table(3, seed=12, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == 1 or host.phone.match.over)
+    drawing = lambda: host.book.drawing == 1 or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)  # (nobody sent his key yet)
     assert host.book.drawing == 1, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     perform = host._perform
@@ -264,7 +275,7 @@ def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     host._perform = keep_the_card
     players[-1].link.close(linger=0)
     witness = players[1]
-    run(host, [witness], clock, until=lambda: 3 in host.phone.match.gone)
+    table_net.pump(host, witness, until=lambda: 3 in host.phone.match.gone)  # (clock held)
     host.broadcast(Applied(number, 1, "drawn"))  # ...and says it was drawn
     run(host, [witness], clock, until=lambda: witness.closed)
     violation = next(n for n in witness.notices if n.code == "violation")
@@ -333,6 +344,9 @@ def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer(
     run(host, players, clock, until=lambda: host.book.drawing == 0 or host.phone.match.over)
     assert host.book.drawing == 0, "the bot never drew: pick another seed"
     quiet, alive = players[2], players[:2]
+    deck, _, position = host.phone._pending_draw
+    shared = lambda: host.phone.dealer.shared(deck.deck, position, quiet.seat)  # noqa: E731
+    run(host, players, clock, until=shared, halt=True)
     # He has sent his key for this card; from now on he keeps the link but sends no
     # key for anybody's next card.
     stop(quiet)

@@ -235,7 +235,10 @@ def _check_guest_cheat(label: str, host: Any, players: list, honest: list, cheat
 
     assert not host.closed, f"{label}: the host closed: {host.notices[-3:]}"
     left = departures(host)
-    assert {s for s, _ in left} <= {cheater}, f"{label}: honest dropped: {left}"
+    assert {s for s, _ in left} <= {cheater}, (
+        f"{label}: honest dropped: {left}; host: {host.notices[-6:]}; "
+        f"guests: {[(p.seat, p.closed, p.notices[-3:]) for p in players]}"
+    )
     for side in honest:
         assert not side.closed and side.phone.violation is None, (
             f"{label}: seat {side.phone.seat}: {side.notices[-3:]}; host: {host.notices[-4:]}"

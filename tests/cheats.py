@@ -117,8 +117,11 @@ class HiddenBust(Cheat):
             return real
         first = {SraDealer.card(self, deck, p) for p in held[:2]}
         low = [c for c in _LOW if c not in first]
+        drawn = held[2:].index(position)
+        if drawn >= len(low):
+            return real  # (out of low cards: from here on it sees the truth)
         self.cheated.add(deck)
-        return low[held[2:].index(position)]
+        return low[drawn]
 
     def claimed(self, deck: int, seat: int) -> dict[int, int] | None:
         got = super().claimed(deck, seat)

@@ -27,6 +27,7 @@ import cheats
 
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
+from app.rules.oczko_round import total_of
 from app.table.sra_dealer import SraDealer
 
 Deviation = Callable[[random.Random], type]
@@ -103,6 +104,7 @@ def _reordered(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
 
 def _withheld(dealer: Any, msgs: list[Message], rng: random.Random) -> list:
     dealer.stopped = True  # from here on nothing goes out
+    dealer.withholding = True  # (his only deviation: to the others he left)
     return []
 
 
@@ -141,6 +143,10 @@ def _reorder_class(rng: random.Random) -> type:
             if held is not None and held is self._held and out:
                 self._held = None
                 out.append(held.encode(self._group))
+                if all(m.round_id != held.round_id for m in messages):
+                    # Overtaken by another round's frames only: each round's sequence
+                    # is intact (rounds overlap by design), so nothing was reordered.
+                    self.cheated.discard(held.round_id)
             return out
 
     return Reorder
@@ -229,7 +235,10 @@ def _check_guest_cheat(label: str, host: Any, players: list, honest: list, cheat
 
     assert not host.closed, f"{label}: the host closed: {host.notices[-3:]}"
     left = departures(host)
-    assert {s for s, _ in left} <= {cheater}, f"{label}: honest dropped: {left}"
+    assert {s for s, _ in left} <= {cheater}, (
+        f"{label}: honest dropped: {left}; host: {host.notices[-6:]}; "
+        f"guests: {[(p.seat, p.closed, p.notices[-3:]) for p in players]}"
+    )
     for side in honest:
         assert not side.closed and side.phone.violation is None, (
             f"{label}: seat {side.phone.seat}: {side.notices[-3:]}; host: {host.notices[-4:]}"
@@ -253,12 +262,52 @@ def _check_host_cheat(label: str, host: Any, players: list, honest: list, cheate
 
 
 def _kept_nothing(label: str, side: Any, dealer: Any, cheater: int) -> None:
-    """On ``side``'s phone the cheater won no round he cheated in (void or not his)."""
+    """On ``side``'s phone the cheater won no round he cheated in (void or not his),
+    unless he only withheld: then he left, and a hand he decided before leaving and
+    that was proven at the showdown stands (docs/protocol.md, section 4: a disconnect
+    busts the round "unless decided"; a deck a player left is not audited, its claims
+    stand). Leaving costs him the match either way."""
+    match = side.phone.match
     decks = side.phone._decks
     cheated = {decks[d].round for d in getattr(dealer, "cheated", ()) if d in decks}
-    for r in side.phone.match.history:
-        if r.number in cheated:
-            assert r.reason == "void" or r.winner != cheater, f"{label}: kept round {r.number}"
+    for r in match.history:
+        if r.number in cheated and r.reason != "void" and r.winner == cheater:
+            fair = _left_decided(side, r, dealer, cheater) or _no_lie_went_out(r, dealer, cheater)
+            assert fair, f"{label}: kept round {r.number}"
+    if cheater in match.gone:
+        assert match.winner != cheater, f"{label}: the leaver won the match"
+
+
+def _left_decided(side: Any, result: Any, dealer: Any, cheater: int) -> bool:
+    """The cheater only withheld frames (no frame of his was false), this phone removed
+    him and shows why, and his hand in ``result`` was decided and proven: a player who
+    left, whose held result stands like any dropout's."""
+    hand = next(h for h in result.hands if h.seat == cheater)
+    removed = any(
+        n.code == "player_left" and n.details.get("seat") == cheater for n in side.notices
+    )
+    return (
+        getattr(dealer, "withholding", False)
+        and cheater in side.phone.match.gone
+        and removed
+        and hand.dropped
+        and hand.shown
+    )
+
+
+def _no_lie_went_out(result: Any, dealer: Any, cheater: int) -> bool:
+    """A HiddenBust phone deceives only itself (it sees low cards); its lie reaches the
+    table only as a move its true cards forbid: a draw at 21 or over, or a hold over 21.
+    If his cards, proven at the showdown, allow every move he made, he played a fair
+    hand that round and may win it."""
+    if getattr(dealer, "label", None) != "HiddenBust":
+        return False
+    hand = next(h for h in result.hands if h.seat == cheater)
+    totals = [total_of(hand.cards[:i]) for i in range(2, len(hand.cards) + 1)]
+    if not hand.shown or not totals or None in totals:
+        return False
+    *drew_at, final = (t or 0 for t in totals)
+    return all(t < 21 for t in drew_at) and (final <= 21 or hand.status != "held")
 
 
 def _dealer_of(side: Any) -> Any:

@@ -66,17 +66,21 @@ def _ends(link: Any) -> tuple[Any, Any] | None:
         return None
 
 
-def quiet(sides: Sequence[Any]) -> bool:
+def quiet(sides: Sequence[Any], watch: Sequence[Any] = ()) -> bool:
     """Nothing is happening: no frame in flight, every inbox empty, no dealer work left.
     Only then may a test move the fake clock on (else a slow machine would see time
-    pass in the middle of a protocol step that takes no time on the table's clock)."""
+    pass in the middle of a protocol step that takes no time on the table's clock).
+    ``watch``: sides the test does not step (a frozen or scripted phone) whose frames
+    still count while in flight; their own inboxes and work do not."""
+    if in_flight([*sides, *watch]):
+        return False
     for side in sides:
         if not side.inbox.empty():
             return False
         phone = getattr(side, "phone", None)
         if phone is not None and not side.closed and phone.dealer.has_work():
             return False
-    return in_flight(sides) == 0
+    return True
 
 
 Settle = Callable[[Sequence[Any], Callable[[], bool]], None]  # (sides, until)

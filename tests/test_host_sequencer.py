@@ -344,6 +344,15 @@ def test_leaving_a_disputed_round_voids_it() -> None:
     assert effects[-2:] == (Then(LeaveSeat(2, "left")), Then(Drive()))
 
 
+def test_a_guest_dropped_for_a_forged_frame_on_his_link_voids_the_round() -> None:
+    # (the lobby refused his frame's signature: as if a phone had named him)
+    _after, effects = step(PLAYING, Gone(2, "cheat"), facts(dealt()))
+    assert announced(effects) == [Void(1)] and Say("round_void", {"round": 1}) in effects
+    assert effects[-2:] == (Then(LeaveSeat(2, "cheat")), Then(Drive()))
+    _after, effects = step(PLAYING, Gone(2, "lost"), facts(dealt()))
+    assert announced(effects) == []  # a plain dropout: the round goes on
+
+
 def test_a_leaver_after_the_match_changes_nothing() -> None:
     book = HostBook(stage=Stage.OVER)
     assert step(book, Gone(1, "left"), facts(new_match())) == (book, ())

@@ -42,18 +42,23 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
     return host, players, clock
 
 
-def run(host, players, clock, until, drop=None) -> None:
+def run(host, players, clock, until, drop=None, watch=(), halt=False) -> None:
     """Step everyone until ``until()``; the fake clock moves on (1 s at a time, so
     heartbeats flow and watchdogs can fire) only while the table is quiet, so a slow
-    machine never sees the table's time pass in the middle of a protocol step."""
+    machine never sees the table's time pass in the middle of a protocol step.
+    ``watch``: phones not stepped whose frames in flight still hold the clock.
+    ``halt``: stop right after the step that made ``until()`` true, so no phone has
+    acted on it yet (else whether the next ones did depends on the link's speed)."""
     deadline = time.monotonic() + HANG
     ticks = 0
     while not until():
         assert time.monotonic() < deadline, "hung: the table stalled"
         for side in (host, *players):
             side.step(0.001)
+            if halt and until():
+                return
         ticks += 1
-        if table_net.quiet((host, *players)):
+        if table_net.quiet((host, *players), watch):
             clock.advance(1.0)
         if drop is not None:
             drop(ticks)
@@ -122,17 +127,31 @@ def test_nobody_sees_another_players_cards_before_the_showdown() -> None:
             assert all(c is not None for c in cards) == (seat == me.phone.seat)
 
 
-def test_a_guest_sending_a_forged_frame_is_named_and_dropped() -> None:
+def test_a_guest_sending_a_forged_frame_is_named_and_dropped(monkeypatch) -> None:
     host, players, clock = make_table(2, seed=9, rounds=1)
     run(host, players, clock, until=lambda: host.stage == "play")
     cheat = players[0]
+    # His radio is slow (as a loaded machine's writer thread can be): the frame reaches
+    # the host late. It counts as in flight meanwhile, so the table's clock waits for it
+    # and the host judges the frame, not the silence of a phone the test does not step.
+    stream, write = cheat.link._stream, cheat.link._stream.write
+    monkeypatch.setattr(stream, "write", lambda data: (time.sleep(0.2), write(data))[1])
     # A well-formed frame whose signature does not verify: the host refuses to relay it.
     bogus = Message(Kind.KEYS, round_id=host.book.deck, sender=cheat.seat, seq=99, sig=bytes(32))
     cheat.send(cheat.link, ProtocolFrame(bogus.encode(unsafe_test_group())))
-    run(host, [players[1]], clock, until=lambda: "player_left" in [n.code for n in host.notices])
+    run(
+        host,
+        [players[1]],
+        clock,
+        until=lambda: "player_left" in [n.code for n in host.notices],
+        watch=[cheat],
+    )
     left = next(n.details for n in host.notices if n.code == "player_left")
     assert left["seat"] == cheat.seat and left["reason"] == "cheat"
     assert cheat.seat in host.phone.match.gone
+    # The round he cheated in does not count (as when a phone names him): found by the
+    # harness, seed 443325274, a forged AUDIT after the showdown he had won.
+    assert {"round": 1} in [n.details for n in host.notices if n.code == "round_void"]
 
 
 def test_a_guest_whose_phone_died_rejoins_a_later_round_with_fresh_keys() -> None:
@@ -169,12 +188,17 @@ def test_a_dropout_while_another_players_card_is_on_its_way(drawer: int) -> None
     gets one from the fresh deck, and at the showdown he proves the cards he kept from
     the old deck (formerly he was dropped as "stalled", or the host closed the table)."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    # (halt: the host has just announced the draw; no other phone has acted on it)
+    drawing = lambda: host.book.drawing == drawer or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)
     assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     victim = players[-1]  # seat 3, not the drawer
     victim.link.close(linger=0)  # before his phone could send his key for the card
     alive = players[:-1]
+    # The host hears of it before the table's clock moves on (else, on a loaded machine,
+    # its watchdog could drop him as "stalled" first).
+    table_net.pump(host, *alive, until=lambda: 3 in host.phone.match.gone)
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     assert not host.closed
     assert all(n.code != "violation" for p in (host, *alive) for n in p.notices)
@@ -201,7 +225,8 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
     the drawer reports it. The card could be seen, so it is not dealt again: a drawer
     must not get a better card by a friend's leaving."""
     host, players, clock = make_table(3, seed=11 + drawer, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == drawer or host.phone.match.over)
+    drawing = lambda: host.book.drawing == drawer or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)
     assert host.book.drawing == drawer, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     deck, _, position = host.phone._pending_draw
@@ -237,7 +262,8 @@ def slow_step(side: GuestTable | HostTable) -> None:
 
 def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     host, players, clock = make_table(3, seed=12, rounds=3)
-    run(host, players, clock, until=lambda: host.book.drawing == 1 or host.phone.match.over)
+    drawing = lambda: host.book.drawing == 1 or host.phone.match.over  # noqa: E731
+    run(host, players, clock, until=drawing, halt=True)  # (nobody sent his key yet)
     assert host.book.drawing == 1, "the bot never drew: pick another seed"
     number = host.phone.match.round.number
     perform = host._perform
@@ -249,7 +275,7 @@ def test_a_guest_names_a_host_that_applies_a_card_that_can_never_open() -> None:
     host._perform = keep_the_card
     players[-1].link.close(linger=0)
     witness = players[1]
-    run(host, [witness], clock, until=lambda: 3 in host.phone.match.gone)
+    table_net.pump(host, witness, until=lambda: 3 in host.phone.match.gone)  # (clock held)
     host.broadcast(Applied(number, 1, "drawn"))  # ...and says it was drawn
     run(host, [witness], clock, until=lambda: witness.closed)
     violation = next(n for n in witness.notices if n.code == "violation")
@@ -318,6 +344,9 @@ def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer(
     run(host, players, clock, until=lambda: host.book.drawing == 0 or host.phone.match.over)
     assert host.book.drawing == 0, "the bot never drew: pick another seed"
     quiet, alive = players[2], players[:2]
+    deck, _, position = host.phone._pending_draw
+    shared = lambda: host.phone.dealer.shared(deck.deck, position, quiet.seat)  # noqa: E731
+    run(host, players, clock, until=shared, halt=True)
     # He has sent his key for this card; from now on he keeps the link but sends no
     # key for anybody's next card.
     stop(quiet)

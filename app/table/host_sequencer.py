@@ -456,9 +456,11 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
         return book, ()
     effects: tuple[Effect, ...] = ()
     r = facts.match.round
-    if _in_play(book, facts) and facts.complained and r is not None:
+    if _in_play(book, facts) and r is not None and (facts.complained or event.reason == "cheat"):
         # Somebody complained and seeds may be out: the round's hands are no longer
-        # secret, and whoever leaves now escapes its audit. It is played again.
+        # secret, and whoever leaves now escapes its audit. It is played again. So is a
+        # round whose player the lobby dropped for a frame that failed authentication on
+        # his own link (``cheat``), as if his phone had named him (docs/protocol.md 5.1).
         book, effects = _void(book, r.number)
     return book, (*effects, Then(LeaveSeat(event.seat, event.reason)), Then(Drive()))
 

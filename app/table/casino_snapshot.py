@@ -20,9 +20,10 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from app.rules.blackjack import Round
+from app.rules.blackjack_actions import Action
 from app.rules.money import Money
 from app.rules.table_rules import TableRules
 
@@ -76,3 +77,38 @@ class CasinoSnapshot:
     def my_turn(self) -> bool:
         """True when the table waits for this phone's player."""
         return self.turn == self.me
+
+
+class CasinoTable(Protocol):
+    """What a screen holds of a running casino table (the host's or a guest's).
+
+    ``TableService.host_casino(...)`` / ``join_casino(address, ...)`` return one; the
+    table calls the ``on_change`` callback given there (from its worker thread) after
+    every change, and the screen reads :meth:`snapshot`. Every intent is checked by the
+    phone's own engine copy first: an illegal one raises
+    :class:`~app.rules.errors.IllegalAction` (or ``TableError``) and sends nothing.
+    """
+
+    def snapshot(self) -> CasinoSnapshot:
+        """The table as this phone sees it now."""
+        ...
+
+    def take_box(self, box: int) -> None:
+        """Sit down at a free box (between rounds)."""
+        ...
+
+    def leave_box(self, box: int) -> None:
+        """Give up an own box (between rounds)."""
+        ...
+
+    def act(self, action: Action) -> None:
+        """A bet (own box or behind another), a side bet or a decision of this player."""
+        ...
+
+    def start(self) -> None:
+        """Host only: close the lobby and start the first shoe."""
+        ...
+
+    def leave(self) -> None:
+        """Leave the table (the host's leaving ends it for everybody)."""
+        ...

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules.table_rules import PRESETS, RulesError, TableRules
+from app.rules.table_rules import PRESETS, RulesError, TableRules, networked_rules
 
 
 def test_defaults_are_seed_001() -> None:
@@ -57,6 +57,15 @@ def test_preset_with_overrides() -> None:
     [
         ({"late_surrender": True, "hole_card": "enhc"}, ("late_surrender", "hole_card")),
         ({"enhc_original_bets_only": True}, ("enhc_original_bets_only", "hole_card")),
+        (
+            {"enhc_late_surrender": True},
+            ("enhc_late_surrender", "enhc_original_bets_only"),
+        ),
+        (
+            {"enhc_late_surrender": True, "hole_card": "enhc"},
+            ("enhc_late_surrender", "enhc_original_bets_only"),
+        ),
+        ({"enhc_late_surrender": "yes"}, ("enhc_late_surrender",)),
         ({"min_bet": 600, "starting_chips": 1000}, ("min_bet", "max_bet")),
         ({"resplit_aces": True, "max_hands": 2}, ("resplit_aces", "max_hands")),
         ({"starting_chips": 5}, ("starting_chips", "min_bet")),
@@ -90,6 +99,8 @@ def test_valid_combinations_of_the_contradicting_fields() -> None:
     assert TableRules(late_surrender=True).late_surrender
     assert TableRules(hole_card="enhc", enhc_original_bets_only=True).enhc_original_bets_only
     assert TableRules(min_bet=500, max_bet=500).min_bet == 500
+    obo = TableRules(hole_card="enhc", enhc_original_bets_only=True, enhc_late_surrender=True)
+    assert obo.enhc_late_surrender and not obo.late_surrender
 
 
 def test_unknown_field_and_preset() -> None:
@@ -117,6 +128,7 @@ def test_immutable() -> None:
 def valid_rules(draw: st.DrawFn) -> TableRules:
     """Any consistent rule set."""
     enhc = draw(st.booleans())
+    obo = enhc and draw(st.booleans())
     hands = draw(st.integers(1, 8))
     return draw(st.sampled_from(list(PRESETS.values()))).replace(
         decks=draw(st.integers(1, 8)),
@@ -124,7 +136,7 @@ def valid_rules(draw: st.DrawFn) -> TableRules:
         dealer_hits_soft_17=draw(st.booleans()),
         blackjack_pays=draw(st.sampled_from([Fraction(3, 2), Fraction(6, 5), Fraction(1)])),
         hole_card="enhc" if enhc else "peek",
-        enhc_original_bets_only=enhc and draw(st.booleans()),
+        enhc_original_bets_only=obo,
         double_on=draw(st.sampled_from(["any", "9-11", "10-11"])),
         double_after_split=draw(st.booleans()),
         max_hands=hands,
@@ -132,6 +144,7 @@ def valid_rules(draw: st.DrawFn) -> TableRules:
         resplit_aces=hands >= 3 and draw(st.booleans()),
         hit_split_aces=draw(st.booleans()),
         late_surrender=not enhc and draw(st.booleans()),
+        enhc_late_surrender=obo and draw(st.booleans()),
         insurance=draw(st.booleans()),
         triple_seven=draw(st.booleans()),
         dealer_busts_bet=draw(st.booleans()),
@@ -144,3 +157,19 @@ def valid_rules(draw: st.DrawFn) -> TableRules:
 def test_json_round_trip(rules: TableRules) -> None:
     text = json.dumps(rules.to_json())
     assert TableRules.from_json(json.loads(text)) == rules
+
+
+@given(valid_rules())
+def test_networked_rules_have_no_hole_card_and_keep_the_rest(rules: TableRules) -> None:
+    n = networked_rules(rules)
+    assert n.hole_card == "enhc"
+    if rules.hole_card == "enhc":
+        assert n is rules
+        return
+    assert n.enhc_original_bets_only and not n.late_surrender
+    assert n.enhc_late_surrender == rules.late_surrender
+    changed = {"hole_card", "enhc_original_bets_only", "late_surrender", "enhc_late_surrender"}
+    for f in dataclasses.fields(TableRules):
+        if f.name not in changed:
+            assert getattr(n, f.name) == getattr(rules, f.name), f.name
+    assert networked_rules(n) is n

@@ -79,6 +79,12 @@ class TableRules:
     hit_split_aces: bool = False
     #: Late surrender (half the stake back) on the original two-card hand; needs peek.
     late_surrender: bool = False
+    #: ENHC with original bets only: late surrender on the original two-card hand before
+    #: the dealer's second card, settled as if it came after the peek: half the stake
+    #: back, unless the dealer's second card makes a blackjack; then the hand loses its
+    #: original stake, as at a peek table, where surrender is offered only when the
+    #: dealer has no blackjack (the networked table's surrender; docs/scenarios.md).
+    enhc_late_surrender: bool = False
     #: Insurance (and even money) offered when the dealer shows an ace.
     insurance: bool = True
     #: Three sevens pay 3:2 on the whole stake at once (Austrian rule).
@@ -172,6 +178,14 @@ class TableRules:
             "hole_card",
         )
         need(
+            not (self.enhc_late_surrender and not self.enhc_original_bets_only),
+            "enhc_late_surrender needs hole_card 'enhc' with enhc_original_bets_only: "
+            "a surrender settled as if after the peek needs a dealer blackjack that takes "
+            "only original bets",
+            "enhc_late_surrender",
+            "enhc_original_bets_only",
+        )
+        need(
             self.min_bet <= self.max_bet,
             f"min_bet ({self.min_bet}) is above max_bet ({self.max_bet})",
             "min_bet",
@@ -238,6 +252,32 @@ class TableRules:
             "double_on": self.double_on,
             "max_hands": self.max_hands,
         }
+
+
+def networked_rules(rules: TableRules) -> TableRules:
+    """The rules a networked table plays for ``rules``: no phone may look at a hole card.
+
+    A peek table becomes its no-hole-card equivalent with the same money: the dealer's
+    second card comes after the players (ENHC), a dealer blackjack takes only original
+    bets, and late surrender becomes surrender as if after the peek
+    (``enhc_late_surrender``). Every other field is kept; ENHC tables are returned as
+    they are. The house edge is the same unless ``triple_seven`` is on (a triple seven
+    made before the dealer's blackjack is paid at a networked table; docs/scenarios.md).
+
+    >>> n = networked_rules(TableRules(late_surrender=True))
+    >>> n.hole_card, n.enhc_original_bets_only, n.late_surrender, n.enhc_late_surrender
+    ('enhc', True, False, True)
+    >>> networked_rules(EUROPEAN) is EUROPEAN
+    True
+    """
+    if rules.hole_card == "enhc":
+        return rules
+    return rules.replace(
+        hole_card="enhc",
+        enhc_original_bets_only=True,
+        late_surrender=False,
+        enhc_late_surrender=rules.late_surrender,
+    )
 
 
 def _check_names(names: Mapping[str, Any]) -> None:

@@ -29,13 +29,15 @@ NAMES = ["ann", "bob", "cy"]
 @st.composite
 def table_rules(draw: st.DrawFn, min_decks: int = 2) -> TableRules:
     enhc = draw(st.booleans())
+    obo = enhc and draw(st.booleans())
     hands = draw(st.integers(1, 4))
     return draw(st.sampled_from(list(PRESETS.values()))).replace(
         decks=draw(st.integers(min_decks, 3)),
         dealer_hits_soft_17=draw(st.booleans()),
         blackjack_pays=draw(st.sampled_from([Fraction(3, 2), Fraction(6, 5)])),
         hole_card="enhc" if enhc else "peek",
-        enhc_original_bets_only=enhc and draw(st.booleans()),
+        enhc_original_bets_only=obo,
+        enhc_late_surrender=obo and draw(st.booleans()),
         double_on=draw(st.sampled_from(["any", "9-11", "10-11"])),
         double_after_split=draw(st.booleans()),
         max_hands=hands,

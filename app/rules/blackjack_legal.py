@@ -52,7 +52,10 @@ class Legal(Reads):
 
     def _can_surrender(self, h: Hand) -> bool:
         return (
-            self.rules.late_surrender and not h.from_split and len(h.cards) == 2 and not h.doubled
+            (self.rules.late_surrender or self.rules.enhc_late_surrender)
+            and not h.from_split
+            and len(h.cards) == 2
+            and not h.doubled
         )
 
     def play_kinds(self, h: Hand) -> tuple[ActionKind, ...]:

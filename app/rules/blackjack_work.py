@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from app.rules.blackjack import Round
 
 
+#: Hand states whose stakes may wait for the dealer's second card (see ``Work._held``).
+_HELD = (HandStatus.BUST, HandStatus.SURRENDERED)
+
+
 class Work(Legal):
     """A mutable working copy of a round: an action runs here (after
     :meth:`~app.rules.blackjack_legal.Legal.verify`); the round freezes the result."""
@@ -212,12 +216,27 @@ class Work(Legal):
     def _end_hand(self, i: int, status: HandStatus) -> None:
         h = self.hands[i] = replace(self.hands[i], status=status)
         self.events.append(ev.HandEnded(h.box, h.number, status.value, h.total))
-        if status is HandStatus.BUST:
-            self._settle_hand(i, Outcome.BUST)  # a bust loses at once
-        elif status is HandStatus.TRIPLE_SEVEN:
-            self._settle_hand(i, Outcome.TRIPLE_SEVEN)  # paid at once
-        elif status is HandStatus.SURRENDERED:
-            self._settle_hand(i, Outcome.SURRENDER)
+        if status is HandStatus.TRIPLE_SEVEN:
+            self._settle_hand(i, Outcome.TRIPLE_SEVEN)  # paid at once, whatever the dealer has
+        elif status in (HandStatus.BUST, HandStatus.SURRENDERED) and not self._held():
+            self._settle_held(i)
+
+    def _held(self) -> bool:
+        """Busts and surrenders wait for the dealer's second card: ENHC with original
+        bets only against an ace or a ten, where a dealer blackjack would take only the
+        original stakes (so a bust's extra stakes come back, as at a peek table)."""
+        r = self.rules
+        return (
+            r.hole_card == "enhc"
+            and r.enhc_original_bets_only
+            and bool(self.dealer)
+            and card_value(self.dealer[0]) in (1, 10)
+        )
+
+    def _settle_held(self, i: int) -> None:
+        """Settle a busted or surrendered hand when no dealer blackjack can change it."""
+        bust = self.hands[i].status is HandStatus.BUST
+        self._settle_hand(i, Outcome.BUST if bust else Outcome.SURRENDER)
 
     # -- play --------------------------------------------------------------------------------
 
@@ -359,13 +378,17 @@ class Work(Legal):
         side_live = any(b.won is None for b in self.side_bets)
         ins_live = any(i.won is None for i in self.insurance)
         up = self.dealer[0]
+        held = [i for i, h in enumerate(self.hands) if h.live and h.status in _HELD]
         if self.rules.hole_card == "enhc":
-            if compare_needed or side_live or ins_live or (naturals and card_value(up) in (1, 10)):
+            bj_possible = card_value(up) in (1, 10)
+            if compare_needed or side_live or ins_live or held or (naturals and bj_possible):
                 self._give_dealer()
                 if bj_total(codes(self.dealer))[0] == 21:
                     self._dealer_blackjack()
                     return
                 self._settle_insurance(False)
+                for i in held:
+                    self._settle_held(i)
         else:
             self._reveal()
         if compare_needed or side_live:  # the dealer plays out for a live side bet too
@@ -382,29 +405,54 @@ class Work(Legal):
 
     def _dealer_blackjack(self) -> None:
         """The dealer has blackjack: insurance pays; naturals push; the rest loses (under
-        ENHC with original-bets-only the extra stakes of doubles and splits go back)."""
+        ENHC with original bets only each bettor loses just his original stake on a box,
+        see :meth:`_original_bets_only`)."""
         self.events.append(ev.DealerDone(tuple(self.dealer), 21, True, False))
         self._settle_insurance(True)
         obo = self.rules.hole_card == "enhc" and self.rules.enhc_original_bets_only
         for i, h in enumerate(self.hands):
             if h.status is HandStatus.PLAYING:  # never got to play (peek found the BJ)
                 h = self.hands[i] = replace(h, status=HandStatus.STOOD)
-            if not h.live:
-                continue
-            if h.natural:
+            if h.live and h.natural:
                 self._settle_hand(i, Outcome.PUSH)
-                continue
-            for s in h.stakes:
-                if s.settled:
-                    continue
-                if not obo:
-                    self._settle_stake(i, s.player, Outcome.LOSE)
-                elif s.original:
-                    self._settle_stake(i, s.player, Outcome.LOSE, back=s.doubled)
-                else:
-                    self._settle_stake(i, s.player, Outcome.RETURNED)
+            elif h.live and not obo:
+                self._settle_hand(i, Outcome.LOSE)
+        if obo:
+            self._original_bets_only()
         self._settle_side_bets(False)
         self._finish()
+
+    def _original_bets_only(self) -> None:
+        """A dealer blackjack under ENHC original bets only: each bettor loses exactly his
+        original stake on a box, from the stakes he still has in play there (held busts
+        and surrenders included), the original stake first; the rest goes back. Stakes
+        already settled whatever the dealer has (a triple seven, even money) stay as they
+        are, so a box with nothing left in play loses nothing (seed 004)."""
+        for box in sorted({h.box for h in self.hands}):
+            hands = [i for i, h in enumerate(self.hands) if h.box == box]
+            for player in dict.fromkeys(s.player for i in hands for s in self.hands[i].stakes):
+                mine = [
+                    (i, s)
+                    for i in hands
+                    if (s := self.hands[i].stake_of(player)) is not None and not s.settled
+                ]
+                budget = next(
+                    s.amount
+                    for i in hands
+                    for s in self.hands[i].stakes
+                    if s.player == player and s.original
+                )
+                for i, s in sorted(mine, key=lambda m: not m[1].original):
+                    loss = min(budget, s.total)
+                    budget -= loss
+                    lost = self._lost_outcome(self.hands[i].status)
+                    self._settle_stake(
+                        i, player, lost if loss else Outcome.RETURNED, s.total - loss
+                    )
+
+    @staticmethod
+    def _lost_outcome(status: HandStatus) -> Outcome:
+        return Outcome.BUST if status is HandStatus.BUST else Outcome.LOSE
 
     def _settle_side_bets(self, dealer_bust: bool) -> None:
         for j, b in enumerate(self.side_bets):

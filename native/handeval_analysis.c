@@ -706,7 +706,7 @@ int bj_hand_evs(const bj_rules *r, int up, const double unseen[BJ_NRANK], const 
         if (t < 21 && !one_card) ev[BJ_HIT] = shown(&x, R, hit_v(&x, H, 0, split));
         if (nc == 2 && t < 21 && !one_card && (!split || r->das) && double_allowed(r, H))
             ev[BJ_DOUBLE] = shown(&x, R, double_v(&x, H, 0, split));
-        if (nc == 2 && !split && r->surrender && !r->enhc)
+        if (nc == 2 && !split && r->surrender && (!r->enhc || r->obo))
             ev[BJ_SURRENDER] = shown(&x, R, -0.5 * w_of(&x, R));
         int P = -1;
         for (int i = 0; i < BJ_NRANK; i++)
@@ -808,7 +808,7 @@ static void game_up(gamejob *g, int up) {
                 evs[i][BJ_DOUBLE] = d;
                 if (d > best) best = d;
             }
-            if (r->surrender && !r->enhc) {
+            if (r->surrender && (!r->enhc || r->obo)) {
                 double s = -0.5 * w_of(&x, H);
                 evs[i][BJ_SURRENDER] = s;
                 if (s > best) best = s;

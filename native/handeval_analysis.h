@@ -26,7 +26,7 @@ typedef struct {
     int max_hands;     /* hands a box may split into (1 = no splitting) */
     int rsa;           /* resplit aces */
     int hsa;           /* hit (and double) split aces */
-    int surrender;     /* late surrender (peek only) */
+    int surrender;     /* late surrender (peek, or ENHC obo: as if after the peek) */
     int triple_seven;  /* three sevens pay 3:2 at once */
     int split_by_rank; /* ten-valued cards split only when of the same rank */
     double bj_pays;    /* net payout of a natural, e.g. 1.5 or 1.2 */

@@ -246,7 +246,7 @@ static void *sim_worker(void *arg) {
                             break;
                         }
                         if (a == BJ_SURRENDER) {
-                            if (split || !peek || !r->surrender) continue;
+                            if (split || (!peek && !r->obo) || !r->surrender) continue;
                             act = a;
                             break;
                         }
@@ -305,8 +305,8 @@ static void *sim_worker(void *arg) {
             }
         }
         bust += dt > 21 ? 2.5 : -1.0;
-        if (surrendered) {
-            res = -0.5;
+        if (surrendered) { /* ENHC original bets only: as if after the peek */
+            res = dbj ? -1.0 : -0.5;
         } else if (natural_paid) {
             res = dbj ? 0.0 : r->bj_pays;
         } else if (dbj) { /* ENHC: the dealer's natural */

@@ -34,6 +34,8 @@ class Game:
     h17: bool = False
     das: bool = True
     double_on: str = "any"  # any | 9-11 | 10-11
+    # peek: late surrender after the peek; obo: surrender before the dealer's second
+    # card, as if after the peek (a dealer blackjack then takes the whole bet)
     surrender: bool = False
     bj_pays: Fraction = Fraction(3, 2)
     hit_split_aces: bool = False
@@ -132,10 +134,23 @@ class Referee:
         return [(r, self.frac(comp[r], n)) for r in ok]
 
     def box(self, hands: list[tuple[tuple[int, ...], int]], outcome: Any) -> Any:
-        """The whole box's payoff; a dealer natural under "original bet only" takes 1."""
+        """The whole box's payoff.  A dealer natural under "original bet only" takes the
+        original bet (1) from the hands still in play, busted ones included; a triple
+        seven was paid at once and left the game (seed 004: "Hat ein Spieler einen
+        Siebener-Drilling, so hat er bereits seinen Gewinn erhalten und ist bereits aus
+        dem Spiel"), so a box of triple sevens only loses nothing."""
         if outcome == BJ and self.g.hole == "obo":
-            return -self.one
+            paid = sum(s * self.one * 3 / 2 for h, s in hands if self.is777(h))
+            in_play = any(not self.is777(h) for h, _ in hands)
+            return paid - (self.one if in_play else 0)
         return sum(self.settle(h, s, outcome) for h, s in hands)
+
+    def surrender_ev(self, comp: tuple[int, ...], up: int) -> Any:
+        """Surrender before the dealer's second card (obo), dealt from ``comp``: half the
+        bet back, the whole bet lost if that card makes a blackjack."""
+        n = sum(comp)
+        bj = sum(comp[r] for r in range(10) if {up, r} == {0, 9})
+        return -self.frac(n - bj, 2 * n) - self.frac(bj, n)
 
     def is777(self, hand: tuple[int, ...]) -> bool:
         return self.g.triple_seven and sorted(hand) == [6, 6, 6]
@@ -217,8 +232,11 @@ class Referee:
             js = joint(drawn)
             w = sum(p for _, p, _ in js)
             out = {a: sum(p * q(drawn, a, h) for h, p, _ in js) / w for a in acts}
-            if not split and len(hand) == 2 and self.g.surrender and self.g.hole == "peek":
-                out["surrender"] = -self.one / 2
+            if not split and len(hand) == 2 and self.g.surrender:
+                if self.g.hole == "peek":
+                    out["surrender"] = -self.one / 2
+                elif self.g.hole == "obo":
+                    out["surrender"] = self.surrender_ev(base, up)
             return out
 
         @cache
@@ -393,6 +411,40 @@ class Referee:
             comp = base if hole is None else remove(base, (hole,))
             total_ev += ph * deal(comp, hole, hands_now + 1, 2, 0, ())
         return total_ev
+
+    def initial_ev(self, up: int, a: int, b: int, max_hands: int = 2) -> Any:
+        """Value of the two cards ``a, b`` against ``up`` played as well as possible,
+        before anything about the dealer's second card is known: at a peek table the
+        peek's blackjack (-1, a natural pushes) comes first; a natural pays
+        ``bj_pays`` unless the dealer has one too.  Splits resplit to ``max_hands``."""
+        base = remove(self.shoe, (up, a, b))
+        p_bj = self.frac(sum(base[r] for r in range(10) if {up, r} == {0, 9}), sum(base))
+        if {a, b} == {0, 9}:
+            return (1 - p_bj) * self.g.bj_pays
+        evs = self.hand_evs(up, a, b)
+        if a == b and max_hands >= 2:
+            evs["split"] = self.resplit_ev(up, a, max_hands)
+        best = max(evs.values())
+        return (1 - p_bj) * best - p_bj if self.g.hole == "peek" else best
+
+    def game_ev(self, max_hands: int = 2) -> Any:
+        """Expected return of a round per unit bet: every up card and two-card hand
+        dealt from the shoe, each played by :meth:`initial_ev`."""
+        n = sum(self.shoe)
+        total = 0 * self.one
+        for up in range(10):
+            left = remove(self.shoe, (up,)) if self.shoe[up] else None
+            if left is None:
+                continue
+            for a in range(10):
+                for b in range(a, 10):
+                    pa = self.frac(left[a], n - 1)
+                    pb = self.frac(left[b] - (a == b), n - 2)
+                    if pa * pb <= 0:
+                        continue
+                    p = self.frac(self.shoe[up], n) * pa * pb * (1 if a == b else 2)
+                    total += p * self.initial_ev(up, a, b, max_hands)
+        return total
 
     @staticmethod
     def _drawn(hand: tuple[int, ...], pair: int) -> tuple[int, ...]:

@@ -31,6 +31,12 @@ OBO_HSA_TO_4 = (
     Game(hole="obo", hit_split_aces=True, resplit_aces=True),
     (0, 0, 1, 1, 0, 1, 4, 1, 1, 0, 0, 0, 1.5),
 )
+# seed 004's triple seven under original bets only (issue 19): paid at once, whatever
+# the dealer's second card; before, the referee let a dealer blackjack take it
+OBO_777_TO_2 = (
+    Game(hole="obo", triple_seven=True),
+    (0, 0, 1, 1, 0, 1, 2, 0, 0, 0, 1, 0, 1.5),
+)
 FOUND = [1, 1, 1, 1, 4, 1, 1, 1, 2, 4]
 
 # (rules, shoe with the up card and the pair, up card, pair, hands in the box before)
@@ -43,6 +49,7 @@ CASES = [
     pytest.param(DAS_TO_4, [4, 1, 1, 1, 1, 1, 1, 1, 1, 5], 9, 0, 1, id="AAvT-rsa-4"),
     pytest.param(ENHC_H17_D9_TO_3, [1, 4, 1, 1, 1, 1, 1, 1, 1, 7], 9, 1, 1, id="22vT-enhc-3"),
     pytest.param(OBO_HSA_TO_4, [1, 1, 1, 1, 1, 1, 4, 1, 1, 8], 0, 6, 1, id="77vA-obo-4"),
+    pytest.param(OBO_777_TO_2, [1, 1, 1, 1, 1, 1, 4, 1, 1, 8], 0, 6, 1, id="77vA-obo-777-2"),
 ]
 
 
@@ -100,3 +107,20 @@ def test_without_room_to_resplit_it_is_the_plain_split() -> None:
     shoe = [1, 1, 1, 1, 2, 1, 2, 1, 1, 5]
     r = Referee(shoe, Game(), exact=False)
     assert abs(r.resplit_ev(6, 4, 4) - r.split_ev(6, 4)) < 1e-12
+
+
+def test_triple_seven_under_original_bets_only_is_paid_before_a_dealer_blackjack() -> None:
+    # 7 7 v A, hitting: a third seven is paid 3:2 even when the dealer's second card
+    # then makes a blackjack (seed 004: "unabhängig von der Karte des Croupiers"; "hat
+    # er bereits seinen Gewinn erhalten und ist bereits aus dem Spiel")
+    shoe = [1, 1, 1, 1, 1, 1, 4, 1, 1, 8]
+    game, rules = OBO_777_TO_2
+    want = Referee(shoe, game, exact=False).hand_evs(0, 6, 6)
+    unseen = list(shoe)
+    unseen[0] -= 1
+    unseen[6] -= 2
+    hand = [0] * 10
+    hand[6] = 2
+    native = nat.hand_evs(rules, 0, unseen, hand)
+    for k, action in enumerate(("stand", "hit", "double")):
+        assert abs(native[k] - want[action]) < 1e-9, (action, native[k], want[action])

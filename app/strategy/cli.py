@@ -1,6 +1,7 @@
 """``blu21 edge`` and ``blu21 sim``: house edge, strategy chart and simulation.
 
-blu21 edge [--preset NAME | --rules FILE.json] [rule options] [--infinite] [--threads T] [--json]
+blu21 edge [--preset NAME | --rules FILE.json] [rule options] [--infinite] [--networked]
+           [--threads T] [--json]
 blu21 sim --hands N [--preset NAME | --rules FILE.json] [rule options] [--threads T] [--seed S]
 """
 
@@ -20,6 +21,7 @@ from app.rules.table_rules import (
     PRESETS,
     SPLIT_RULES,
     TableRules,
+    networked_rules,
 )
 
 
@@ -75,6 +77,12 @@ _RULE_OPTIONS: dict[str, tuple[str, Callable[[str], object], str | tuple[str, ..
     "--resplit-aces": ("resplit_aces", _bool, "yes|no", "resplit aces"),
     "--hit-split-aces": ("hit_split_aces", _bool, "yes|no", "draw more than one card to aces"),
     "--surrender": ("late_surrender", _bool, "yes|no", "late surrender (needs peek)"),
+    "--enhc-surrender": (
+        "enhc_late_surrender",
+        _bool,
+        "yes|no",
+        "enhc, original bets only: surrender settled as if after the peek",
+    ),
     "--triple-seven": ("triple_seven", _bool, "yes|no", "three sevens pay 3:2 at once"),
 }
 
@@ -115,6 +123,12 @@ def _parser(prog: str, sim: bool) -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, default=1, help="random seed")
     else:
         p.add_argument("--infinite", action="store_true", help="infinite-deck analysis")
+        p.add_argument(
+            "--networked",
+            action="store_true",
+            help="also the rules a networked table plays (no hole card, original bets "
+            "only, surrender as if after the peek) and the two edges side by side",
+        )
     return p
 
 
@@ -184,6 +198,8 @@ def _run(
 def _edge(rules: TableRules, args: argparse.Namespace) -> int:
     from app.strategy.edge import house_edge
 
+    if args.networked:
+        return _networked_edge(rules, args)
     report = house_edge(rules, infinite=args.infinite, threads=args.threads)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
@@ -198,6 +214,26 @@ def _edge(rules: TableRules, args: argparse.Namespace) -> int:
     print(f"computed in  {report.seconds:.3f} s\n")
     print(report.chart.text())
     print("\nS stand, H hit, D double (else hit), Ds double (else stand), P split, R surrender")
+    return 0
+
+
+def _networked_edge(rules: TableRules, args: argparse.Namespace) -> int:
+    """The table's edge beside the edge of the rules a networked table plays for it."""
+    from app.strategy.edge import house_edge
+
+    net = networked_rules(rules)
+    rows = []
+    for name, r in (("table", rules), ("networked", net)):
+        rep = house_edge(r, infinite=args.infinite, threads=args.threads)
+        rows.append((name, rep.rules, rep.house_edge))
+    diff = rows[1][2] - rows[0][2]
+    if args.json:
+        out = {name: {"rules": text, "house_edge": edge} for name, text, edge in rows}
+        print(json.dumps({**out, "difference": diff}, indent=2))
+        return 0
+    for name, text, edge in rows:
+        print(f"{name + ':':11s} {100 * edge:.4f} %  {text}")
+    print(f"difference: {100 * diff:+.4f} points (networked minus table)")
     return 0
 
 

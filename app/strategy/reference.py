@@ -382,7 +382,7 @@ def hand_evs(
             ev[HIT] = _shown(x, rem, _hit(x, h, 0, split))
         if nc == 2 and t < 21 and not one_card and (not split or r.das) and _double_ok(r, h):
             ev[DOUBLE] = _shown(x, rem, _double(x, h, 0, split))
-        if nc == 2 and not split and r.surrender and not r.enhc:
+        if nc == 2 and not split and r.surrender and (not r.enhc or r.obo):
             ev[SURRENDER] = _shown(x, rem, -0.5 * x.w(rem))
         pair = next((i for i in range(10) if h[i] == 2), -1)
         if nc == 2 and pair >= 0 and pair_ok and r.max_hands >= 2:
@@ -436,7 +436,7 @@ def game_ev(rules: AnalysisRules, shoe: Sequence[float]) -> float:
                 best = max(x.stand(t, h, 1.0), _hit(x, h, 0, False))
                 if _double_ok(r, h):
                     best = max(best, _double(x, h, 0, False))
-                if r.surrender and not r.enhc:
+                if r.surrender and (not r.enhc or r.obo):
                     best = max(best, -0.5 * x.w(h))
                 if a == b and r.max_hands >= 2:
                     saved = dict(x.vcache)

@@ -61,9 +61,14 @@ def analysis_rules(rules: object, *, infinite: bool = False) -> AnalysisRules:
     if split_by not in ("rank", "value"):
         raise ValueError(f"split_by must be 'rank' or 'value', not {split_by!r}")
     enhc = hole == "enhc"
-    surrender = bool(_get(rules, "late_surrender", False))
-    if surrender and enhc:
+    obo = enhc and bool(_get(rules, "enhc_original_bets_only", False))
+    late = bool(_get(rules, "late_surrender", False))
+    as_after_peek = bool(_get(rules, "enhc_late_surrender", False))
+    if late and enhc:
         raise ValueError("late surrender needs the peek (American hole card)")
+    if as_after_peek and not obo:
+        raise ValueError("surrender as if after the peek needs ENHC with original bets only")
+    surrender = late or as_after_peek
     max_hands = int(_get(rules, "max_hands", 4))
     if not 1 <= max_hands <= 8:
         raise ValueError(f"max_hands must be 1-8, not {max_hands}")
@@ -71,7 +76,7 @@ def analysis_rules(rules: object, *, infinite: bool = False) -> AnalysisRules:
         int(infinite),
         int(bool(_get(rules, "dealer_hits_soft_17", False))),
         int(enhc),
-        int(enhc and bool(_get(rules, "enhc_original_bets_only", False))),
+        int(obo),
         _DOUBLE[double_on],
         int(bool(_get(rules, "double_after_split", True))),
         max_hands,
@@ -105,6 +110,8 @@ def describe(rules: object, *, infinite: bool = False) -> str:
         parts.append("hit split aces")
     if _get(rules, "late_surrender", False):
         parts.append("late surrender")
+    if _get(rules, "enhc_late_surrender", False):
+        parts.append("surrender as after the peek")
     if _get(rules, "triple_seven", False):
         parts.append("777 pays 3:2")
     return ", ".join(parts)

@@ -49,6 +49,23 @@ def test_no_layout_problem_in_any_state(run: dict) -> None:
     assert problems == [], "\n".join(problems[:60])
 
 
+def test_a_networked_table_says_on_the_rules_page_what_differs(run: dict) -> None:
+    from app import i18n
+    from app.rules.table_rules import TableRules
+    from app.views.rules_text import NETWORKED_RULES, networked_differences
+
+    table = TableRules(late_surrender=True, triple_seven=True)
+    for lang, shown in run["networked_rules"].items():
+        i18n.set_language(lang)
+        want = networked_differences(table)
+        assert [t for _k, t in want] == shown[: len(want)], lang
+        assert len(want) == len(NETWORKED_RULES) - 1  # every difference but "European"
+        if lang != "en":
+            assert all(t not in NETWORKED_RULES.values() for _k, t in want), lang
+    i18n.set_language("en")
+    assert run["networked_rules"]["en"][0] == "At a table across phones"
+
+
 def test_the_rules_screen_shows_the_house_edge_blu21_edge_computes(run: dict, tmp_path) -> None:
     text, rules = run["edge"]
     path = tmp_path / "rules.json"
@@ -146,6 +163,10 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         yield
                         yield
                         where = f"{key}@{size[0]}x{size[1]}:{lang}"
+                        if key == "rules_blackjack:networked":
+                            page = self.sm.get_screen("rules_blackjack").ids.page
+                            shown = [w.text for w in reversed(page.children)]
+                            result.setdefault("networked_rules", {})[lang] = shown
                         if key == "bj_rules" and lang == "en":
                             screen = self.sm.get_screen("bj_rules")
                             result["edge"] = [screen.edge_label.text, screen.rules.to_json()]

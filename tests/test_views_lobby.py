@@ -61,3 +61,19 @@ def test_german_oczko_rules_are_the_seed_text() -> None:
     text = " ".join(t for _k, t in oczko_rules())
     assert "Bube = 2, Dame = 3, König = 4" in text
     assert "Persische 21" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl"])
+def test_networked_table_rules_say_what_differs(lang: str) -> None:
+    from app.rules.table_rules import PRESETS, TableRules
+    from app.views.rules_text import NETWORKED_RULES
+
+    i18n.set_language(lang)
+    peek = blackjack_rules(TableRules(late_surrender=True))
+    assert peek[4:] == blackjack_rules()  # heading, no hole card, original bets, surrender
+    assert [k for k, _t in peek[:4]] == ["h", "p", "p", "p"]
+    plain = blackjack_rules(TableRules())  # no surrender, no triple seven to mention
+    assert len(plain) == len(BLACKJACK_RULES) + 3
+    european = blackjack_rules(PRESETS["european"])
+    assert european[2][1] == i18n._(NETWORKED_RULES["already_european"])
+    assert european[3:] == blackjack_rules()

@@ -124,6 +124,18 @@ for _name in ("home", "settings", "rules_oczko", "rules_blackjack", "oczko_menu"
 _demo_screen("bj_menu")
 
 
+@demo("rules_blackjack:networked")
+def rules_blackjack_networked(app: Blu21App) -> DemoSteps:
+    """The blackjack rules as a networked casino table opens them (issue 19): with the
+    table's rules, here a peek table with late surrender and triple seven, so every
+    difference across phones is shown."""
+    from app.rules.table_rules import TableRules
+
+    yield from open_screen(app, "rules_blackjack")
+    app.go("rules_blackjack", table=TableRules(late_surrender=True, triple_seven=True))
+    yield
+
+
 @demo("bj_rules")
 def bj_rules(app: Blu21App) -> DemoSteps:
     """The table rules with their house edge (computed in the background)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.properties import StringProperty
+from kivy.properties import ObjectProperty, StringProperty
 
 from app.i18n import N_
 from app.views.base import BaseScreen
@@ -40,8 +40,18 @@ class OczkoRulesScreen(RulesScreen):
 
 
 class BlackjackRulesScreen(RulesScreen):
+    """The blackjack rules. A networked casino table opens it with its rules,
+    ``app.go("rules_blackjack", table=rules, up=...)``: the page then starts with what
+    differs at a table across phones; leaving the page forgets the table."""
+
     title = StringProperty(N_("Rules of Blackjack"))
     up = StringProperty("bj_menu")
+    #: the networked table's TableRules (None: the rules page of the game menu)
+    table = ObjectProperty(None, allownone=True)
 
     def texts(self) -> list[tuple[str, str]]:
-        return blackjack_rules()
+        return blackjack_rules(self.table)
+
+    def on_leave(self, *_args: object) -> None:
+        self.table = None
+        self.up = "bj_menu"

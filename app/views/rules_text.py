@@ -8,6 +8,7 @@ translated into the current language.
 from __future__ import annotations
 
 from app.i18n import N_, _
+from app.rules.table_rules import TableRules, networked_rules
 
 OCZKO_RULES: tuple[tuple[str, str], ...] = (
     ("h", N_("Oczko: the rules")),
@@ -198,6 +199,51 @@ BLACKJACK_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: What differs for the player at a networked casino table (no phone may look at a
+#: hole card; app.rules.table_rules.networked_rules). Keys say when a paragraph applies.
+NETWORKED_RULES: dict[str, str] = {
+    "heading": N_("At a table across phones"),
+    "no_hole_card": N_(
+        "No hole card: no phone may look at a hidden card, so the dealer's second card "
+        "comes after you play, as at a European table."
+    ),
+    "original_bets_only": N_(
+        "Against a dealer blackjack you lose only your original bet: what you added by "
+        "doubling or splitting comes back, even from a hand that went bust. That is "
+        "what you would lose at this table with the peek, where the dealer checks for "
+        "blackjack before you play, so the house edge stays the same."
+    ),
+    "surrender": N_(
+        "Surrender works as at a peek table: you may give up your first two cards for "
+        "half your bet, but if the dealer's second card then makes a blackjack you lose "
+        "the whole bet, as if he had checked first."
+    ),
+    "triple_seven": N_(
+        "Three sevens are paid at once, before the dealer's second card, so they win even "
+        "against his blackjack: a little better for you than with the peek."
+    ),
+    "already_european": N_(
+        "These rules already have no hole card: nothing else changes across phones."
+    ),
+}
+
+
+def networked_differences(rules: TableRules) -> list[tuple[str, str]]:
+    """What differs for the player when ``rules`` are played at a networked table
+    (:func:`app.rules.table_rules.networked_rules`), translated: a heading, then one
+    paragraph per difference."""
+    keys = ["heading", "no_hole_card"]
+    if rules.hole_card == "enhc":
+        keys.append("already_european")
+    else:
+        keys.append("original_bets_only")
+        if networked_rules(rules).enhc_late_surrender:
+            keys.append("surrender")
+        if rules.triple_seven:
+            keys.append("triple_seven")
+    return [("h" if k == "heading" else "p", _(NETWORKED_RULES[k])) for k in keys]
+
+
 def _translate(items: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
     return [(kind, _(text)) for kind, text in items]
 
@@ -207,6 +253,8 @@ def oczko_rules() -> list[tuple[str, str]]:
     return _translate(OCZKO_RULES)
 
 
-def blackjack_rules() -> list[tuple[str, str]]:
-    """The blackjack rules in the current language."""
-    return _translate(BLACKJACK_RULES)
+def blackjack_rules(networked: TableRules | None = None) -> list[tuple[str, str]]:
+    """The blackjack rules in the current language; with ``networked`` (the rules of a
+    networked casino table) first what differs there for the player."""
+    extra = [] if networked is None else networked_differences(networked)
+    return extra + _translate(BLACKJACK_RULES)

@@ -3,12 +3,16 @@ tests: the host checks each guest frame (``authenticate``) before it relays the 
 bytes to every other guest, as the casino table's host does; every public event (a shoe
 started, positions opened, a shoe finished) is applied on every phone. A
 :class:`~app.table.dealer.DealerViolation` is recorded for the phone that raised it and
-the table goes on."""
+the table goes on. :class:`TcpShoeStar` is the same over real TCP links (127.0.0.1)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from app.bluetooth.errors import TransportError
+from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import Group, unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.table.dealer import DealerViolation
@@ -125,3 +129,81 @@ class ShoeStar:
             v = self.phones[seat].verdict(shoe)
             out |= set(v.cheaters) if v is not None else set()
         return out
+
+
+#: Real seconds after which a wait counts as hung: a guard, not a speed target.
+HANG = 300.0
+
+
+class TcpShoeStar(ShoeStar):
+    """The same star over real TCP loopback links: the host's links to every guest."""
+
+    def __init__(self, n: int, **kwargs: Any) -> None:
+        super().__init__(n, **kwargs)
+        transport = TcpTransport()
+        self.listener = transport.listen()
+        self.up: dict[int, Any] = {}  # guest -> its link to the host
+        self.down: dict[int, Any] = {}  # guest -> the host's link to it
+        for g in range(1, n):
+            self.up[g] = transport.connect(self.listener.address)
+            self.down[g] = self.listener.accept(timeout=HANG)
+        self.in_flight = 0
+
+    def post(self, sender: int, frames: Iterable[bytes]) -> None:
+        if sender in self.gone:
+            return
+        for frame in frames:
+            self.bytes_sent[sender] += len(frame)
+            links = [self.up[sender]] if sender else [self.down[g] for g in self.here_guests()]
+            for link in links:
+                link.send(frame)
+                self.in_flight += 1
+
+    def here_guests(self) -> list[int]:
+        return [g for g in self.down if g not in self.gone]
+
+    def _recv(self, link: Any) -> bytes | None:
+        try:
+            frame: bytes = link.recv(timeout=0.0005)
+        except TransportError:
+            return None
+        self.in_flight -= 1
+        return frame
+
+    def step(self) -> bool:
+        moved = False
+        for g in self.here_guests():  # the host: check, relay, then take in
+            while (frame := self._recv(self.down[g])) is not None:
+                moved = True
+                try:
+                    self.phones[0].authenticate(frame)
+                except DealerViolation as exc:
+                    self.errors[0].append(exc)
+                    continue
+                for other in self.here_guests():
+                    if other != g:
+                        self.down[other].send(frame)
+                        self.in_flight += 1
+                self._to(0, frame)
+        for g in self.here_guests():
+            while (frame := self._recv(self.up[g])) is not None:
+                moved = True
+                self._to(g, frame)
+        for p in self.here():
+            if p.has_work():
+                moved = True
+                try:
+                    self.post(p.seat, p.work())
+                except DealerViolation as exc:
+                    self.errors[p.seat].append(exc)
+        return moved or self.in_flight > 0
+
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        deadline = time.monotonic() + HANG
+        while not (until is not None and until()) and self.step():
+            assert time.monotonic() < deadline, "hung: the awaited event never came"
+
+    def close(self) -> None:
+        for link in [*self.up.values(), *self.down.values()]:
+            link.close(linger=0.0)
+        self.listener.close()

@@ -4,12 +4,21 @@ the next shoe shuffled in the background, and the audit against the opened cards
 
 from __future__ import annotations
 
+import contextlib
+import random
 from collections import Counter
+from typing import Any
 
 import pytest
-from shoe_net import ShoeStar
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from protocol_tools import forged, tamper_with, withhold
+from shoe_net import ShoeKind, ShoeStar, TcpShoeStar
 
 from app.protocol.encoding import DECK_SIZE
+from app.protocol.messages import Kind, Message
+from app.protocol.transcript import Round
+from app.table.dealer import DealerViolation, DeckVerdict
 from app.table.shoe_dealer import ShoeDealer
 from app.table.sra_shoe import SraShoe, sra_shoe_factory
 
@@ -110,3 +119,325 @@ def test_the_next_shoe_is_shuffled_while_the_current_one_is_opened() -> None:
     assert all(p.verdict(1) == p.verdict(1).__class__(True, ()) for p in star.phones)
     audit(star, 2)
     assert not any(star.errors.values())
+
+
+# ---------------------------------------------------------------- cheating phones
+# Each modifies only the attacker's own phone (its SraShoe), as a cheater can.
+
+
+class WrongKey(SraShoe):
+    """Publishes a false key for the first public position of its second KEYS frame."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat, sent = self._seat, [0]
+
+        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
+            if msg.kind != Kind.KEYS:
+                return None
+            sent[0] += 1
+            if sent[0] != 2:
+                return None
+            q = seat.group.q
+            values = ((msg.values[0] * 3) % q or 1, *msg.values[1:])
+            return [forged(seat, msg, values=values)]
+
+        tamper_with(seat, tamper)
+
+
+class SkipsKeys(SraShoe):
+    """Never publishes its keys from its second KEYS frame on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat, sent = self._seat, [0]
+
+        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
+            if msg.kind != Kind.KEYS:
+                return None
+            sent[0] += 1
+            return None if sent[0] < 2 else withhold(seat, rnd, msg)
+
+        tamper_with(seat, tamper)
+
+
+class ReplacesCard(SraShoe):
+    """A non-last shuffler that replaces one encrypted card by another square."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat = self._seat
+
+        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
+            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] == seat.seat:
+                return None
+            p = seat.group.p
+            return [forged(seat, msg, values=(pow(7, 2, p), *msg.values[1:]))]
+
+        tamper_with(seat, tamper)
+
+
+class DuplicatesCard(SraShoe):
+    """A non-last shuffler that sends one encrypted card twice."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat = self._seat
+
+        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
+            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] == seat.seat:
+                return None
+            return [forged(seat, msg, values=(msg.values[0], *msg.values[:-1]))]
+
+        tamper_with(seat, tamper)
+
+
+class LastDuplicates(SraShoe):
+    """The last shuffler puts the card of position 0 at position 1 too (under position
+    1's card key, so no value repeats): a card twice in the shoe, opened as it is."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat = self._seat
+
+        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
+            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] != seat.seat:
+                return None
+            assert rnd.secret is not None
+            first = rnd.stages[-2][rnd.secret.permutation(rnd.size)[0]]
+            twin = pow(first, rnd.secret.card_key(1), seat.group.p)
+            rnd.stages[-1][1] = twin
+            return [forged(seat, msg, values=(msg.values[0], twin, *msg.values[2:]))]
+
+        tamper_with(seat, tamper)
+
+
+def cheat_table(n: int, cheater: int, kind: ShoeKind, decks: int, seed: int) -> ShoeStar:
+    star = ShoeStar(n, seed=seed, kinds={cheater: kind})
+    star.setup()
+    star.start(1, decks)
+    star.run()
+    return star
+
+
+def open_until_disputed(star: ShoeStar, end: int) -> None:
+    for a in range(0, end, 4):
+        if any(p.disputed(1) for p in star.here()):
+            return
+        star.open(1, range(a, min(end, a + 4)))
+        star.run()
+
+
+def assert_named_alone(star: ShoeStar, cheater: int) -> None:
+    """Every honest phone names the cheater and nobody else."""
+    for p in star.here():
+        if p.seat != cheater:
+            assert star.named(p.seat) == {cheater}, (p.seat, star.named(p.seat))
+
+
+@pytest.mark.parametrize(("n", "cheater", "decks"), [(3, 1, 1), (4, 0, 6), (5, 4, 2)])
+def test_a_false_key_for_a_public_card_is_named_by_the_audit(n, cheater, decks) -> None:
+    star = cheat_table(n, cheater, WrongKey, decks, seed=n)
+    open_until_disputed(star, 40)
+    honest = [p for p in star.phones if p.seat != cheater]
+    assert all(p.disputed(1) for p in honest)
+    assert all(p.card(1, 4) is None for p in honest)  # the false key's card did not open
+    star.finish(1)
+    star.run()
+    for p in honest:
+        v = p.verdict(1)
+        assert v is not None and not v.ok and v.cheaters == (cheater,)
+    assert_named_alone(star, cheater)
+
+
+def test_a_seat_that_keeps_its_key_back_is_who_everybody_waits_for() -> None:
+    star = cheat_table(4, 2, SkipsKeys, 2, seed=8)
+    star.open(1, range(4))
+    star.run()
+    assert all(p.card(1, 3) is not None for p in star.phones)
+    star.open(1, range(4, 8))
+    star.run()
+    for p in star.phones:
+        if p.seat != 2:
+            assert p.card(1, 4) is None and p.waiting_for(1) == {2}
+    assert not any(star.errors.values())  # keeping a key back is no frame to blame
+    star.drop(2)  # the table gives up on him: the shoe is closed unaudited
+    for p in star.here():
+        star.post(p.seat, p.finish_shoe(1))
+    star.run()
+    assert all(p.verdict(1) == DeckVerdict(False, ()) for p in star.here())
+    star.start(2, decks=2)  # a fresh shoe without him
+    star.run()
+    deal_out(star, 2, 0, 12)
+    agreed(star, 2, range(12))
+    audit(star, 2)
+
+
+def test_a_replaced_card_is_named_when_it_comes_out() -> None:
+    star = cheat_table(3, 0, ReplacesCard, 1, seed=5)
+    open_until_disputed(star, DECK_SIZE)
+    assert all(p.disputed(1) for p in star.phones)
+    star.finish(1)
+    star.run()
+    for p in star.phones[1:]:
+        assert p.verdict(1) == DeckVerdict(False, (0,))
+    assert_named_alone(star, 0)
+
+
+@pytest.mark.parametrize("decks", [1, 8])
+def test_a_card_sent_twice_in_a_shuffle_pass_is_refused_at_once(decks: int) -> None:
+    star = cheat_table(4, 1, DuplicatesCard, decks, seed=6)
+    assert not any(p.shuffled(1) for p in star.phones if p.seat != 1)
+    for p in star.phones:
+        if p.seat != 1:
+            errors = star.errors[p.seat]  # (its later parts then do not fit: named too)
+            assert errors[0].code == "duplicate_value" and {e.seat for e in errors} == {1}
+
+
+@pytest.mark.parametrize("decks", [1, 3])
+def test_a_card_the_last_shuffler_put_twice_is_named_by_the_audit(decks: int) -> None:
+    star = cheat_table(3, 2, LastDuplicates, decks, seed=9)
+    deal_out(star, 1, 0, 8)
+    cards = agreed(star, 1, range(8))
+    assert cards[0] == cards[1]  # the cheat shows: one card twice in a row
+    star.finish(1)
+    star.run()
+    for p in star.phones[:2]:
+        assert p.verdict(1) == DeckVerdict(False, (2,))
+    assert_named_alone(star, 2)
+
+
+# ---------------------------------------------------------------- properties
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    decks=st.integers(1, 8),
+    n=st.integers(2, 4),
+    opened=st.integers(1, 70),
+    batch=st.integers(1, 9),
+    seed=st.integers(0, 10**6),
+)
+def test_opened_cards_are_the_audits_reconstruction(decks, n, opened, batch, seed) -> None:
+    opened = min(opened, decks * DECK_SIZE)
+    star = ShoeStar(n, seed=seed, margin=1 + seed % 20)
+    star.setup()
+    star.start(1, decks)
+    star.run()
+    deal_out(star, 1, 0, opened, batch)
+    cards = agreed(star, 1, range(opened))
+    assert max(Counter(cards).values()) <= decks
+    star.finish(1)
+    star.run()
+    for p in star.phones:
+        v = p._seat.verdict(1)
+        assert v is not None and v.ok and v.deck is not None
+        assert len(v.deck) >= opened
+        assert [c % DECK_SIZE for c in v.deck[:opened]] == cards
+        assert sorted(v.deck) == sorted(set(v.deck))  # every code at most once
+        assert p.verdict(1) == DeckVerdict(True, ())
+
+
+def test_a_phone_that_only_follows_a_shoe_opens_its_cards_too() -> None:
+    star = ShoeStar(4, seed=3)
+    star.setup()
+    star.start(1, decks=2, order=(0, 1, 3))  # seat 2 came later: it follows
+    star.run()
+    deal_out(star, 1, 0, 30)
+    agreed(star, 1, range(30))
+    assert star.phones[2].waiting_for(1) == set()
+    audit(star, 1)
+
+
+def test_frames_that_are_not_frames_are_a_dealer_violation() -> None:
+    star = ShoeStar(3, seed=1)
+    star.setup()
+    star.start(1, decks=6)
+    star.run()
+    star.open(1, range(3))
+    frames = list(star.queue)
+    star.run()
+    rng = random.Random(5)
+    host, guest = star.phones[0], star.phones[2]
+    junk = [b"", b"\x01", bytes(40), b"\xff" * 300]
+    for _, frame in frames:
+        for _ in range(12):
+            mutated = bytearray(frame)
+            for _ in range(rng.randint(1, 4)):
+                mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+            junk.append(bytes(mutated))
+        junk.append(frame[: rng.randrange(len(frame))])
+        junk.append(frame)  # a replay
+    for frame in junk:
+        for check in (host.authenticate, guest.handle):
+            try:
+                check(frame)
+            except DealerViolation as exc:
+                assert isinstance(exc.seat, int) and exc.code
+    star.open(1, range(3, 6))  # and the table goes on
+    star.run()
+    agreed(star, 1, range(6))
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(max_size=600))
+def test_any_bytes_are_a_dealer_violation_or_nothing(data: bytes) -> None:
+    phone = _READY[0].phones[1]
+    with contextlib.suppress(DealerViolation):  # any other exception fails the test
+        phone.handle(data)
+
+
+_READY: list[ShoeStar] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ready_star() -> None:
+    star = ShoeStar(2, seed=12)
+    star.setup()
+    _READY.append(star)
+
+
+def test_a_shoe_over_real_tcp_links() -> None:
+    star = TcpShoeStar(4, seed=21)
+    try:
+        star.setup()
+        star.start(1, decks=8)
+        star.run(until=lambda: all(p.shuffled(1) for p in star.phones))
+        deal_out_tcp(star, 1, 0, 60)
+        star.start(2, decks=1)  # the next shoe in the background
+        deal_out_tcp(star, 1, 60, 90)
+        star.run(until=lambda: all(p.shuffled(2) for p in star.phones))
+        cards = agreed(star, 1, range(90))
+        assert max(Counter(cards).values()) <= 8
+        star.finish(1)
+        star.run(until=lambda: all(p.verdict(1) is not None for p in star.phones))
+        assert all(p.verdict(1) == DeckVerdict(True, ()) for p in star.phones)
+        deal_out_tcp(star, 2, 0, DECK_SIZE)
+        assert sorted(agreed(star, 2, range(DECK_SIZE))) == list(range(DECK_SIZE))
+    finally:
+        star.close()
+    assert not any(star.errors.values())
+
+
+def test_a_false_key_over_real_tcp_links_is_named_on_every_honest_phone() -> None:
+    star = TcpShoeStar(3, seed=22, kinds={2: WrongKey})
+    try:
+        star.setup()
+        star.start(1, decks=2)
+        star.run(until=lambda: all(p.shuffled(1) for p in star.phones))
+        deal_out_tcp(star, 1, 0, 4)
+        star.open(1, range(4, 8))
+        star.run(until=lambda: all(p.disputed(1) for p in star.phones))
+        star.finish(1)
+        star.run(until=lambda: all(p.verdict(1) is not None for p in star.phones[:2]))
+        assert all(p.verdict(1) == DeckVerdict(False, (2,)) for p in star.phones[:2])
+        assert_named_alone(star, 2)
+    finally:
+        star.close()
+
+
+def deal_out_tcp(star: TcpShoeStar, shoe: int, start: int, end: int, batch: int = 6) -> None:
+    for a in range(start, end, batch):
+        last = min(end, a + batch) - 1
+        star.open(shoe, range(a, last + 1))
+        star.run(until=lambda last=last: all(p.card(shoe, last) is not None for p in star.phones))

@@ -78,6 +78,13 @@ class RoundSpec:
     shuffle_parts: int = 1  # frames per shuffle pass (all released together)
     size: int = DECK_SIZE
 
+    @classmethod
+    def shoe(cls, round_id: int, order: tuple[int, ...], decks: int, margin: int) -> RoundSpec:
+        """A casino shoe of ``decks`` decks: ``margin`` positions locked ahead of the
+        cards opened; one shuffle frame per deck (the next shuffler encrypts deck 1
+        while deck 2 is on the air, and no frame comes near a link's size limit)."""
+        return cls(round_id, order, lock_ahead=margin, shuffle_parts=decks, size=DECK_SIZE * decks)
+
     @property
     def decks(self) -> int:
         """Decks in the round."""

@@ -65,15 +65,7 @@ class SraShoe(SraDealer):
         """Shoe ``shoe`` of ``decks`` decks shuffled among ``order`` (see ShoeDealer)."""
         if not 1 <= decks <= MAX_DECKS:
             raise ValueError(f"a shoe holds 1..{MAX_DECKS} decks")
-        spec = RoundSpec(
-            shoe,
-            tuple(order),
-            lock_ahead=self._margin,
-            # one frame per deck: the next shuffler encrypts deck 1 while deck 2 is on
-            # the air, and no frame comes near a link's size limit
-            shuffle_parts=decks,
-            size=DECK_SIZE * decks,
-        )
+        spec = RoundSpec.shoe(shoe, tuple(order), decks, self._margin)
         return self._encode(self._seat.start_round(spec))
 
     def shuffled(self, shoe: int) -> bool:

@@ -125,91 +125,77 @@ def test_the_next_shoe_is_shuffled_while_the_current_one_is_opened() -> None:
 # Each modifies only the attacker's own phone (its SraShoe), as a cheater can.
 
 
-class WrongKey(SraShoe):
+class Cheat(SraShoe):
+    """A cheating phone: :meth:`tamper` may replace each frame its seat's work makes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keys_sent = 0
+        tamper_with(self._seat, self.tamper)
+
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        raise NotImplementedError
+
+    def my_pass(self, rnd: Round, msg: Message, last: bool) -> bool:
+        """``msg`` is the first frame of my shuffle pass (as the last shuffler or not)."""
+        mine = msg.kind == Kind.SHUFFLE and msg.start == 0
+        return mine and (rnd.order[-1] == self.seat) == last
+
+
+class WrongKey(Cheat):
     """Publishes a false key for the first public position of its second KEYS frame."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat, sent = self._seat, [0]
-
-        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
-            if msg.kind != Kind.KEYS:
-                return None
-            sent[0] += 1
-            if sent[0] != 2:
-                return None
-            q = seat.group.q
-            values = ((msg.values[0] * 3) % q or 1, *msg.values[1:])
-            return [forged(seat, msg, values=values)]
-
-        tamper_with(seat, tamper)
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        if msg.kind != Kind.KEYS:
+            return None
+        self.keys_sent += 1
+        if self.keys_sent != 2:
+            return None
+        values = ((msg.values[0] * 3) % self._group.q or 1, *msg.values[1:])
+        return [forged(self._seat, msg, values=values)]
 
 
-class SkipsKeys(SraShoe):
+class SkipsKeys(Cheat):
     """Never publishes its keys from its second KEYS frame on."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat, sent = self._seat, [0]
-
-        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
-            if msg.kind != Kind.KEYS:
-                return None
-            sent[0] += 1
-            return None if sent[0] < 2 else withhold(seat, rnd, msg)
-
-        tamper_with(seat, tamper)
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        if msg.kind != Kind.KEYS:
+            return None
+        self.keys_sent += 1
+        return None if self.keys_sent < 2 else withhold(self._seat, rnd, msg)
 
 
-class ReplacesCard(SraShoe):
+class ReplacesCard(Cheat):
     """A non-last shuffler that replaces one encrypted card by another square."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat = self._seat
-
-        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
-            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] == seat.seat:
-                return None
-            p = seat.group.p
-            return [forged(seat, msg, values=(pow(7, 2, p), *msg.values[1:]))]
-
-        tamper_with(seat, tamper)
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        if not self.my_pass(rnd, msg, last=False):
+            return None
+        square = pow(7, 2, self._group.p)
+        return [forged(self._seat, msg, values=(square, *msg.values[1:]))]
 
 
-class DuplicatesCard(SraShoe):
+class DuplicatesCard(Cheat):
     """A non-last shuffler that sends one encrypted card twice."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat = self._seat
-
-        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
-            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] == seat.seat:
-                return None
-            return [forged(seat, msg, values=(msg.values[0], *msg.values[:-1]))]
-
-        tamper_with(seat, tamper)
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        if not self.my_pass(rnd, msg, last=False):
+            return None
+        return [forged(self._seat, msg, values=(msg.values[0], *msg.values[:-1]))]
 
 
-class LastDuplicates(SraShoe):
+class LastDuplicates(Cheat):
     """The last shuffler puts the card of position 0 at position 1 too (under position
     1's card key, so no value repeats): a card twice in the shoe, opened as it is."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat = self._seat
-
-        def tamper(rnd: Round, msg: Message) -> list[Message] | None:
-            if msg.kind != Kind.SHUFFLE or msg.start != 0 or rnd.order[-1] != seat.seat:
-                return None
-            assert rnd.secret is not None
-            first = rnd.stages[-2][rnd.secret.permutation(rnd.size)[0]]
-            twin = pow(first, rnd.secret.card_key(1), seat.group.p)
-            rnd.stages[-1][1] = twin
-            return [forged(seat, msg, values=(msg.values[0], twin, *msg.values[2:]))]
-
-        tamper_with(seat, tamper)
+    def tamper(self, rnd: Round, msg: Message) -> list[Message] | None:
+        if not self.my_pass(rnd, msg, last=True):
+            return None
+        assert rnd.secret is not None
+        first = rnd.stages[-2][rnd.secret.permutation(rnd.size)[0]]
+        twin = pow(first, rnd.secret.card_key(1), self._group.p)
+        rnd.stages[-1][1] = twin
+        return [forged(self._seat, msg, values=(msg.values[0], twin, *msg.values[2:]))]
 
 
 def cheat_table(n: int, cheater: int, kind: ShoeKind, decks: int, seed: int) -> ShoeStar:

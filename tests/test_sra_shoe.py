@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_tools import forged, tamper_with, withhold
+from protocol_tools import forged, send, tamper_with, withhold
 from shoe_net import ShoeKind, ShoeStar, TcpShoeStar
 
 from app.protocol.encoding import DECK_SIZE
@@ -427,3 +427,32 @@ def deal_out_tcp(star: TcpShoeStar, shoe: int, start: int, end: int, batch: int 
         last = min(end, a + batch) - 1
         star.open(shoe, range(a, last + 1))
         star.run(until=lambda last=last: all(p.card(shoe, last) is not None for p in star.phones))
+
+
+def test_signed_nonsense_in_an_eight_deck_shoe_names_its_sender_and_changes_nothing() -> None:
+    star = ShoeStar(3, seed=14)
+    star.setup()
+    star.start(1, decks=8)
+    star.run()
+    deal_out(star, 1, 0, 6)
+    cheater = star.phones[2]._seat
+    q = cheater.group.q
+    nonsense = [
+        (Kind.KEYS, {"values": (5,), "data": b"\x00"}),  # one byte: positions take two
+        (Kind.KEYS, {"values": (5,), "data": (416).to_bytes(2, "big")}),  # beyond the shoe
+        (Kind.KEYS, {"values": (5, 6), "data": (300).to_bytes(2, "big") * 2}),  # twice
+        (Kind.KEYS, {"values": (q,), "data": (7).to_bytes(2, "big")}),  # not an exponent
+        (Kind.COMPLAIN, {"data": (399).to_bytes(2, "big")}),  # a position not locked
+        (Kind.COMPLAIN, {"data": b"\x01\x02\x03"}),
+        (Kind.CLAIM, {"values": (5,), "data": bytes([2, 11, 0, 0])}),  # a shoe has no hands
+        (Kind.AUDIT, {"data": bytes(32)}),  # not its committed seed
+    ]
+    for kind, fields in nonsense:
+        star.post(2, [send(cheater, kind, 1, **fields).encode(cheater.group)])
+        star.run()
+    for p in star.phones[:2]:
+        codes = [(e.seat, e.code) for e in star.errors[p.seat]]
+        assert len(codes) == len(nonsense) and {s for s, _ in codes} == {2}, codes
+        assert not p.disputed(1)
+    deal_out(star, 1, 6, 20)  # the shoe goes on
+    agreed(star, 1, range(20))

@@ -28,6 +28,7 @@ from app.protocol.errors import ProtocolUsageError
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import Rng
 from app.protocol.transcript import Round, RoundSpec
+from app.table.dealer import DeckVerdict
 from app.table.sra_dealer import SraDealer
 
 #: Positions locked ahead of the last one opened: a casino round's first deal (seven
@@ -96,10 +97,20 @@ class SraShoe(SraDealer):
         return None if code is None or code < 0 else code % DECK_SIZE
 
     def waiting_for(self, shoe: int) -> set[int]:
-        """Whose pass, lock or key this phone still lacks (0: the set-up)."""
-        rnd = self._round(shoe) if shoe else None
-        upto = rnd.spec.initial_lock if rnd is not None else 0
-        return set(self._seat.waiting_for(shoe, upto))
+        """Whose pass, lock or key this phone still lacks (0: the set-up; a shoe not
+        started here: nobody's)."""
+        if not shoe:
+            return set(self._seat.waiting_for(0))
+        rnd = self._round(shoe)
+        return set() if rnd is None else set(self._seat.waiting_for(shoe, rnd.spec.initial_lock))
+
+    def progress(self, shoe: int) -> float:
+        """0..1: the set-up (0) or the shoe's shuffle and the locking of its margin."""
+        return 0.0 if shoe and self._round(shoe) is None else super().progress(shoe)
+
+    def verdict(self, shoe: int) -> DeckVerdict | None:
+        """The shoe's audit (None while it runs, or for a shoe not started here)."""
+        return None if self._round(shoe) is None else super().verdict(shoe)
 
     def dropped(self, seat: int) -> None:
         """``seat`` left: a shoe whose audit still needs his seed is closed unaudited."""
@@ -119,9 +130,10 @@ class SraShoe(SraDealer):
         return False
 
     def finish_shoe(self, shoe: int) -> list[bytes]:
-        """Start the shoe's audit: my seed goes out in :meth:`work`."""
-        rnd = self._seat.round(shoe)
-        if not self._close_if_orphaned(rnd):
+        """Start the shoe's audit: my seed goes out in :meth:`work` (a shoe not started
+        here: nothing to audit)."""
+        rnd = self._round(shoe)
+        if rnd is not None and not self._close_if_orphaned(rnd):
             self._seat.finish_round(shoe)
         return []
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 
 import pytest
+import shuffle as shuffle_bench  # bench/shuffle.py
 
 from app.protocol.group import FFDHE2048
 from app.protocol.harness import LocalTable
@@ -74,3 +75,16 @@ def test_bench_shoe_first_deal(benchmark):
 def test_bench_shoe_first_deal_lock_all_peer(benchmark):
     """Peer: the same shoe with all 312 positions locked up front."""
     benchmark.pedantic(_shoe, setup=lambda: ((_table(2), 6, 312), {}), rounds=1, iterations=1)
+
+
+@pytest.mark.parametrize(("n", "decks"), [(2, 1), (3, 2)])
+def test_shoe_report_within_first_principles_bounds(n, decks):
+    """Referee for the shoe report's critical path (no shared code: counted from the
+    protocol's definition): at least the n-1 sequential shuffle passes of every card
+    plus the first deal's opening, at most the naive count plus its signature checks;
+    from a shoe shuffled in the background, at least the opening of each card."""
+    row = shuffle_bench.shoe_report(n, decks, seed=1, check_weight=0.0)
+    size, cards = 52 * decks, 2 * n + 1
+    assert (n - 1) * size + cards <= row["critical_path_modexps"] <= row["critical_path_naive"]
+    assert cards <= row["critical_path_modexps_background"] < (n - 1) * size
+    assert row["positions_locked"] == LOCK_MARGIN

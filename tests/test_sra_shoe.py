@@ -420,8 +420,9 @@ def test_a_shoe_over_real_tcp_links() -> None:
     assert not any(star.errors.values())
 
 
-def test_a_false_key_over_real_tcp_links_is_named_on_every_honest_phone() -> None:
-    star = TcpShoeStar(3, seed=22, kinds={2: WrongKey})
+@pytest.mark.parametrize("cheater", [0, 2])  # the host, a guest
+def test_a_false_key_over_real_tcp_links_is_named_on_every_honest_phone(cheater: int) -> None:
+    star = TcpShoeStar(3, seed=22, kinds={cheater: WrongKey})
     try:
         star.setup()
         star.start(1, decks=2)
@@ -430,9 +431,10 @@ def test_a_false_key_over_real_tcp_links_is_named_on_every_honest_phone() -> Non
         star.open(1, range(4, 8))
         star.run(until=lambda: all(p.disputed(1) for p in star.phones))
         star.finish(1)
-        star.run(until=lambda: all(p.verdict(1) is not None for p in star.phones[:2]))
-        assert all(p.verdict(1) == DeckVerdict(False, (2,)) for p in star.phones[:2])
-        assert_named_alone(star, 2)
+        honest = [p for p in star.phones if p.seat != cheater]
+        star.run(until=lambda: all(p.verdict(1) is not None for p in honest))
+        assert all(p.verdict(1) == DeckVerdict(False, (cheater,)) for p in honest)
+        assert_named_alone(star, cheater)
     finally:
         star.close()
 

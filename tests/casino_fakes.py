@@ -172,6 +172,12 @@ class FakeCasinoTable:
         self._changed()
 
     def host_leaves(self) -> None:
+        """The host leaves: the table ends with each player's chips as they were (a
+        settled round booked)."""
+        if self.round is not None and self.round.settled:
+            for p, net in self.round.results().items():
+                self.chips[p] += net
+            self.round = None
         self.stage = CasinoStage.OVER
         self.turn = self.deadline = None
         self.notices.append(Notice("host_left"))
@@ -210,9 +216,7 @@ class FakeCasinoTable:
             if bot == self.me:
                 continue
             legal = [
-                a
-                for a in self.round.legal_actions(bot)
-                if a.kind.value == "bet" and a.box == box
+                a for a in self.round.legal_actions(bot) if a.kind.value == "bet" and a.box == box
             ]
             if legal:
                 self.round = self.round.apply(legal[0].action(legal[0].min_amount))[0]

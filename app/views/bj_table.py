@@ -25,7 +25,7 @@ from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
-from app.views.cardtex import CARD_RATIO
+from app.views.cardtex import CARD_RATIO, CLOSEST_STEP
 from app.views.fit import SMALLEST, widest_word
 from app.views.theme import theme
 
@@ -127,6 +127,89 @@ ACTION_LABELS = {
     "split": N_("Split"),
     "surrender": N_("Surrender"),
 }
+
+
+def dealer_card_height(screen_height: float) -> float:
+    """The dealer's cards: smaller on a short screen, never under :data:`CARD_LEAST`."""
+    return float(min(dp(80) * theme.card_scale, max(CARD_LEAST, screen_height * 0.13)))
+
+
+def fit_rows(grid: Any, room: Any, betting: bool) -> None:
+    """Lay the rows of ``grid`` out in ``room`` (no scrolling): the box buttons while
+    the bets are made (48-64 dp tall), else the hand rows in one column, or two or
+    three when the cards would get too small (:func:`hands_grid`)."""
+    rows = list(grid.children)
+    if not rows:
+        return
+    if betting:
+        lines = math.ceil(len(rows) / grid.cols)
+        each = (room.height - (lines - 1) * grid.spacing[1]) / lines
+        for b in rows:
+            b.height = max(theme.touch, min(dp(64), each))
+        return
+    cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
+    grid.cols = cols
+    # the cards' share of a row (see BjHandRow in the kv file): one whole card and
+    # a quarter of the next always show, and a long hand overlapped as closely as
+    # HandView draws cards stays inside it (not over the row's text)
+    row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
+    share = CARDS_SHARE * (row_width - ROW_EXTRA)
+    for row in rows:
+        n = len(row.ids.cards.cards)
+        fits = share / (CARD_RATIO * max(1.25, 1 + CLOSEST_STEP * (n - 1)))
+        row.height = height
+        row.card_height = max(1.0, min(height - ROW_EXTRA, fits))
+
+
+#: makes a button: (name, text, callback, enabled, quiet) -> the button
+MakeButton = Callable[..., Any]
+
+
+def prompt_widgets(prompt: Any, button: MakeButton, decide: Callable[..., Any]) -> list[Any]:
+    """The question the round asks (insurance, even money, follow a double) and a row
+    of its answers; ``decide(action, box, amount)`` sends one."""
+    row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
+    for action, label, amount in prompt.choices:
+        row.add_widget(button(action, label, functools.partial(decide, action, prompt.box, amount)))
+    return [Factory.Body(text=prompt.text, halign="center"), row]
+
+
+def chip_grid(low: Fraction, high: Fraction, button: MakeButton, bet: Callable[..., Any]) -> Any:
+    """The chip buttons for a bet between ``low`` and ``high`` (rows of three)."""
+    row = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
+    row.bind(minimum_height=row.setter("height"))
+    for value in chip_choices(low, high):
+        row.add_widget(
+            button(f"chip{value}", chips(value), functools.partial(bet, value), quiet=True)
+        )
+    return row
+
+
+def action_grid(
+    actions: dict[str, bool],
+    width: float,
+    left_handed: bool,
+    button: MakeButton,
+    decide: Callable[..., Any],
+) -> Any:
+    """The legal play actions only, hit and stand always first (mirrored for the left
+    hand): one row of them where each gets 76 dp, else rows of three. Every action
+    gets a button (the illegal ones disabled and not shown)."""
+    labels = list(ACTION_LABELS.items())
+    if left_handed:  # mirrored, the main actions under the left thumb
+        labels = labels[2::-1] + labels[:2:-1]
+    shown = []
+    for kind, label in labels:
+        legal = actions.get(kind, False)
+        b = button(kind, _(label), functools.partial(decide, kind), legal)
+        if legal:
+            shown.append(b)
+    cols = len(shown) if len(shown) * dp(76) <= width else 3
+    grid = GridLayout(cols=max(1, cols), size_hint_y=None, spacing=dp(4))
+    grid.bind(minimum_height=grid.setter("height"))
+    for b in shown:
+        grid.add_widget(b)
+    return grid
 
 
 class BlackjackTableScreen(BaseScreen):
@@ -251,30 +334,10 @@ class BlackjackTableScreen(BaseScreen):
         self._fit_trigger()
 
     def fit_hands(self) -> None:
-        """Lay the hands out in the room the screen leaves them (no scrolling): one
-        column of rows, or two or three when the cards would get too small."""
-        self.dealer_card_height = min(
-            dp(80) * theme.card_scale, max(CARD_LEAST, self.height * 0.13)
-        )
-        grid, room = self.ids.boxes, self.ids.area
-        rows = list(grid.children)
-        if not rows or self.vm is None:
-            return
-        if self.vm.phase == "betting":  # the boxes to bet on: 48-64 dp tall buttons
-            lines = math.ceil(len(rows) / grid.cols)
-            each = (room.height - (lines - 1) * grid.spacing[1]) / lines
-            for b in rows:
-                b.height = max(theme.touch, min(dp(64), each))
-            return
-        cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
-        grid.cols = cols
-        # the cards' share of a row (see BjHandRow in the kv file): one whole card and
-        # a quarter of the next always show
-        row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
-        fits = CARDS_SHARE * (row_width - ROW_EXTRA) / (CARD_RATIO * 1.25)
-        for row in rows:
-            row.height = height
-            row.card_height = max(1.0, min(height - ROW_EXTRA, fits))
+        """Lay the hands out in the room the screen leaves them (no scrolling)."""
+        self.dealer_card_height = dealer_card_height(self.height)
+        if self.vm is not None:
+            fit_rows(self.ids.boxes, self.ids.area, self.vm.phase == "betting")
 
     @staticmethod
     def _pooled(pool: list[Any], kind: str, **kwargs: Any) -> Any:
@@ -286,15 +349,8 @@ class BlackjackTableScreen(BaseScreen):
         box = self.ids.controls
         box.clear_widgets()
         if vm.prompt is not None:
-            box.add_widget(Factory.Body(text=vm.prompt.text, halign="center"))
-            row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
-            for action, label, amount in vm.prompt.choices:
-                row.add_widget(
-                    self._button(
-                        action, label, functools.partial(self.decide, action, vm.prompt.box, amount)
-                    )
-                )
-            box.add_widget(row)
+            for widget in prompt_widgets(vm.prompt, self._button, self.decide):
+                box.add_widget(widget)
         elif vm.phase == "betting":
             chosen = next((b for b in vm.boxes if b.number == self.selected_box), None)
             if chosen and chosen.bet_range:
@@ -306,18 +362,7 @@ class BlackjackTableScreen(BaseScreen):
                 else:
                     what = _("Bet on box {n}:").format(n=chosen.number)
                 box.add_widget(Factory.Caption(text=what))
-                row = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
-                row.bind(minimum_height=row.setter("height"))
-                for value in chip_choices(lo, hi):
-                    row.add_widget(
-                        self._button(
-                            f"chip{value}",
-                            chips(value),
-                            functools.partial(self.bet, value),
-                            quiet=True,
-                        )
-                    )
-                box.add_widget(row)
+                box.add_widget(chip_grid(lo, hi, self._button, self.bet))
             # one row: the side bet, rebet, clear; then the deal, under the thumb
             again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
             again.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
@@ -343,22 +388,9 @@ class BlackjackTableScreen(BaseScreen):
             label = _("Session summary") if last else _("Next round")
             box.add_widget(self._button("next", label, self.next_round))
         else:
-            # the legal actions only, hit and stand always first (mirrored for the left
-            # hand): one row of them where each gets 72 dp, else rows of three
-            labels = list(ACTION_LABELS.items())
-            if self.app.prefs.left_handed:  # mirrored, the main actions under the left thumb
-                labels = labels[2::-1] + labels[:2:-1]
-            shown = []
-            for kind, label in labels:
-                legal = vm.actions.get(kind, False)
-                b = self._button(kind, _(label), functools.partial(self.decide, kind), legal)
-                if legal:
-                    shown.append(b)
-            cols = len(shown) if len(shown) * dp(76) <= box.width else 3
-            grid = GridLayout(cols=max(1, cols), size_hint_y=None, spacing=dp(4))
-            grid.bind(minimum_height=grid.setter("height"))
-            for b in shown:
-                grid.add_widget(b)
+            grid = action_grid(
+                vm.actions, box.width, self.app.prefs.left_handed, self._button, self.decide
+            )
             box.add_widget(grid)
 
     # -- intents -------------------------------------------------------------------------

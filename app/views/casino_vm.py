@@ -110,6 +110,8 @@ class CasinoVM:
     side_bet_text: str = ""
     turn: str = ""
     seconds_left: int | None = None
+    #: the table waits for this player's decision (his turn line is bold)
+    my_turn: bool = False
     result: str = ""
     message: str = ""  # the newest notice, translated
     cheater: str = ""  # a player named by the audit
@@ -318,6 +320,7 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
         side_bet_text=side_text,
         turn=turn_line(s, r, left),
         seconds_left=left,
+        my_turn=s.my_turn and not over,
         result=result,
         message=message,
         cheater=cheater,

@@ -204,9 +204,15 @@ def action_grid(
         b = button(kind, _(label), functools.partial(decide, kind), legal)
         if legal:
             shown.append(b)
-    cols = len(shown) if len(shown) * dp(76) <= width else 3
-    grid = GridLayout(cols=max(1, cols), size_hint_y=None, spacing=dp(4))
+
+    def columns(w: float) -> int:
+        return max(1, len(shown) if len(shown) * dp(76) <= w else 3)
+
+    grid = GridLayout(cols=columns(width), size_hint_y=None, spacing=dp(4))
     grid.bind(minimum_height=grid.setter("height"))
+    # the row's own width decides once it is laid out (a screen drawn before its
+    # first layout passes a width it does not have yet)
+    grid.bind(width=lambda g, w: setattr(g, "cols", columns(w)))
     for b in shown:
         grid.add_widget(b)
     return grid

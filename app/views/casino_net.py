@@ -27,6 +27,7 @@ class CasinoNet:
     ``options``: what the service's ``host_casino`` / ``join_casino`` take besides
     ``on_change`` (``name``, ``lang``, ``rules``, ``turn_time``, ...); ``address`` the
     host to join. ``awake(on)`` keeps the screen on while the table is open.
+    ``make(on_change)``: a table on this phone instead (the screenshots' demos).
     """
 
     def __init__(
@@ -36,6 +37,7 @@ class CasinoNet:
         service: Any,
         address: str = "",
         awake: Callable[[bool], Any] | None = None,
+        make: Callable[[Callable[[], None]], CasinoTable] | None = None,
         **options: Any,
     ) -> None:
         self.hosting = hosting
@@ -51,6 +53,10 @@ class CasinoNet:
         self._seen = -1
         self._lock = threading.Lock()
         self._opened = threading.Event()
+        if make is not None:  # a table on this phone (demos): nothing to wait for
+            self._table = make(self._bump)
+            self._opened.set()
+            return
         self._thread = threading.Thread(target=self._open, name="blu21-casino", daemon=True)
         self._thread.start()
 

@@ -60,6 +60,9 @@ class CasinoTableScreen(BaseScreen):
     #: the round's result (once settled) and whose turn it is, and its lines
     turn_text = StringProperty("")
     turn_lines = NumericProperty(1)
+    #: a cheater named by the audit and the newest table message, and their lines
+    alert_text = StringProperty("")
+    alert_lines = NumericProperty(2)
     #: the clock the deadlines are read on (the table's; tests inject their own)
     clock = staticmethod(time.monotonic)
 
@@ -120,6 +123,7 @@ class CasinoTableScreen(BaseScreen):
         if snap is None:
             self.vm = None
             self.turn_text = _("No game in progress.")
+            self.alert_text = ""
             self.ids.boxes.clear_widgets()
             self.ids.controls.clear_widgets()
             return
@@ -128,6 +132,9 @@ class CasinoTableScreen(BaseScreen):
         self._seconds = vm.seconds_left
         self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)
         self.turn_lines = self.turn_text.count("\n") + 1
+        alerts = [vm.cheater] + ([vm.message] if vm.message and vm.message != vm.cheater else [])
+        self.alert_text = "\n".join(a for a in alerts if a)
+        self.alert_lines = 2 * max(1, self.alert_text.count("\n") + 1)  # two lines each
         self.buttons = {}
         self._render_boxes(vm)
         self._render_controls(vm)

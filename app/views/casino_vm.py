@@ -293,7 +293,7 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
     )
     open_side = [b for b in (r.side_bets if r is not None else ()) if b.player == s.me]
     side_text = ""
-    if open_side and not (r is not None and r.settled):
+    if open_side and not over and not (r is not None and r.settled):
         side_text = _("Your bet on the dealer busting: {amount} (pays 5:2)").format(
             amount=chips(sum((b.amount for b in open_side), Fraction(0)))
         )

@@ -104,6 +104,7 @@ def test_countdown_cheater_and_host_leaving_are_shown(run: dict) -> None:
     assert "host left" in r["host_left"], r["host_left"]
     assert r["over_chips"].startswith("Your chips:"), r["over_chips"]
     assert r["back_to_menu"] == "oczko_menu"
+    assert r["turn_alerts"] >= 1  # the player's turn was announced
 
 
 # --------------------------------------------------------------------------- the driver
@@ -367,6 +368,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 tap(screen.buttons["menu"])
                 yield
                 rec["back_to_menu"] = self.sm.current
+                rec["turn_alerts"] = screen.turn_alerts
             else:
                 screen.leave()
 

@@ -73,6 +73,9 @@ class CasinoTableScreen(BaseScreen):
         self._row_pool: list[Any] = []
         self._ticker: Any = None
         self._seconds: int | None = None
+        self._was_my_turn = False
+        #: how many times the player was told it is his turn (tests)
+        self.turn_alerts = 0
         self._fit_trigger = Clock.create_trigger(lambda _dt: self.fit_hands(), -1)
         self.fbind("height", self._fit_trigger)
 
@@ -130,6 +133,9 @@ class CasinoTableScreen(BaseScreen):
         vm = present_casino(snap, self.clock(), hosting=bool(net.hosting))
         self.vm = vm
         self._seconds = vm.seconds_left
+        if vm.my_turn and not self._was_my_turn:
+            self.your_turn()
+        self._was_my_turn = vm.my_turn
         self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)
         self.turn_lines = self.turn_text.count("\n") + 1
         alerts = [vm.cheater] + ([vm.message] if vm.message and vm.message != vm.cheater else [])
@@ -138,6 +144,20 @@ class CasinoTableScreen(BaseScreen):
         self.buttons = {}
         self._render_boxes(vm)
         self._render_controls(vm)
+
+    def your_turn(self) -> None:
+        """A vibration and the chime when the table starts waiting for the player, as
+        the settings say (the turn line is bold by itself)."""
+        prefs = self.app.prefs
+        if prefs.vibrate_on_turn:
+            from app.views.device import vibrate
+
+            vibrate()
+        if prefs.sound_on_turn:
+            from app.views.sound import play_turn_chime
+
+            play_turn_chime(self.app.data_dir)
+        self.turn_alerts += 1
 
     def _button(
         self, name: str, text: str, callback: Any, enabled: bool = True, quiet: bool = False
@@ -155,6 +175,8 @@ class CasinoTableScreen(BaseScreen):
     def _render_boxes(self, vm: CasinoVM) -> None:
         area = self.ids.boxes
         area.clear_widgets()
+        if vm.over:  # the table has ended: its message and the player's chips say all
+            return
         if self._betting(vm):
             choosable = [b.number for b in vm.boxes if b.bet_range or b.can_leave]
             if self.selected_box not in choosable:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -97,6 +97,24 @@ def hand_detail(result: str, status: str, stakes: str, you: str) -> str:
     return (status + " · " if status else "") + stakes
 
 
+def box_rows(boxes: Iterable[Any]) -> Iterator[tuple[Any, str, str]]:
+    """(hand, title, detail) of every hand row of ``boxes`` (each with ``number``,
+    ``owner`` and ``hands``): the box and its owner, or which hand of a split box."""
+    for box in boxes:
+        for i, hand in enumerate(box.hands):
+            title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
+            if len(box.hands) > 1:
+                title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
+            yield hand, title, hand_detail(hand.result, hand.status, hand.stakes, _("You"))
+
+
+def show_hand(row: Any, hand: Any, title: str, detail: str, four_colour: bool) -> None:
+    """Fill a :class:`BjHandRow` (a pooled one is updated, not rebuilt)."""
+    row.hand, row.title, row.detail = hand, title, detail
+    row.ids.cards.cards = list(hand.cards)
+    row.ids.cards.four_colour = four_colour
+
+
 def hands_grid(count: int, width: float, height: float, spacing: float) -> tuple[int, float]:
     """Columns and row height for ``count`` hand rows in ``width`` x ``height``: one
     column while the cards stay at least :data:`CARD_LEAST` tall, else two or three
@@ -165,6 +183,23 @@ def fit_rows(grid: Any, room: Any, betting: bool) -> None:
 MakeButton = Callable[..., Any]
 
 
+def named_button(
+    buttons: dict[str, Any],
+    name: str,
+    text: str,
+    callback: Callable[[], Any],
+    enabled: bool = True,
+    quiet: bool = False,
+) -> Any:
+    """An action button (``quiet``: a secondary one) kept in ``buttons`` by ``name``
+    (tests and demos press them by name)."""
+    b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
+    b.disabled = not enabled
+    b.bind(on_release=lambda *_a: callback())
+    buttons[name] = b
+    return b
+
+
 def prompt_widgets(prompt: Any, button: MakeButton, decide: Callable[..., Any]) -> list[Any]:
     """The question the round asks (insurance, even money, follow a double) and a row
     of its answers; ``decide(action, box, amount)`` sends one."""
@@ -182,6 +217,35 @@ def chip_grid(low: Fraction, high: Fraction, button: MakeButton, bet: Callable[.
         row.add_widget(
             button(f"chip{value}", chips(value), functools.partial(bet, value), quiet=True)
         )
+    return row
+
+
+def bet_widgets(
+    box: Any, bet_range: tuple[Fraction, Fraction] | None, button: MakeButton, bet: Any
+) -> list[Any]:
+    """What to bet on the chosen box: which box (own, or behind its owner) and its
+    chip buttons; ``box`` is (number, owner, behind), or falsy when it takes no bet."""
+    if not box or bet_range is None:
+        return []
+    number, owner, behind = box
+    if behind:
+        what = _("Bet behind {owner} on box {n}:").format(owner=owner, n=number)
+    else:
+        what = _("Bet on box {n}:").format(n=number)
+    return [Factory.Caption(text=what), chip_grid(*bet_range, button, bet)]
+
+
+def side_bet_row(
+    side_bet: tuple[Fraction, Fraction] | None, button: MakeButton, place: Callable[..., Any]
+) -> Any:
+    """A row of quiet buttons under the chips, starting with the dealer-busts bet at
+    its lowest stake (when it is open); callers add theirs."""
+    row = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
+    row.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
+    if side_bet is not None:
+        lo = side_bet[0]
+        text = _("Dealer busts bet: {amount}").format(amount=chips(lo))
+        row.add_widget(button("side_bet", text, lambda: place(lo), quiet=True))
     return row
 
 
@@ -287,11 +351,7 @@ class BlackjackTableScreen(BaseScreen):
         enabled: bool = True,
         quiet: bool = False,
     ) -> Any:
-        b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
-        b.disabled = not enabled
-        b.bind(on_release=lambda *_a: callback())
-        self.buttons[name] = b
-        return b
+        return named_button(self.buttons, name, text, callback, enabled, quiet)
 
     def _render_boxes(self, vm: BlackjackTableVM) -> None:
         area = self.ids.boxes
@@ -326,17 +386,10 @@ class BlackjackTableScreen(BaseScreen):
         # rows come from a pool: a move updates them instead of building new widgets
         rows = iter(self._row_pool)
         area.cols = 1
-        for box in vm.boxes:
-            for i, hand in enumerate(box.hands):
-                row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
-                row.hand = hand
-                row.detail = hand_detail(hand.result, hand.status, hand.stakes, _("You"))
-                row.title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
-                if len(box.hands) > 1:
-                    row.title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
-                row.ids.cards.cards = list(hand.cards)
-                row.ids.cards.four_colour = self.app.prefs.four_colour_deck
-                area.add_widget(row)
+        for hand, title, detail in box_rows(vm.boxes):
+            row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
+            show_hand(row, hand, title, detail, self.app.prefs.four_colour_deck)
+            area.add_widget(row)
         self._fit_trigger()
 
     def fit_hands(self) -> None:
@@ -359,29 +412,16 @@ class BlackjackTableScreen(BaseScreen):
                 box.add_widget(widget)
         elif vm.phase == "betting":
             chosen = next((b for b in vm.boxes if b.number == self.selected_box), None)
-            if chosen and chosen.bet_range:
-                lo, hi = chosen.bet_range
-                if chosen.behind:
-                    what = _("Bet behind {owner} on box {n}:").format(
-                        owner=chosen.owner, n=chosen.number
-                    )
-                else:
-                    what = _("Bet on box {n}:").format(n=chosen.number)
-                box.add_widget(Factory.Caption(text=what))
-                box.add_widget(chip_grid(lo, hi, self._button, self.bet))
-            # one row: the side bet, rebet, clear; then the deal, under the thumb
-            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
-            again.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
-            if vm.side_bet is not None:
-                lo, _hi = vm.side_bet
-                again.add_widget(
-                    self._button(
-                        "side_bet",
-                        _("Dealer busts bet: {amount}").format(amount=chips(lo)),
-                        lambda: self.side_bet(lo),
-                        quiet=True,
-                    )
-                )
+            # the chosen box's chips; one row: the side bet, rebet, clear; then the
+            # deal, under the thumb
+            for widget in bet_widgets(
+                chosen and chosen.bet_range and (chosen.number, chosen.owner, chosen.behind),
+                chosen.bet_range if chosen else None,
+                self._button,
+                self.bet,
+            ):
+                box.add_widget(widget)
+            again = side_bet_row(vm.side_bet, self._button, self.side_bet)
             g = self.game
             again.add_widget(self._button("rebet", _("Rebet"), self.rebet, g.can_rebet, quiet=True))
             again.add_widget(

@@ -14,14 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from app.i18n import N_, _
 from app.i18n.codes import message_for
-from app.views.base import BaseScreen
 from app.views.bj_menu import (
     EDGES,
     RULE_OPTIONS,
@@ -31,7 +29,7 @@ from app.views.bj_menu import (
     option_label,
 )
 from app.views.bj_table import BOX_FONT
-from app.views.casino_table import box_button_text
+from app.views.casino_table import CasinoScreen, box_button_text
 from app.views.casino_vm import present_casino
 
 if TYPE_CHECKING:
@@ -59,7 +57,7 @@ def rules_lines(rules: TableRules) -> list[str]:
     return lines
 
 
-class CasinoLobbyScreen(BaseScreen):
+class CasinoLobbyScreen(CasinoScreen):
     """The casino table before its first shuffle."""
 
     title = StringProperty(N_("Casino table"))
@@ -72,23 +70,12 @@ class CasinoLobbyScreen(BaseScreen):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._poll: Any = None
         #: the buttons now on screen by name ("box3", "start", ...)
         self.buttons: dict[str, Any] = {}
         self._rules: Any = None
 
-    @property
-    def net(self) -> Any:
-        return self.app.controllers.get("casino")
-
-    def on_enter(self, *_args: Any) -> None:
-        if self._poll is None:
-            self._poll = Clock.schedule_interval(self.poll, 0.1)
-
     def on_leave(self, *_args: Any) -> None:
-        if self._poll is not None:
-            self._poll.cancel()
-            self._poll = None
+        super().on_leave()
         # leaving the lobby any other way than into the table leaves the table too
         if self.manager is not None and self.manager.current != "casino_table":
             self.leave_table()
@@ -97,7 +84,7 @@ class CasinoLobbyScreen(BaseScreen):
         net = self.net
         return net is not None and not net.closed
 
-    def poll(self, _dt: float = 0) -> None:
+    def tick(self, _dt: float = 0) -> None:
         """Follow the table: players, boxes, an error, the table starting."""
         net = self.net
         if net is None or not net.tick():

@@ -19,21 +19,22 @@ from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
 
 from app.i18n import N_, _
 from app.views.base import BaseScreen
 from app.views.bj_table import (
     BOX_FONT,
     action_grid,
-    chip_grid,
+    bet_widgets,
+    box_rows,
     fit_rows,
-    hand_detail,
+    named_button,
     prompt_widgets,
+    show_hand,
+    side_bet_row,
 )
 from app.views.bj_vm import HandVM, chips
 from app.views.casino_vm import CasinoBoxVM, CasinoVM, action_for, present_casino
-from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -52,7 +53,32 @@ def box_button_text(box: CasinoBoxVM) -> str:
     return text + (f"\n{chips(box.staked)}" if box.staked else "")
 
 
-class CasinoTableScreen(BaseScreen):
+class CasinoScreen(BaseScreen):
+    """A screen of the casino table (``app.controllers["casino"]``), following it from
+    a Kivy ``Clock`` event while it is shown (:meth:`tick`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._ticker: Any = None
+
+    @property
+    def net(self) -> Any:
+        return self.app.controllers.get("casino")
+
+    def on_enter(self, *_args: Any) -> None:
+        if self._ticker is None:
+            self._ticker = Clock.schedule_interval(self.tick, 0.1)
+
+    def on_leave(self, *_args: Any) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def tick(self, _dt: float = 0) -> None:
+        """Follow the table (override)."""
+
+
+class CasinoTableScreen(CasinoScreen):
     title = StringProperty(N_("Casino blackjack"))
     up = StringProperty("oczko_menu")
     vm = ObjectProperty(None, allownone=True)
@@ -71,26 +97,12 @@ class CasinoTableScreen(BaseScreen):
         #: the buttons now on screen by name ("hit", "box3", "chip10", "take3", ...)
         self.buttons: dict[str, Any] = {}
         self._row_pool: list[Any] = []
-        self._ticker: Any = None
         self._seconds: int | None = None
         self._was_my_turn = False
         #: how many times the player was told it is his turn (tests)
         self.turn_alerts = 0
         self._fit_trigger = Clock.create_trigger(lambda _dt: self.fit_hands(), -1)
         self.fbind("height", self._fit_trigger)
-
-    @property
-    def net(self) -> Any:
-        return self.app.controllers.get("casino")
-
-    def on_enter(self, *_args: Any) -> None:
-        if self._ticker is None:
-            self._ticker = Clock.schedule_interval(self.tick, 0.1)
-
-    def on_leave(self, *_args: Any) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
 
     def game_in_progress(self) -> bool:
         return self.net is not None and not self.net.closed
@@ -148,25 +160,15 @@ class CasinoTableScreen(BaseScreen):
     def your_turn(self) -> None:
         """A vibration and the chime when the table starts waiting for the player, as
         the settings say (the turn line is bold by itself)."""
-        prefs = self.app.prefs
-        if prefs.vibrate_on_turn:
-            from app.views.device import vibrate
+        from app.views.sound import turn_alert
 
-            vibrate()
-        if prefs.sound_on_turn:
-            from app.views.sound import play_turn_chime
-
-            play_turn_chime(self.app.data_dir)
+        turn_alert(self.app.prefs, self.app.data_dir)
         self.turn_alerts += 1
 
     def _button(
         self, name: str, text: str, callback: Any, enabled: bool = True, quiet: bool = False
     ) -> Any:
-        b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
-        b.disabled = not enabled
-        b.bind(on_release=lambda *_a: callback())
-        self.buttons[name] = b
-        return b
+        return named_button(self.buttons, name, text, callback, enabled, quiet)
 
     def _betting(self, vm: CasinoVM) -> bool:
         """Boxes are buttons (take, choose) rather than hand rows."""
@@ -199,26 +201,18 @@ class CasinoTableScreen(BaseScreen):
             return
         rows = iter(self._row_pool)
         area.cols = 1
+        four_colour = self.app.prefs.four_colour_deck
         if vm.dealer_cards:
             # the dealer is the first row: on a crowded table he takes the place a
             # second column leaves free instead of a row of his own above the boxes
             row = next(rows, None) or self._pooled()
-            row.hand = HandVM(0, vm.dealer_cards, vm.dealer_total, "", "", "", False)
-            row.title, row.detail = _("Dealer"), ""
-            row.ids.cards.cards = list(vm.dealer_cards)
-            row.ids.cards.four_colour = self.app.prefs.four_colour_deck
+            dealer = HandVM(0, vm.dealer_cards, vm.dealer_total, "", "", "", False)
+            show_hand(row, dealer, _("Dealer"), "", four_colour)
             area.add_widget(row)
-        for box in vm.boxes:
-            for i, hand in enumerate(box.hands):
-                row = next(rows, None) or self._pooled()
-                row.hand = hand
-                row.detail = hand_detail(hand.result, hand.status, hand.stakes, _("You"))
-                row.title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
-                if len(box.hands) > 1:
-                    row.title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
-                row.ids.cards.cards = list(hand.cards)
-                row.ids.cards.four_colour = self.app.prefs.four_colour_deck
-                area.add_widget(row)
+        for hand, title, detail in box_rows(vm.boxes):
+            row = next(rows, None) or self._pooled()
+            show_hand(row, hand, title, detail, four_colour)
+            area.add_widget(row)
         self._fit_trigger()
 
     def _pooled(self) -> Any:
@@ -243,28 +237,14 @@ class CasinoTableScreen(BaseScreen):
             return
         if self._betting(vm):
             chosen = next((b for b in vm.boxes if b.number == self.selected_box), None)
-            if chosen is not None and chosen.bet_range:
-                lo, hi = chosen.bet_range
-                if chosen.bet_behind:
-                    what = _("Bet behind {owner} on box {n}:").format(
-                        owner=chosen.owner, n=chosen.number
-                    )
-                else:
-                    what = _("Bet on box {n}:").format(n=chosen.number)
-                box.add_widget(Factory.Caption(text=what))
-                box.add_widget(chip_grid(lo, hi, self._button, self.bet))
-            row = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
-            row.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
-            if vm.side_bet is not None:
-                lo, _hi = vm.side_bet
-                row.add_widget(
-                    self._button(
-                        "side_bet",
-                        _("Dealer busts bet: {amount}").format(amount=chips(lo)),
-                        lambda: self.side_bet(lo),
-                        quiet=True,
-                    )
-                )
+            for widget in bet_widgets(
+                chosen and chosen.bet_range and (chosen.number, chosen.owner, chosen.bet_behind),
+                chosen.bet_range if chosen else None,
+                self._button,
+                self.bet,
+            ):
+                box.add_widget(widget)
+            row = side_bet_row(vm.side_bet, self._button, self.side_bet)
             if chosen is not None and chosen.can_leave:
                 row.add_widget(
                     self._button(

@@ -519,7 +519,7 @@ def _casino_lobby(app: Blu21App) -> Generator[None, None, Any]:
     app.go("casino_lobby")
     yield
     lobby = app.sm.get_screen("casino_lobby")
-    lobby.poll()
+    lobby.tick()
     press(lobby.buttons["box1"])
     yield
     return net

@@ -561,17 +561,6 @@ def casino_table(app: Blu21App) -> DemoSteps:
     yield from _casino_turn(app)
 
 
-@demo("casino_table:settled")
-def casino_table_settled(app: Blu21App) -> DemoSteps:
-    """The round settled: every hand's result, the player's own line."""
-    yield from _casino_turn(app)
-    table = app.screen("casino_table")
-    while table.vm is not None and table.vm.stage == "playing" and "stand" in table.buttons:
-        press(table.buttons["stand"])
-        table.tick()
-        yield
-
-
 @demo("casino_table:over")
 def casino_table_over(app: Blu21App) -> DemoSteps:
     """A cheater named by the audit, then the host left: the table is over."""

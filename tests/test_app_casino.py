@@ -110,6 +110,7 @@ def test_a_guest_joins_by_address_and_reads_the_rules_before_sitting_down(run: d
 def test_countdown_cheater_and_host_leaving_are_shown(run: dict) -> None:
     r = run["runs"][FAULTS]
     assert r["countdown"] == ["20 s", "13 s"], r["countdown"]
+    assert r["countdown_label"].endswith(" 13 s") and r["buttons_kept"], r
     assert r["timed_out"] and "Time is up" in r["timed_out"], r["timed_out"]
     assert "Jürgen" in r["cheater"] and "Cheating" in r["cheater"], r["cheater"]
     assert "host left" in r["host_left"], r["host_left"]
@@ -377,10 +378,14 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 if not countdown_done:
                     countdown_done = True
                     rec["countdown"] = [vm.turn.rsplit(" ", 2)[-2] + " s"]
+                    stand = screen.buttons["stand"]
                     table.clock.advance(7)
                     screen.tick()
                     yield
                     rec["countdown"].append(screen.vm.turn.rsplit(" ", 2)[-2] + " s")
+                    rec["countdown_label"] = screen.ids.turn.text
+                    # the seconds change the turn line only: a finger on a button keeps it
+                    rec["buttons_kept"] = screen.buttons["stand"] is stand
                     self.check(rec, "first turn")
                 # split while the hands keep readable cards: at 320x480 seven rows
                 # (the dealer's and six hands) in two columns; beyond that the table

@@ -126,10 +126,13 @@ class CasinoTableScreen(CasinoScreen):
             self.refresh()
             return
         snap = net.snapshot()
-        if snap is not None and snap.deadline is not None:
-            left = max(0, int(snap.deadline - self.clock() + 0.999))
-            if left != self._seconds:
-                self.refresh()
+        if snap is not None and snap.deadline is not None and self.vm is not None:
+            vm = present_casino(snap, self.clock(), hosting=bool(net.hosting))
+            if vm.seconds_left != self._seconds:
+                # only the turn line changes: the buttons stay (a finger on one keeps
+                # its tap), at most one new label texture a second
+                self.vm, self._seconds = vm, vm.seconds_left
+                self._set_turn_text(vm)
 
     # -- rendering -----------------------------------------------------------------------
     def refresh(self) -> None:
@@ -148,14 +151,17 @@ class CasinoTableScreen(CasinoScreen):
         if vm.my_turn and not self._was_my_turn:
             self.your_turn()
         self._was_my_turn = vm.my_turn
-        self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)
-        self.turn_lines = self.turn_text.count("\n") + 1
+        self._set_turn_text(vm)
         alerts = [vm.cheater] + ([vm.message] if vm.message and vm.message != vm.cheater else [])
         self.alert_text = "\n".join(a for a in alerts if a)
         self.alert_lines = 2 * max(1, self.alert_text.count("\n") + 1)  # two lines each
         self.buttons = {}
         self._render_boxes(vm)
         self._render_controls(vm)
+
+    def _set_turn_text(self, vm: CasinoVM) -> None:
+        self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)
+        self.turn_lines = self.turn_text.count("\n") + 1
 
     def your_turn(self) -> None:
         """A vibration and the chime when the table starts waiting for the player, as

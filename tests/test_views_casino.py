@@ -103,6 +103,22 @@ def test_actions_are_the_engines_legal_actions_and_intents_are_recorded() -> Non
     assert action_for(s, "surrender") is None
 
 
+def test_a_player_who_sat_out_has_no_result_and_bettors_see_theirs() -> None:
+    t = betting(table())
+    t.close_bets()  # he bet nothing: his box sits out
+    while t.round is not None and not t.round.settled:
+        t.time_out()
+    vm = present_casino(t.snapshot(), 0.0)
+    assert vm.stage == "settled" and vm.result == ""
+    t.next_round()
+    t.act(action_for(t.snapshot(), "bet", 1, 10))
+    t.close_bets()
+    while not t.round.settled:
+        s = t.snapshot()
+        t.act(action_for(s, "stand") or action_for(s, "decline_insurance", 1))
+    assert present_casino(t.snapshot(), 0.0).result.startswith(("You won", "You lost", "Even"))
+
+
 def test_countdown_follows_the_injected_clock() -> None:
     t = betting(table())
     s = t.snapshot()

@@ -302,7 +302,9 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
     cheater = ""
     if s.cheater is not None:
         cheater = notice_text(s, Notice("cheater", {"player": s.cheater}))
-    result = round_result(r, s.me) if r is not None and s.stage is CasinoStage.SETTLED else ""
+    result = ""
+    if r is not None and s.stage is CasinoStage.SETTLED and s.me in r.players():
+        result = round_result(r, s.me)  # (a player who sat the round out has none)
     if over:
         mine = chips(s.chips.get(s.me, Fraction(0)))
         result = _("Your chips: {amount}").format(amount=mine)

@@ -34,8 +34,11 @@ from app.views.theme import theme
 CARD_MOST, CARD_LEAST = dp(72), dp(49)
 #: a hand row's height (and width) beyond its cards (padding and frame)
 ROW_EXTRA = dp(8)
-#: the share of a hand row's width its cards get
-CARDS_SHARE = 0.46
+#: the share of a hand row's width (inside its padding) its cards get, and the most
+#: they may take from the text when a long hand needs it
+CARDS_SHARE, CARDS_MOST_SHARE = 0.32, 0.6
+#: between a hand row's cards and its text
+ROW_SPACING = dp(6)
 #: the font of the box buttons while the bets are made
 BOX_FONT = dp(13)
 
@@ -80,6 +83,8 @@ class BjHandRow(BoxLayout):
     #: in play what happened and the stakes; once settled the result (the player's own)
     detail = StringProperty("")
     card_height = NumericProperty(CARD_MOST)
+    #: the width the cards get (see :func:`hand_room`)
+    cards_width = NumericProperty(dp(90))
 
 
 def hand_detail(result: str, status: str, stakes: str, you: str) -> str:
@@ -167,16 +172,34 @@ def fit_rows(grid: Any, room: Any, betting: bool) -> None:
         return
     cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
     grid.cols = cols
-    # the cards' share of a row (see BjHandRow in the kv file): one whole card and
-    # a quarter of the next always show, and a long hand overlapped as closely as
-    # HandView draws cards stays inside it (not over the row's text)
     row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
-    share = CARDS_SHARE * (row_width - ROW_EXTRA)
     for row in rows:
-        n = len(row.ids.cards.cards)
-        fits = share / (CARD_RATIO * max(1.25, 1 + CLOSEST_STEP * (n - 1)))
         row.height = height
-        row.card_height = max(1.0, min(height - ROW_EXTRA, fits))
+        row.cards_width, row.card_height = hand_room(
+            len(row.ids.cards.cards), row_width, height - ROW_EXTRA
+        )
+
+
+def hand_room(cards: int, row_width: float, tallest: float) -> tuple[float, float]:
+    """The width of a hand row's cards and their height: :data:`CARDS_SHARE` of the
+    row (beside the text), more (up to :data:`CARDS_MOST_SHARE`) when the cards
+    could be taller than that leaves them (``tallest``); one whole card and a quarter
+    of the next show, further cards as closely as HandView overlaps them, and the
+    hand never reaches into the row's text.
+
+    >>> w, h = hand_room(2, 304, 64)           # one column at 320x480: as always
+    >>> round(w), round(h)
+    (93, 64)
+    >>> w, h = hand_room(4, 150, 49)           # a long hand in a second column
+    >>> round(w), h >= 49
+    (57, True)
+    """
+    inner = row_width - ROW_EXTRA - ROW_SPACING
+    spread = max(1.25 if cards > 1 else 1.0, 1 + CLOSEST_STEP * (cards - 1))
+    usual = inner * CARDS_SHARE
+    needed = tallest * CARD_RATIO * spread
+    width = min(max(usual, needed), inner * CARDS_MOST_SHARE)
+    return width, max(1.0, min(tallest, width / (CARD_RATIO * spread)))
 
 
 #: makes a button: (name, text, callback, enabled, quiet) -> the button

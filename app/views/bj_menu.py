@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
 from kivy.factory import Factory
@@ -136,6 +137,31 @@ def edge_text(edge: float | None) -> str:
     ).format(percent=percent)
 
 
+#: house edges computed so far, by rule set (shared by the screens of a process)
+EDGES: dict[Any, float] = {}
+
+
+def compute_edge(rules: Any, then: Callable[[Any], Any]) -> None:
+    """The house edge of ``rules`` as ``blu21 edge`` computes it, on a worker thread
+    (under a second on a phone's core), into :data:`EDGES`; ``then(rules)`` follows on
+    the main thread when it is done (not at all when this build cannot compute it)."""
+    if rules in EDGES:
+        return
+    import threading
+
+    def work() -> None:
+        try:
+            from app.strategy.edge import house_edge
+
+            edge = house_edge(rules, threads=1).house_edge
+        except Exception:  # no native analysis in this build: no line
+            return
+        EDGES[rules] = edge
+        Clock.schedule_once(lambda _dt: then(rules), 0)
+
+    threading.Thread(target=work, name="blu21-edge", daemon=True).start()
+
+
 def option_label(value: Any, msgid: str | None) -> str:
     """Text of a rule choice."""
     if msgid is not None:
@@ -214,28 +240,10 @@ class TableRulesScreen(BaseScreen):
             )
         )
 
-    #: house edges computed so far, by rule set (shared by the screens of a process)
-    _edges: ClassVar[dict[Any, float]] = {}
+    _edges = EDGES
 
     def _compute_edge(self, rules: Any) -> None:
-        """The house edge of ``rules`` as ``blu21 edge`` computes it, on a worker thread
-        (under a second on a phone's core); the label follows when it is done."""
-        if rules in self._edges:
-            return
-        import threading
-
-        def work() -> None:
-            try:
-                from app.strategy.edge import house_edge
-
-                edge = house_edge(rules, threads=1).house_edge
-            except Exception:  # no native analysis in this build: no line
-                edge = None
-            if edge is not None:
-                self._edges[rules] = edge
-                Clock.schedule_once(lambda _dt: self._show_edge(rules), 0)
-
-        threading.Thread(target=work, name="blu21-edge", daemon=True).start()
+        compute_edge(rules, self._show_edge)
 
     def _show_edge(self, rules: Any) -> None:
         if getattr(self, "rules", None) == rules and self._edges.get(rules) is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.bj_vm import BlackjackTableVM, chip_choices, chips, present, summary_lines
-from app.views.cardtex import CARD_RATIO
+from app.views.cardtex import CARD_RATIO, CLOSEST_STEP
 from app.views.fit import SMALLEST, widest_word
 from app.views.theme import theme
 
@@ -34,8 +34,11 @@ from app.views.theme import theme
 CARD_MOST, CARD_LEAST = dp(72), dp(49)
 #: a hand row's height (and width) beyond its cards (padding and frame)
 ROW_EXTRA = dp(8)
-#: the share of a hand row's width its cards get
-CARDS_SHARE = 0.46
+#: the share of a hand row's width (inside its padding) its cards get, and the most
+#: they may take from the text when a long hand needs it
+CARDS_SHARE, CARDS_MOST_SHARE = 0.32, 0.6
+#: between a hand row's cards and its text
+ROW_SPACING = dp(6)
 #: the font of the box buttons while the bets are made
 BOX_FONT = dp(13)
 
@@ -80,6 +83,8 @@ class BjHandRow(BoxLayout):
     #: in play what happened and the stakes; once settled the result (the player's own)
     detail = StringProperty("")
     card_height = NumericProperty(CARD_MOST)
+    #: the width the cards get (see :func:`hand_room`)
+    cards_width = NumericProperty(dp(90))
 
 
 def hand_detail(result: str, status: str, stakes: str, you: str) -> str:
@@ -95,6 +100,24 @@ def hand_detail(result: str, status: str, stakes: str, you: str) -> str:
         mine = [line for line in result.split("\n") if line.startswith(you + ":")]
         return mine[0] if mine else result
     return (status + " · " if status else "") + stakes
+
+
+def box_rows(boxes: Iterable[Any]) -> Iterator[tuple[Any, str, str]]:
+    """(hand, title, detail) of every hand row of ``boxes`` (each with ``number``,
+    ``owner`` and ``hands``): the box and its owner, or which hand of a split box."""
+    for box in boxes:
+        for i, hand in enumerate(box.hands):
+            title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
+            if len(box.hands) > 1:
+                title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
+            yield hand, title, hand_detail(hand.result, hand.status, hand.stakes, _("You"))
+
+
+def show_hand(row: Any, hand: Any, title: str, detail: str, four_colour: bool) -> None:
+    """Fill a :class:`BjHandRow` (a pooled one is updated, not rebuilt)."""
+    row.hand, row.title, row.detail = hand, title, detail
+    row.ids.cards.cards = list(hand.cards)
+    row.ids.cards.four_colour = four_colour
 
 
 def hands_grid(count: int, width: float, height: float, spacing: float) -> tuple[int, float]:
@@ -127,6 +150,159 @@ ACTION_LABELS = {
     "split": N_("Split"),
     "surrender": N_("Surrender"),
 }
+
+
+def dealer_card_height(screen_height: float) -> float:
+    """The dealer's cards: smaller on a short screen, never under :data:`CARD_LEAST`."""
+    return float(min(dp(80) * theme.card_scale, max(CARD_LEAST, screen_height * 0.13)))
+
+
+def fit_rows(grid: Any, room: Any, betting: bool) -> None:
+    """Lay the rows of ``grid`` out in ``room`` (no scrolling): the box buttons while
+    the bets are made (48-64 dp tall), else the hand rows in one column, or two or
+    three when the cards would get too small (:func:`hands_grid`)."""
+    rows = list(grid.children)
+    if not rows:
+        return
+    if betting:
+        lines = math.ceil(len(rows) / grid.cols)
+        each = (room.height - (lines - 1) * grid.spacing[1]) / lines
+        for b in rows:
+            b.height = max(theme.touch, min(dp(64), each))
+        return
+    cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
+    grid.cols = cols
+    row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
+    for row in rows:
+        row.height = height
+        row.cards_width, row.card_height = hand_room(
+            len(row.ids.cards.cards), row_width, height - ROW_EXTRA
+        )
+
+
+def hand_room(cards: int, row_width: float, tallest: float) -> tuple[float, float]:
+    """The width of a hand row's cards and their height: :data:`CARDS_SHARE` of the
+    row (beside the text), more (up to :data:`CARDS_MOST_SHARE`) when the cards
+    could be taller than that leaves them (``tallest``); one whole card and a quarter
+    of the next show, further cards as closely as HandView overlaps them, and the
+    hand never reaches into the row's text.
+
+    >>> w, h = hand_room(2, 304, 64)           # one column at 320x480: as always
+    >>> round(w), round(h)
+    (93, 64)
+    >>> w, h = hand_room(4, 150, 49)           # a long hand in a second column
+    >>> round(w), h >= 49
+    (57, True)
+    """
+    inner = row_width - ROW_EXTRA - ROW_SPACING
+    spread = max(1.25 if cards > 1 else 1.0, 1 + CLOSEST_STEP * (cards - 1))
+    usual = inner * CARDS_SHARE
+    needed = tallest * CARD_RATIO * spread
+    width = min(max(usual, needed), inner * CARDS_MOST_SHARE)
+    return width, max(1.0, min(tallest, width / (CARD_RATIO * spread)))
+
+
+#: makes a button: (name, text, callback, enabled, quiet) -> the button
+MakeButton = Callable[..., Any]
+
+
+def named_button(
+    buttons: dict[str, Any],
+    name: str,
+    text: str,
+    callback: Callable[[], Any],
+    enabled: bool = True,
+    quiet: bool = False,
+) -> Any:
+    """An action button (``quiet``: a secondary one) kept in ``buttons`` by ``name``
+    (tests and demos press them by name)."""
+    b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
+    b.disabled = not enabled
+    b.bind(on_release=lambda *_a: callback())
+    buttons[name] = b
+    return b
+
+
+def prompt_widgets(prompt: Any, button: MakeButton, decide: Callable[..., Any]) -> list[Any]:
+    """The question the round asks (insurance, even money, follow a double) and a row
+    of its answers; ``decide(action, box, amount)`` sends one."""
+    row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
+    for action, label, amount in prompt.choices:
+        row.add_widget(button(action, label, functools.partial(decide, action, prompt.box, amount)))
+    return [Factory.Body(text=prompt.text, halign="center"), row]
+
+
+def chip_grid(low: Fraction, high: Fraction, button: MakeButton, bet: Callable[..., Any]) -> Any:
+    """The chip buttons for a bet between ``low`` and ``high`` (rows of three)."""
+    row = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
+    row.bind(minimum_height=row.setter("height"))
+    for value in chip_choices(low, high):
+        row.add_widget(
+            button(f"chip{value}", chips(value), functools.partial(bet, value), quiet=True)
+        )
+    return row
+
+
+def bet_widgets(
+    box: Any, bet_range: tuple[Fraction, Fraction] | None, button: MakeButton, bet: Any
+) -> list[Any]:
+    """What to bet on the chosen box: which box (own, or behind its owner) and its
+    chip buttons; ``box`` is (number, owner, behind), or falsy when it takes no bet."""
+    if not box or bet_range is None:
+        return []
+    number, owner, behind = box
+    if behind:
+        what = _("Bet behind {owner} on box {n}:").format(owner=owner, n=number)
+    else:
+        what = _("Bet on box {n}:").format(n=number)
+    return [Factory.Caption(text=what), chip_grid(*bet_range, button, bet)]
+
+
+def side_bet_row(
+    side_bet: tuple[Fraction, Fraction] | None, button: MakeButton, place: Callable[..., Any]
+) -> Any:
+    """A row of quiet buttons under the chips, starting with the dealer-busts bet at
+    its lowest stake (when it is open); callers add theirs."""
+    row = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
+    row.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
+    if side_bet is not None:
+        lo = side_bet[0]
+        text = _("Dealer busts bet: {amount}").format(amount=chips(lo))
+        row.add_widget(button("side_bet", text, lambda: place(lo), quiet=True))
+    return row
+
+
+def action_grid(
+    actions: dict[str, bool],
+    width: float,
+    left_handed: bool,
+    button: MakeButton,
+    decide: Callable[..., Any],
+) -> Any:
+    """The legal play actions only, hit and stand always first (mirrored for the left
+    hand): one row of them where each gets 76 dp, else rows of three. Every action
+    gets a button (the illegal ones disabled and not shown)."""
+    labels = list(ACTION_LABELS.items())
+    if left_handed:  # mirrored, the main actions under the left thumb
+        labels = labels[2::-1] + labels[:2:-1]
+    shown = []
+    for kind, label in labels:
+        legal = actions.get(kind, False)
+        b = button(kind, _(label), functools.partial(decide, kind), legal)
+        if legal:
+            shown.append(b)
+
+    def columns(w: float) -> int:
+        return max(1, len(shown) if len(shown) * dp(76) <= w else 3)
+
+    grid = GridLayout(cols=columns(width), size_hint_y=None, spacing=dp(4))
+    grid.bind(minimum_height=grid.setter("height"))
+    # the row's own width decides once it is laid out (a screen drawn before its
+    # first layout passes a width it does not have yet)
+    grid.bind(width=lambda g, w: setattr(g, "cols", columns(w)))
+    for b in shown:
+        grid.add_widget(b)
+    return grid
 
 
 class BlackjackTableScreen(BaseScreen):
@@ -198,11 +374,7 @@ class BlackjackTableScreen(BaseScreen):
         enabled: bool = True,
         quiet: bool = False,
     ) -> Any:
-        b = (Factory.QuietButton if quiet else Factory.AppButton)(text=text)
-        b.disabled = not enabled
-        b.bind(on_release=lambda *_a: callback())
-        self.buttons[name] = b
-        return b
+        return named_button(self.buttons, name, text, callback, enabled, quiet)
 
     def _render_boxes(self, vm: BlackjackTableVM) -> None:
         area = self.ids.boxes
@@ -237,44 +409,17 @@ class BlackjackTableScreen(BaseScreen):
         # rows come from a pool: a move updates them instead of building new widgets
         rows = iter(self._row_pool)
         area.cols = 1
-        for box in vm.boxes:
-            for i, hand in enumerate(box.hands):
-                row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
-                row.hand = hand
-                row.detail = hand_detail(hand.result, hand.status, hand.stakes, _("You"))
-                row.title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
-                if len(box.hands) > 1:
-                    row.title = _("Box {box}, hand {hand}").format(box=box.number, hand=i + 1)
-                row.ids.cards.cards = list(hand.cards)
-                row.ids.cards.four_colour = self.app.prefs.four_colour_deck
-                area.add_widget(row)
+        for hand, title, detail in box_rows(vm.boxes):
+            row = next(rows, None) or self._pooled(self._row_pool, "BjHandRow")
+            show_hand(row, hand, title, detail, self.app.prefs.four_colour_deck)
+            area.add_widget(row)
         self._fit_trigger()
 
     def fit_hands(self) -> None:
-        """Lay the hands out in the room the screen leaves them (no scrolling): one
-        column of rows, or two or three when the cards would get too small."""
-        self.dealer_card_height = min(
-            dp(80) * theme.card_scale, max(CARD_LEAST, self.height * 0.13)
-        )
-        grid, room = self.ids.boxes, self.ids.area
-        rows = list(grid.children)
-        if not rows or self.vm is None:
-            return
-        if self.vm.phase == "betting":  # the boxes to bet on: 48-64 dp tall buttons
-            lines = math.ceil(len(rows) / grid.cols)
-            each = (room.height - (lines - 1) * grid.spacing[1]) / lines
-            for b in rows:
-                b.height = max(theme.touch, min(dp(64), each))
-            return
-        cols, height = hands_grid(len(rows), room.width, room.height, grid.spacing[1])
-        grid.cols = cols
-        # the cards' share of a row (see BjHandRow in the kv file): one whole card and
-        # a quarter of the next always show
-        row_width = (room.width - (cols - 1) * grid.spacing[0]) / cols
-        fits = CARDS_SHARE * (row_width - ROW_EXTRA) / (CARD_RATIO * 1.25)
-        for row in rows:
-            row.height = height
-            row.card_height = max(1.0, min(height - ROW_EXTRA, fits))
+        """Lay the hands out in the room the screen leaves them (no scrolling)."""
+        self.dealer_card_height = dealer_card_height(self.height)
+        if self.vm is not None:
+            fit_rows(self.ids.boxes, self.ids.area, self.vm.phase == "betting")
 
     @staticmethod
     def _pooled(pool: list[Any], kind: str, **kwargs: Any) -> Any:
@@ -286,51 +431,20 @@ class BlackjackTableScreen(BaseScreen):
         box = self.ids.controls
         box.clear_widgets()
         if vm.prompt is not None:
-            box.add_widget(Factory.Body(text=vm.prompt.text, halign="center"))
-            row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
-            for action, label, amount in vm.prompt.choices:
-                row.add_widget(
-                    self._button(
-                        action, label, functools.partial(self.decide, action, vm.prompt.box, amount)
-                    )
-                )
-            box.add_widget(row)
+            for widget in prompt_widgets(vm.prompt, self._button, self.decide):
+                box.add_widget(widget)
         elif vm.phase == "betting":
             chosen = next((b for b in vm.boxes if b.number == self.selected_box), None)
-            if chosen and chosen.bet_range:
-                lo, hi = chosen.bet_range
-                if chosen.behind:
-                    what = _("Bet behind {owner} on box {n}:").format(
-                        owner=chosen.owner, n=chosen.number
-                    )
-                else:
-                    what = _("Bet on box {n}:").format(n=chosen.number)
-                box.add_widget(Factory.Caption(text=what))
-                row = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
-                row.bind(minimum_height=row.setter("height"))
-                for value in chip_choices(lo, hi):
-                    row.add_widget(
-                        self._button(
-                            f"chip{value}",
-                            chips(value),
-                            functools.partial(self.bet, value),
-                            quiet=True,
-                        )
-                    )
-                box.add_widget(row)
-            # one row: the side bet, rebet, clear; then the deal, under the thumb
-            again = BoxLayout(size_hint_y=None, height=theme.touch, spacing=dp(4))
-            again.bind(minimum_height=lambda w, h: setattr(w, "height", max(theme.touch, h)))
-            if vm.side_bet is not None:
-                lo, _hi = vm.side_bet
-                again.add_widget(
-                    self._button(
-                        "side_bet",
-                        _("Dealer busts bet: {amount}").format(amount=chips(lo)),
-                        lambda: self.side_bet(lo),
-                        quiet=True,
-                    )
-                )
+            # the chosen box's chips; one row: the side bet, rebet, clear; then the
+            # deal, under the thumb
+            for widget in bet_widgets(
+                chosen and chosen.bet_range and (chosen.number, chosen.owner, chosen.behind),
+                chosen.bet_range if chosen else None,
+                self._button,
+                self.bet,
+            ):
+                box.add_widget(widget)
+            again = side_bet_row(vm.side_bet, self._button, self.side_bet)
             g = self.game
             again.add_widget(self._button("rebet", _("Rebet"), self.rebet, g.can_rebet, quiet=True))
             again.add_widget(
@@ -343,22 +457,9 @@ class BlackjackTableScreen(BaseScreen):
             label = _("Session summary") if last else _("Next round")
             box.add_widget(self._button("next", label, self.next_round))
         else:
-            # the legal actions only, hit and stand always first (mirrored for the left
-            # hand): one row of them where each gets 72 dp, else rows of three
-            labels = list(ACTION_LABELS.items())
-            if self.app.prefs.left_handed:  # mirrored, the main actions under the left thumb
-                labels = labels[2::-1] + labels[:2:-1]
-            shown = []
-            for kind, label in labels:
-                legal = vm.actions.get(kind, False)
-                b = self._button(kind, _(label), functools.partial(self.decide, kind), legal)
-                if legal:
-                    shown.append(b)
-            cols = len(shown) if len(shown) * dp(76) <= box.width else 3
-            grid = GridLayout(cols=max(1, cols), size_hint_y=None, spacing=dp(4))
-            grid.bind(minimum_height=grid.setter("height"))
-            for b in shown:
-                grid.add_widget(b)
+            grid = action_grid(
+                vm.actions, box.width, self.app.prefs.left_handed, self._button, self.decide
+            )
             box.add_widget(grid)
 
     # -- intents -------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def _bet_range(a: BjLegal) -> tuple[Fraction, Fraction]:
     return a.min_amount, a.max_amount
 
 
-def _hand_vm(h: Hand, names: dict[str, str], current: Hand | None) -> HandVM:
+def hand_vm(h: Hand, names: dict[str, str], current: Hand | None) -> HandVM:
     stakes = []
     results = []
     for s in h.stakes:
@@ -233,45 +233,20 @@ def strategy_hint(r: Round, me: str) -> str:
     return _("Hint: {action} (expected {ev} per chip)").format(action=ACTION_NAMES[best](), ev=ev)
 
 
-def present(
-    game: BlackjackGame, names: dict[str, str] | None = None, hints: bool = False
-) -> BlackjackTableVM:
-    """The table screen for a :class:`app.views.bj_game.BlackjackGame`."""
-    r = game.round
-    assert r is not None  # the table screen shows an open round
-    me = game.me
-    names = {me: _("You"), **(names or {})}
-    s = game.session
-    header = _("Round {number} of {rounds}").format(
-        number=min(s.rounds_played + 1, s.rules.rounds), rounds=s.rules.rounds
-    )
-    balance = _("Chips: {amount}").format(amount=chips(game.balance()))
-    legal = game.legal()
-    kinds = set(kinds_of(legal))
-    # the dealer as the player sees him: the engine's view hides the face-down hole card
+def dealer_of(r: Round, me: str) -> tuple[tuple[int, ...], str]:
+    """The dealer's cards (:data:`BACK` for a face-down one) and total as ``me`` sees
+    them: the engine's view hides the face-down hole card."""
     seen = view_for(r, me)
     dealer = tuple(BACK if c is None else c.code for c in seen.dealer)
     shown = any(c is not None for c in seen.dealer)
-    dealer_total = (
-        total_text(seen.dealer_total, seen.dealer_soft, seen.dealer_blackjack) if shown else ""
-    )
-    bets = {a.box: _bet_range(a) for a in legal if a.kind.value == "bet"}
-    current = r.current
-    boxes = []
-    for number in range(1, r.rules.boxes + 1):
-        hands = r.box_hands(number)
-        owner = r.box_owner(number)
-        boxes.append(
-            BoxVM(
-                number=number,
-                owner=names.get(owner, owner) if owner else "",
-                hands=tuple(_hand_vm(h, names, current) for h in hands),
-                bet_range=bets.get(number),
-                behind=owner is not None and owner != me,
-                mine=owner == me or any(h.stake_of(me) for h in hands),
-            )
-        )
-    prompt = None
+    total = total_text(seen.dealer_total, seen.dealer_soft, seen.dealer_blackjack) if shown else ""
+    return dealer, total
+
+
+def prompt_for(legal: tuple[BjLegal, ...]) -> PromptVM | None:
+    """The question the round asks the player (insurance, even money, following the
+    owner's double) from his legal actions, or None."""
+    kinds = set(kinds_of(legal))
     if "insure" in kinds or "even_money" in kinds or "decline_insurance" in kinds:
         a = next(a for a in legal if a.kind.value in ("insure", "even_money", "decline_insurance"))
         choices: list[tuple[str, str, Any]] = []
@@ -290,14 +265,71 @@ def present(
         text = _("The dealer shows an ace. Insurance for box {box}?").format(box=a.box)
         if "even_money" in kinds:
             text = _("You have blackjack against an ace: take even money (1:1) now?")
-        prompt = PromptVM(text, tuple(choices), a.box)
-    elif "follow_double" in kinds:
+        return PromptVM(text, tuple(choices), a.box)
+    if "follow_double" in kinds:
         box = next(a.box for a in legal if a.kind.value == "follow_double")
-        prompt = PromptVM(
+        return PromptVM(
             _("The box owner doubles. Double your bet behind too?"),
             (("follow_double", _("Double too"), None), ("decline_double", _("Keep my bet"), None)),
             box,
         )
+    return None
+
+
+def round_result(r: Round, me: str) -> str:
+    """What ``me`` won or lost in the settled round ``r`` ('' before), side bets and
+    insurance included."""
+    if not r.settled:
+        return ""
+    net = r.net(me)
+    if net > 0:
+        result = won_lost_text(net, won=True)
+    elif net < 0:
+        result = won_lost_text(-net, won=False)
+    else:
+        result = _("Even this round: no chips won or lost.")
+    for b in r.side_bets:
+        if b.player == me and b.won is not None:
+            result += "\n" + (_("Dealer busts bet: won") if b.won else _("Dealer busts bet: lost"))
+    for i in r.insurance:
+        if i.player == me and i.won is not None:
+            result += "\n" + (_("Insurance: won") if i.won else _("Insurance: lost"))
+    return result
+
+
+def present(
+    game: BlackjackGame, names: dict[str, str] | None = None, hints: bool = False
+) -> BlackjackTableVM:
+    """The table screen for a :class:`app.views.bj_game.BlackjackGame`."""
+    r = game.round
+    assert r is not None  # the table screen shows an open round
+    me = game.me
+    names = {me: _("You"), **(names or {})}
+    s = game.session
+    header = _("Round {number} of {rounds}").format(
+        number=min(s.rounds_played + 1, s.rules.rounds), rounds=s.rules.rounds
+    )
+    balance = _("Chips: {amount}").format(amount=chips(game.balance()))
+    legal = game.legal()
+    kinds = set(kinds_of(legal))
+    dealer, dealer_total = dealer_of(r, me)
+    bets = {a.box: _bet_range(a) for a in legal if a.kind.value == "bet"}
+    current = r.current
+    boxes = []
+    for number in range(1, r.rules.boxes + 1):
+        hands = r.box_hands(number)
+        owner = r.box_owner(number)
+        boxes.append(
+            BoxVM(
+                number=number,
+                owner=names.get(owner, owner) if owner else "",
+                hands=tuple(hand_vm(h, names, current) for h in hands),
+                bet_range=bets.get(number),
+                behind=owner is not None and owner != me,
+                mine=owner == me or any(h.stake_of(me) for h in hands),
+            )
+        )
+    prompt = prompt_for(legal)
     turn = ""
     if r.phase.value == "betting":
         turn = _("Place your bets: choose a box, then a chip.")
@@ -305,23 +337,7 @@ def present(
         turn = _("Your hand on box {box}: what do you do?").format(box=current.box)
     elif current is not None and r.phase.value == "play":
         turn = _("{name} is playing…").format(name=names.get(current.owner, current.owner))
-    result = ""
-    if r.settled:
-        net = r.net(me)
-        if net > 0:
-            result = won_lost_text(net, won=True)
-        elif net < 0:
-            result = won_lost_text(-net, won=False)
-        else:
-            result = _("Even this round: no chips won or lost.")
-        for b in r.side_bets:
-            if b.player == me and b.won is not None:
-                result += "\n" + (
-                    _("Dealer busts bet: won") if b.won else _("Dealer busts bet: lost")
-                )
-        for i in r.insurance:
-            if i.player == me and i.won is not None:
-                result += "\n" + (_("Insurance: won") if i.won else _("Insurance: lost"))
+    result = round_result(r, me)
     side = next((_bet_range(a) for a in legal if a.kind.value == "side_bet"), None)
     open_side = [b for b in r.side_bets if b.player == me and b.won is None]
     side_text = (

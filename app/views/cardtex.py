@@ -35,6 +35,8 @@ BACK = -1  # code of a face-down card
 SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 RANK_TEXT = {Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"}
 CARD_RATIO = 0.7  # width / height
+#: the closest HandView overlaps cards: each next card shows this share of a card's width
+CLOSEST_STEP = 0.22
 #: an RGBA colour, each part 0-1
 Colour = tuple[float, float, float, float]
 
@@ -232,7 +234,7 @@ class HandView(Widget):
         gap = dp(4)
         step = cw + gap
         if n > 1 and cw + step * (n - 1) > self.width:
-            step = max(cw * 0.22, (self.width - cw) / (n - 1))
+            step = max(cw * CLOSEST_STEP, (self.width - cw) / (n - 1))
         total = cw + step * (n - 1)
         x0 = self.x + max(0, (self.width - total) * self.align)
         y = self.y + (self.height - ch) / 2

@@ -60,7 +60,7 @@ def give_name(app: Blu21App, name: str = "Zosia") -> None:
 
 def close_games(app: Blu21App) -> None:
     """Leave every game and table a demo opened."""
-    for name in ("oczko", "oczko_net", "demo_guest", "blackjack"):
+    for name in ("oczko", "oczko_net", "demo_guest", "blackjack", "casino"):
         game = app.controllers.pop(name, None)
         if game is not None and hasattr(game, "leave"):
             game.leave()
@@ -495,4 +495,89 @@ def history_round(app: Blu21App) -> DemoSteps:
     if not newest:
         raise RuntimeError("no round was recorded")
     app.go("history_round", round_id=newest[0].id)
+    yield
+
+
+# -- the casino table: the table's part played on this phone -----------------------------
+
+
+#: the bots' boxes at the demo's casino table (the player takes box 1 and box 3)
+CASINO_BOTS = {2: "b0", 4: "b1", 5: "b2", 6: "b3", 7: "b4"}
+
+
+def _casino_lobby(app: Blu21App) -> Generator[None, None, Any]:
+    """The host screen with casino blackjack chosen, then the lobby of a table on this
+    phone (:class:`app.views.casino_local.LocalCasinoTable`: five bots at their
+    boxes, a pair of eights and of nines for the player) with box 1 taken by a tap."""
+    from app.rules.table_rules import EUROPEAN
+    from app.views.casino_local import LocalCasinoTable
+    from app.views.casino_net import CasinoNet
+
+    yield from open_screen(app, "oczko_host")
+    host = app.sm.get_screen("oczko_host")
+    press(next(b for b in host.ids.games.children if b.game == "casino"))
+    yield
+    names = {"me": app.prefs.player_name or "Zosia", "b0": "Ola", "b1": "Jürgen"}
+    names.update({"b2": "Małgorzata", "b3": "Ann", "b4": "Bruno"})
+    prefix = "8s Td 9c Td Td Td Td 6d 8h 7c 9d 7c 7c 7c 7c"
+
+    def make(on_change: Callable[[], None]) -> LocalCasinoTable:
+        return LocalCasinoTable(
+            "me", names, EUROPEAN, CASINO_BOTS, prefix=prefix, on_change=on_change
+        )
+
+    net = CasinoNet(hosting=True, service=app.service, make=make)
+    app.controllers["casino"] = net
+    app.go("casino_lobby")
+    yield
+    lobby = app.sm.get_screen("casino_lobby")
+    lobby.tick()
+    press(lobby.buttons["box1"])
+    yield
+    return net
+
+
+@demo("casino_lobby")
+def casino_lobby(app: Blu21App) -> DemoSteps:
+    """The casino table's lobby: the boxes, the rules and their house edge."""
+    yield from _casino_lobby(app)
+
+
+def _casino_turn(app: Blu21App) -> Generator[None, None, Any]:
+    """Seven boxes, the player's bets on his two boxes, behind Ola's and on the dealer
+    busting, all by taps; then the deal: his turn with a pair of eights."""
+    net = yield from _casino_lobby(app)
+    lobby = app.sm.get_screen("casino_lobby")
+    press(lobby.buttons["box3"])
+    yield
+    press(lobby.ids.start)
+    table = app.screen("casino_table")
+    yield
+    table.clock = net.table.clock.now
+    table.tick()
+    for box in (1, 3, 2):
+        press(table.buttons[f"box{box}"])
+        table.tick()
+        press(table.buttons["chip10"])
+        table.tick()
+    press(table.buttons["side_bet"])
+    net.table.close_bets()
+    table.tick()
+    yield
+    return net
+
+
+@demo("casino_table")
+def casino_table(app: Blu21App) -> DemoSteps:
+    """The player's turn at a full casino table (every box, bets behind, side bet)."""
+    yield from _casino_turn(app)
+
+
+@demo("casino_table:over")
+def casino_table_over(app: Blu21App) -> DemoSteps:
+    """A cheater named by the audit, then the host left: the table is over."""
+    net = yield from _casino_turn(app)
+    net.table.name_cheater("b1")
+    net.table.host_leaves()
+    app.screen("casino_table").tick()
     yield

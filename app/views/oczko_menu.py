@@ -76,15 +76,57 @@ class OczkoMenuScreen(BaseScreen):
         self.app.go("oczko_table")
 
 
+#: the games a table is opened or joined for -> their label
+GAMES = {"oczko": N_("Oczko"), "casino": N_("Casino blackjack")}
+#: the rules a host may open a casino table with: the presets, then his saved rules
+SAVED = "saved"
+
+
+def game_buttons(grid: Any, chosen: str, on_choose: Any) -> None:
+    """The game choice (Oczko or casino blackjack) as toggle buttons in ``grid``."""
+    grid.clear_widgets()
+    for game, label in GAMES.items():
+        b = Factory.ChoiceButton(
+            text=_(label), group=f"game-{id(grid)}", state="down" if game == chosen else "normal"
+        )
+        b.game = game
+        b.bind(on_release=lambda btn: on_choose(btn.game))
+        grid.add_widget(b)
+
+
+def casino_rules(prefs: Any, choice: str) -> Any:
+    """The TableRules of the host's choice: a preset by name, or his saved rules."""
+    from app.rules.table_rules import PRESETS
+    from app.views.bj_game import saved_rules
+
+    if choice in PRESETS:
+        return PRESETS[choice]
+    return saved_rules(prefs)[0]
+
+
 class OczkoHostScreen(BaseScreen):
+    """Host a table: the game (Oczko or casino blackjack), its options, open it."""
+
     title = StringProperty(N_("Host a table"))
     up = StringProperty("oczko_menu")
     rounds = NumericProperty(5)
     turn_time = NumericProperty(30)
+    #: the game this table is opened for (shared with the join screen: the last choice)
+    game = StringProperty("oczko")
+    #: a casino table's rules: a preset's name or SAVED
+    casino_choice = StringProperty(SAVED)
+    rules_text = StringProperty("")
+    edge = StringProperty("")
+
+    def choose_game(self, game: str) -> None:
+        self.game = game
+        self.refresh()
 
     def refresh(self) -> None:
         self.rounds = self.app.prefs.oczko_rounds
         self.turn_time = self.app.prefs.turn_time
+        game_buttons(self.ids.games, self.game, self.choose_game)
+        self._casino_rules()
         for key, choices, grid in (
             ("oczko_rounds", ROUND_CHOICES, self.ids.rounds),
             ("turn_time", TURN_TIMES, self.ids.times),
@@ -102,6 +144,34 @@ class OczkoHostScreen(BaseScreen):
                 b.pref = (key, value)
                 b.bind(on_release=self._choose)
                 grid.add_widget(b)
+
+    def _casino_rules(self) -> None:
+        """The rules choice of a casino table, its summary and its house edge."""
+        from app.views.bj_menu import EDGES, PRESET_LABELS, compute_edge, edge_text
+        from app.views.bj_vm import rules_summary
+
+        grid = self.ids.casino_rules
+        grid.clear_widgets()
+        if self.game != "casino":
+            self.rules_text = self.edge = ""
+            return
+        for name, label in (*PRESET_LABELS.items(), (SAVED, N_("My saved rules"))):
+            b = Factory.ChoiceButton(
+                text=_(label),
+                group="host-casino-rules",
+                state="down" if self.casino_choice == name else "normal",
+            )
+            b.choice = name
+            b.bind(on_release=self._choose_rules)
+            grid.add_widget(b)
+        rules = casino_rules(self.app.prefs, self.casino_choice)
+        self.rules_text = rules_summary(rules)
+        self.edge = edge_text(EDGES.get(rules))
+        compute_edge(rules, lambda _r: self.refresh())
+
+    def _choose_rules(self, button: Any) -> None:
+        self.casino_choice = button.choice
+        self.refresh()
 
     def _choose(self, button: Any) -> None:
         key, value = button.pref
@@ -126,6 +196,10 @@ class OczkoHostScreen(BaseScreen):
         from app.views.oczko_network import NetworkTable
 
         prefs = self.app.prefs
+        if self.game == "casino":
+            rules = casino_rules(prefs, self.casino_choice)
+            _open_casino(self.app, hosting=True, rules=rules, turn_time=prefs.turn_time)
+            return
         net = NetworkTable(
             hosting=True,
             name=prefs.player_name,
@@ -146,6 +220,26 @@ def _open_lobby(app: Any, net: Any, hosting: bool) -> None:
     app.go("oczko_lobby", hosting=hosting, lobby=None, message="")
 
 
+def _open_casino(app: Any, hosting: bool, address: str = "", **options: Any) -> None:
+    """Open (host) or join the casino table and show its lobby."""
+    from app.views.casino_net import CasinoNet
+    from app.views.device import keep_screen_on
+
+    old = app.controllers.get("casino")
+    if old is not None:
+        old.leave()
+    app.controllers["casino"] = CasinoNet(
+        hosting=hosting,
+        service=app.service,
+        address=address,
+        awake=keep_screen_on,
+        name=app.prefs.player_name,
+        lang=get_language(),
+        **options,
+    )
+    app.go("casino_lobby")
+
+
 class OczkoJoinScreen(BaseScreen):
     """Nearby tables: paired phones first (faster, more reliable), then discovery."""
 
@@ -159,6 +253,8 @@ class OczkoJoinScreen(BaseScreen):
 
     def refresh(self) -> None:
         self.bluetooth = self.app.service.bluetooth
+        host = self.app.screen("oczko_host")
+        game_buttons(self.ids.games, host.game, self.choose_game)
         grid = self.ids.tables
         grid.clear_widgets()
         for name, address in self.tables:
@@ -170,6 +266,11 @@ class OczkoJoinScreen(BaseScreen):
             self.status = _("Tap a table to sit down.")
         else:
             self.status = _("No table found yet. Ask the host to open a table, then search.")
+
+    def choose_game(self, game: str) -> None:
+        """The game of the table to join (the host screen keeps the last choice)."""
+        self.app.screen("oczko_host").game = game
+        self.refresh()
 
     def search(self) -> None:
         """Find tables: the host list on Bluetooth; the typed address over TCP (the
@@ -238,6 +339,9 @@ class OczkoJoinScreen(BaseScreen):
             return
         from app.views.oczko_network import NetworkTable
 
+        if self.app.screen("oczko_host").game == "casino":
+            _open_casino(self.app, hosting=False, address=address)
+            return
         prefs = self.app.prefs
         net = NetworkTable(
             hosting=False,

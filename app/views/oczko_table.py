@@ -195,15 +195,9 @@ class OczkoTableScreen(BaseScreen):
     def your_turn(self) -> None:
         """Make the turn unmissable: a vibration and the chime, as the settings say (the
         screen highlights the player's area and the turn line by itself)."""
-        prefs = self.app.prefs
-        if prefs.vibrate_on_turn:
-            from app.views.device import vibrate
+        from app.views.sound import turn_alert
 
-            vibrate()
-        if prefs.sound_on_turn:
-            from app.views.sound import play_turn_chime
-
-            play_turn_chime(self.app.data_dir)
+        turn_alert(self.app.prefs, self.app.data_dir)
         self.turn_alerts += 1
 
     def tick(self, _dt: float = 0) -> None:

@@ -19,6 +19,8 @@ SCREENS.update(
         "bj_rules": "app.views.bj_menu:TableRulesScreen",
         "bj_table": "app.views.bj_table:BlackjackTableScreen",
         "bj_summary": "app.views.bj_table:SessionSummaryScreen",
+        "casino_lobby": "app.views.casino_lobby:CasinoLobbyScreen",
+        "casino_table": "app.views.casino_table:CasinoTableScreen",
     }
 )
 SCREENS.update(

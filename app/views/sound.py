@@ -8,6 +8,7 @@ import math
 import struct
 import wave
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -61,3 +62,14 @@ def play_turn_chime(data_dir: Path) -> bool:
     except Exception:  # no audio device, a read-only data dir: the game goes on
         log.exception("cannot play the turn chime")
         return False
+
+
+def turn_alert(prefs: Any, data_dir: Path) -> None:
+    """Make the player's turn unmissable, as his settings say: a vibration
+    (``vibrate_on_turn``) and the chime (``sound_on_turn``)."""
+    if prefs.vibrate_on_turn:
+        from app.views.device import vibrate
+
+        vibrate()
+    if prefs.sound_on_turn:
+        play_turn_chime(data_dir)

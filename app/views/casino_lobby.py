@@ -1,0 +1,171 @@
+"""The casino table's lobby: who sits where, the table's rules and their house edge,
+the free boxes; the host starts the table.
+
+A joining phone sees the host's rules (every option, as the table-rules screen words
+it) and the house edge of those rules (``app.strategy.edge.house_edge``, what
+``blu21 edge`` prints, computed on a worker thread) before its player takes a box or
+bets. The screen follows the table (``app.controllers["casino"]``, a
+:class:`app.views.casino_net.CasinoNet`) from a Kivy ``Clock`` event and moves to the
+casino table screen when the host starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kivy.factory import Factory
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+
+from app.i18n import N_, _
+from app.i18n.codes import message_for
+from app.views.bj_menu import (
+    EDGES,
+    RULE_OPTIONS,
+    compute_edge,
+    edge_text,
+    option_applies,
+    option_label,
+)
+from app.views.bj_table import BOX_FONT
+from app.views.casino_table import CasinoScreen, box_button_text
+from app.views.casino_vm import present_casino
+
+if TYPE_CHECKING:
+    from app.rules.table_rules import TableRules
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+#: options that belong to a one-phone session, not to a table (it has no rounds limit)
+NOT_AT_A_TABLE = ("rounds",)
+
+
+def rules_lines(rules: TableRules) -> list[str]:
+    """Every option of ``rules`` that applies, as "Option: choice" in the current
+    language (the table-rules screen's words)."""
+    lines = []
+    for name, label, choices in RULE_OPTIONS:
+        if name in NOT_AT_A_TABLE or not option_applies(name, rules):
+            continue
+        value = getattr(rules, name)
+        msgid = next((m for v, m in choices if v == value), None)
+        lines.append(f"{_(label)}: {option_label(value, msgid)}")
+    lines.append(
+        _("Bets from {low} to {high} per box").format(low=rules.min_bet, high=rules.max_bet)
+    )
+    return lines
+
+
+class CasinoLobbyScreen(CasinoScreen):
+    """The casino table before its first shuffle."""
+
+    title = StringProperty(N_("Casino table"))
+    up = StringProperty("oczko_menu")
+    hosting = BooleanProperty(False)
+    vm = ObjectProperty(None, allownone=True)
+    status = StringProperty("")
+    address = StringProperty("")
+    edge = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: the buttons now on screen by name ("box3", "start", ...)
+        self.buttons: dict[str, Any] = {}
+        self._rules: Any = None
+
+    def on_leave(self, *_args: Any) -> None:
+        super().on_leave()
+        # leaving the lobby any other way than into the table leaves the table too
+        if self.manager is not None and self.manager.current != "casino_table":
+            self.leave_table()
+
+    def can_return(self) -> bool:
+        net = self.net
+        return net is not None and not net.closed
+
+    def tick(self, _dt: float = 0) -> None:
+        """Follow the table: players, boxes, an error, the table starting."""
+        net = self.net
+        if net is None or not net.tick():
+            return
+        snap = net.snapshot()
+        if snap is not None and snap.stage.value != "lobby":
+            self.app.go("casino_table")
+            return
+        self.refresh()
+
+    def refresh(self) -> None:
+        net = self.net
+        grid, rules_box = self.ids.boxes, self.ids.rules
+        grid.clear_widgets()
+        self.buttons = {}
+        snap = None if net is None else net.snapshot()
+        if snap is None:
+            self.vm = None
+            rules_box.clear_widgets()
+            self._rules = None
+            error = None if net is None else net.error
+            self.status = message_for(error) if error else _("Opening the table…")
+            return
+        self.hosting = bool(net.hosting)
+        self.address = (
+            _("Guests join at {address}").format(address=net.address)
+            if net.hosting and net.address
+            else ""
+        )
+        vm = present_casino(snap, 0.0, hosting=self.hosting)
+        self.vm = vm
+        players = len(snap.players)
+        self.status = vm.message or (
+            _("Take a free box; the host starts the table.")
+            if not self.hosting
+            else _("{n} at the table. Start when everybody has a box.").format(n=players)
+        )
+        if snap.rules != self._rules:  # the rules are drawn once per rule set
+            self._rules = snap.rules
+            rules_box.clear_widgets()
+            for line in rules_lines(snap.rules):
+                rules_box.add_widget(Factory.Caption(text=line))
+            compute_edge(snap.rules, self._edge_done)
+        self.edge = edge_text(EDGES.get(snap.rules))
+        for box in vm.boxes:
+            b = Factory.ChoiceButton(
+                text=box_button_text(box),
+                group="lobby-box",
+                halign="center",
+                state="down" if box.mine else "normal",
+                base_font_size=BOX_FONT,
+            )
+            b.disabled = not (box.can_take or box.can_leave)
+            b.bind(on_release=lambda _b, n=box.number: self.tap_box(n))
+            self.buttons[f"box{box.number}"] = b
+            grid.add_widget(b)
+
+    def _edge_done(self, rules: Any) -> None:
+        if rules == self._rules:
+            self.edge = edge_text(EDGES.get(rules))
+
+    def tap_box(self, number: int) -> None:
+        """A free box: sit down at it; an own box: give it up."""
+        net, vm = self.net, self.vm
+        if net is None or vm is None:
+            return
+        box = next(b for b in vm.boxes if b.number == number)
+        problem = net.send("take_box" if box.can_take else "leave_box", number)
+        if problem:
+            self.app.notify(problem)
+        self.refresh()
+
+    def start(self) -> None:
+        net = self.net
+        if net is not None and self.vm is not None and self.vm.can_start:
+            problem = net.send("start")
+            if problem:
+                self.app.notify(problem)
+
+    def leave_table(self) -> None:
+        """Leave (a guest) or close (the host) the table."""
+        net = self.app.controllers.pop("casino", None)
+        if net is not None:
+            net.leave()

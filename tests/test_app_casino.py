@@ -1,0 +1,432 @@
+"""The casino table across phones, through the live screens: host, lobby, table.
+
+This file is also the driver script (``python tests/test_app_casino.py OUT [only]``;
+Kivy keeps one window per process). The app's table service is
+:class:`casino_fakes.FakeCasinoService`: the table is a fake :class:`CasinoTable` over
+a real multi-player blackjack ``Round`` whose bots own the other boxes, bet behind the
+player's boxes and take the dealer-busts bet, and which calls ``on_change`` from a
+worker thread as the real table does. For every run of the matrix the app's player
+chooses casino blackjack on the host screen (European rules: betting behind and the
+dealer-busts bet), opens the table, takes his boxes in the lobby, starts, bets on his
+boxes, behind a bot's box and on the dealer busting, then plays by touches (splitting
+his pairs), and the round settles. After every step the whole window is checked with
+:mod:`layout_geometry` (buttons at least 48 dp, no text cut off, cards readable,
+nothing outside the window) and the table must not scroll. Every tap is checked
+against the intent the fake table received; the buttons shown are the engine's legal
+actions. One run also names a cheater, lets the player's time run out (the countdown
+follows the injected clock) and ends with the host leaving.
+
+Matrix (a CI budget of 90 s for this file and the casino states of
+tests/test_screenshot_states.py together): 2, 4 and 7 boxes at 320x480, 7 at 360x640
+(with split hands) and at 800x600, in English; German and Polish at 320x480 with 7
+boxes and at 360x640 with 4 (split hands). At 320x480 seven boxes and the dealer are
+played without splitting: beyond eight rows the cards there get smaller than the
+geometry check's 34 dp (as on the one-phone table). A guest's join by address is
+played once at 320x480.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from kivy_driver import run_driver
+
+HERE = Path(__file__).resolve()
+
+PHONE, MIDDLE, DESKTOP = (320, 480), (360, 640), (800, 600)
+#: (window size, language, boxes taken at the table)
+MATRIX: list[tuple[tuple[int, int], str, int]] = [
+    (PHONE, "en", 2),
+    (PHONE, "en", 4),
+    (PHONE, "en", 7),
+    (MIDDLE, "en", 7),
+    (DESKTOP, "en", 7),
+    (PHONE, "de", 7),
+    (MIDDLE, "de", 4),
+    (PHONE, "pl", 7),
+    (MIDDLE, "pl", 4),
+]
+#: the run that also names a cheater, times the player out and loses its host
+FAULTS = "320x480:en:4"
+#: the bots' boxes and the player's, by boxes taken
+SEATS = {2: ((2,), (1,)), 4: ((2, 4, 5), (1,)), 7: ((2, 4, 5, 6, 7), (1, 3))}
+BOTS = ("Ola", "Jürgen", "Małgorzata", "Ann", "Bruno")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_driver(HERE, tmp_path_factory.mktemp("kivy-casino"), timeout=300)
+
+
+def test_every_run_of_the_matrix_was_played(run: dict) -> None:
+    expected = {f"{w}x{h}:{lang}:{n}" for (w, h), lang, n in MATRIX}
+    assert set(run["runs"]) == expected
+
+
+def test_nothing_overlaps_or_leaves_the_screen(run: dict) -> None:
+    problems = [p for r in run["runs"].values() for p in r["problems"]]
+    assert problems == [], "\n".join(problems[:60])
+
+
+def test_the_table_never_scrolls_and_shows_every_box(run: dict) -> None:
+    for key, r in run["runs"].items():
+        assert r["scrolls"] is False, key
+        boxes = int(key.rsplit(":", 1)[1])
+        assert r["settled"] and r["rows"] >= boxes, (key, r["rows"])
+        if boxes == 7 and not key.startswith("320x480"):
+            assert r["rows"] > 8, key  # the dealer, seven boxes and a split hand
+
+
+def test_every_tap_sent_its_intent_and_the_buttons_were_the_legal_actions(run: dict) -> None:
+    for key, r in run["runs"].items():
+        assert r["bad_intents"] == [], (key, r["bad_intents"])
+        assert r["bad_buttons"] == [], (key, r["bad_buttons"])
+        kinds = {i[0] for i in r["intents"]}
+        assert {"take_box", "start", "bet", "side_bet", "stand"} <= kinds, (key, kinds)
+        if not (key.startswith("320x480") and key.endswith(":7")):
+            assert "split" in kinds, key
+        assert "behind" in r["intents_behind"], key  # a bet behind a bot's box
+
+
+def test_the_lobby_showed_rules_and_house_edge_before_sitting_down(run: dict) -> None:
+    for key, r in run["runs"].items():
+        assert r["lobby_rules"] >= 10, key
+        assert r["lobby_edge"], key
+
+
+def test_a_guest_joins_by_address_and_reads_the_rules_before_sitting_down(run: dict) -> None:
+    r = run["join"]
+    assert r["problems"] == [], r["problems"]
+    assert r["call"] == ["join_casino", "127.0.0.1:5000"]
+    assert r["rules"] >= 10 and r["edge"].startswith("House edge of these rules:")
+    assert r["start_hidden"] and r["intents"] == [["take_box", 1]]
+
+
+def test_countdown_cheater_and_host_leaving_are_shown(run: dict) -> None:
+    r = run["runs"][FAULTS]
+    assert r["countdown"] == ["20 s", "13 s"], r["countdown"]
+    assert r["countdown_label"].endswith(" 13 s") and r["buttons_kept"], r
+    assert r["timed_out"] and "Time is up" in r["timed_out"], r["timed_out"]
+    assert "Jürgen" in r["cheater"] and "Cheating" in r["cheater"], r["cheater"]
+    assert "host left" in r["host_left"], r["host_left"]
+    assert r["over_chips"].startswith("Your chips:"), r["over_chips"]
+    assert r["back_to_menu"] == "oczko_menu"
+    assert r["turn_alerts"] >= 1  # the player's turn was announced
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the subprocess
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
+    (data_dir / "prefs.json").write_text(
+        json.dumps({"animation_speed": "off", "language": "en", "player_name": "Zosia"})
+    )
+    sys.path.insert(0, str(HERE.parents[1]))
+    sys.path.insert(0, str(HERE.parent))
+    from app.views.screenshot import headless_environment
+
+    headless_environment()
+    from kivy.config import Config
+
+    Config.set("graphics", "width", "320")
+    Config.set("graphics", "height", "480")
+    from casino_fakes import FakeCasinoService, FakeCasinoTable
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+    from kivy_driver import press, run_steps, tap
+    from layout_geometry import check_window
+
+    from app.rules.engine import kinds_of
+    from app.rules.table_rules import EUROPEAN
+    from app.table.clock import FakeClock
+    from app.views.app import Blu21App
+
+    result: dict = {"runs": {}}
+    current: dict = {}
+    shots = os.environ.get("BLU21_CASINO_SHOTS", "")  # a directory under /tmp, or none
+
+    def make(hosting: bool, on_change, options: dict) -> FakeCasinoTable:
+        n = current["boxes"]
+        bots, mine = SEATS[n]
+        names = {"me": "Zosia", **{f"b{i}": BOTS[i] for i in range(len(bots))}}
+        # pairs for the player's boxes: 8s on his first box, 9s on his second
+        order = sorted([*bots, *mine])
+        firsts = ["8s" if b == mine[0] else "9c" if b in mine[1:] else "Td" for b in order]
+        seconds = ["8h" if b == mine[0] else "9d" if b in mine[1:] else "7c" for b in order]
+        table = FakeCasinoTable(
+            "me",
+            names,
+            options.get("rules", EUROPEAN),  # a guest sits at the host's rules
+            {b: f"b{i}" for i, b in enumerate(bots)},
+            prefix=" ".join([*firsts, "6d", *seconds]),
+            clock=current["clock"],
+            on_change=on_change,
+            threaded=True,
+        )
+        current["table"] = table
+        return table
+
+    class TestApp(Blu21App):
+        def on_start(self) -> None:
+            super().on_start()
+            Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
+
+        def check(self, rec: dict, where: str) -> None:
+            if shots:  # the screenshot pass: every checked state as a PNG (under /tmp)
+                name = f"{rec['key']}-{len(rec['problems'])}-{where}".replace(":", "_")
+                made = Window.screenshot(name=str(Path(shots) / "shot.png"))
+                Path(made).rename(Path(shots) / (name.replace(" ", "_").replace(",", "") + ".png"))
+            problems = check_window(self, f"{rec['key']}:{where}")
+            rec["problems"].extend(p for p in problems if p not in rec["problems"])
+            screen = self.sm.get_screen(self.sm.current)
+            if self.sm.current == "casino_table":
+                rec["scrolls"] = rec["scrolls"] or any(
+                    isinstance(w, ScrollView) for w in screen.walk()
+                )
+
+        def home(self):
+            if self.sm.current != "home":
+                self.history.clear()
+            return self.go("home", remember=False)
+
+        def checks(self):
+            self.service = FakeCasinoService(make)
+            for size, lang, boxes in MATRIX:
+                key = f"{size[0]}x{size[1]}:{lang}:{boxes}"
+                if only not in key:
+                    continue
+                Window.size = size
+                self.update_prefs(language=lang)
+                yield
+                yield
+                rec = result["runs"][key] = {
+                    "key": key,
+                    "problems": [],
+                    "scrolls": False,
+                    "bad_intents": [],
+                    "bad_buttons": [],
+                    "intents": [],
+                    "intents_behind": [],
+                }
+                current.update(boxes=boxes, clock=FakeClock())
+                yield from self.play(rec, boxes, key == FAULTS)
+                self.home()
+                yield
+            if not only or only == "join":
+                Window.size = PHONE
+                self.update_prefs(language="en")
+                current.update(boxes=2, clock=FakeClock())
+                result["join"] = rec = {"key": "join", "problems": [], "scrolls": False}
+                yield from self.join(rec)
+                self.home()
+                yield
+
+        def join(self, rec: dict):
+            """A guest: casino blackjack on the join screen, the host's address, the
+            lobby with the host's rules and their house edge, a box taken."""
+            home = self.home()
+            yield
+            tap(home.ids.blackjack)
+            yield
+            tap(self.sm.get_screen("bj_menu").ids.join_table)
+            yield
+            join = self.sm.get_screen("oczko_join")
+            join.ids.address.text = "127.0.0.1:5000"
+            self.check(rec, "join")
+            tap(join.ids.search)
+            lobby = self.screen("casino_lobby")
+            for _ in range(300):
+                yield
+                if lobby.vm is not None and "computing" not in lobby.edge:
+                    break
+            call = self.service.calls[-1]
+            rec["call"] = [call[0], call[1].get("address")]
+            rec["rules"], rec["edge"] = len(lobby.ids.rules.children), lobby.edge
+            rec["start_hidden"] = lobby.ids.start.opacity == 0 and lobby.ids.start.disabled
+            self.check(rec, "guest lobby")
+            press(lobby.buttons["box1"])
+            yield
+            rec["intents"] = [list(i) for i in current["table"].intents]
+            lobby.leave_table()
+
+        def expect(self, rec: dict, kind: str, before: int) -> None:
+            """The last tap sent exactly one intent of ``kind`` to the table."""
+            table = current["table"]
+            sent = table.intents[before:]
+            name = (sent[0][1].kind.value if sent[0][0] == "act" else sent[0][0]) if sent else ""
+            if len(sent) != 1 or name != kind:
+                rec["bad_intents"].append((kind, [str(s) for s in sent]))
+            else:
+                rec["intents"].append((kind, str(sent[0][1])))
+
+        def settle(self, screen):
+            """Render the table's newest change now, then let two frames lay it out
+            (the screen also polls, every 0.1 s; a tap must hit laid-out buttons)."""
+            screen.tick()
+            yield
+            yield
+
+        def legal_shown(self, rec: dict, screen) -> None:
+            """The play buttons shown are exactly the engine's legal actions."""
+            table = current["table"]
+            legal = set(kinds_of(table.round.legal_actions("me")))
+            shown = {
+                k
+                for k in ("hit", "stand", "double", "split", "surrender")
+                if k in screen.buttons
+                and not screen.buttons[k].disabled
+                and screen.buttons[k].parent is not None
+            }
+            if shown != legal & {"hit", "stand", "double", "split", "surrender"}:
+                rec["bad_buttons"].append((sorted(shown), sorted(legal)))
+
+        def play(self, rec: dict, boxes: int, faults: bool):
+            home = self.home()
+            yield
+            tap(home.ids.oczko)
+            yield
+            tap(self.sm.get_screen("oczko_menu").ids.host)
+            yield
+            host = self.sm.get_screen("oczko_host")
+            casino = next(b for b in host.ids.games.children if b.game == "casino")
+            tap(casino)
+            yield
+            european = next(b for b in host.ids.casino_rules.children if b.choice == "european")
+            press(european)
+            yield
+            self.check(rec, "host")
+            press(host.ids.open)
+            lobby = self.screen("casino_lobby")
+            for _ in range(200):
+                yield
+                if lobby.vm is not None:
+                    break
+            yield
+            rec["lobby_rules"] = len(lobby.ids.rules.children)
+            self.check(rec, "lobby")
+            _bots, mine = SEATS[boxes]
+            table = current["table"]
+            for n in mine:
+                before = len(table.intents)
+                press(lobby.buttons[f"box{n}"])
+                self.expect(rec, "take_box", before)
+                yield
+            for _ in range(300):  # the house edge is computed on a worker thread
+                if "computing" not in lobby.edge and lobby.edge:
+                    break
+                yield
+            rec["lobby_edge"] = lobby.edge
+            self.check(rec, "lobby, boxes taken")
+            before = len(table.intents)
+            press(lobby.ids.start)
+            self.expect(rec, "start", before)
+            screen = self.screen("casino_table")
+            for _ in range(100):
+                yield
+                if (
+                    self.sm.current == "casino_table"
+                    and screen.vm is not None
+                    and not self.sm.transition.is_active
+                ):
+                    break
+            screen.clock = table.clock.now
+            yield
+            yield
+            self.check(rec, "betting")
+            # bets: each own box, behind the first bot's box, the dealer-busts bet
+            for n in (*mine, 2):
+                tap(screen.buttons[f"box{n}"])
+                yield from self.settle(screen)
+                before = len(table.intents)
+                tap(screen.buttons["chip10"])
+                self.expect(rec, "bet", before)
+                if n == 2:
+                    rec["intents_behind"].append(
+                        "behind" if table.round.box_owner(2) == "b0" else "own"
+                    )
+                yield from self.settle(screen)
+            before = len(table.intents)
+            tap(screen.buttons["side_bet"])
+            self.expect(rec, "side_bet", before)
+            yield from self.settle(screen)
+            self.check(rec, "bets placed")
+            table.close_bets()
+            yield from self.settle(screen)
+            self.check(rec, "dealt")
+            countdown_done = not faults
+            for _ in range(60):
+                yield from self.settle(screen)
+                vm = screen.vm
+                if vm.stage != "playing":
+                    break
+                if vm.prompt is not None:
+                    kind = vm.prompt.choices[-1][0]
+                    before = len(table.intents)
+                    tap(screen.buttons[kind])
+                    self.expect(rec, kind, before)
+                    continue
+                if not vm.my_turn:
+                    continue
+                self.legal_shown(rec, screen)
+                if not countdown_done:
+                    countdown_done = True
+                    rec["countdown"] = [vm.turn.rsplit(" ", 2)[-2] + " s"]
+                    stand = screen.buttons["stand"]
+                    table.clock.advance(7)
+                    screen.tick()
+                    yield
+                    rec["countdown"].append(screen.vm.turn.rsplit(" ", 2)[-2] + " s")
+                    rec["countdown_label"] = screen.ids.turn.text
+                    # the seconds change the turn line only: a finger on a button keeps it
+                    rec["buttons_kept"] = screen.buttons["stand"] is stand
+                    self.check(rec, "first turn")
+                # split while the hands keep readable cards: at 320x480 seven rows
+                # (the dealer's and six hands) in two columns; beyond that the table
+                # stays on screen with smaller cards (as the one-phone table)
+                rows = len(screen.ids.boxes.children)
+                room = rows < 7 or Window.size[1] > 480
+                kind = "split" if vm.actions.get("split") and room else "stand"
+                before = len(table.intents)
+                tap(screen.buttons[kind])
+                self.expect(rec, kind, before)
+                if faults and kind == "stand" and "timed_out" not in rec:
+                    # the next decision times out: the hand stands for him
+                    yield
+                    if screen.vm.my_turn:
+                        table.time_out()
+                        yield from self.settle(screen)
+                        rec["timed_out"] = screen.vm.message
+            yield from self.settle(screen)
+            rec["settled"] = screen.vm.stage == "settled"
+            rec["rows"] = len(screen.ids.boxes.children)
+            self.check(rec, "settled")
+            if faults:
+                rec.setdefault("timed_out", "")
+                table.name_cheater("b1")
+                yield from self.settle(screen)
+                rec["cheater"] = screen.ids.message.text
+                self.check(rec, "cheater")
+                table.host_leaves()
+                yield from self.settle(screen)
+                rec["host_left"] = screen.vm.message
+                rec["over_chips"] = screen.vm.result
+                self.check(rec, "host left")
+                tap(screen.buttons["menu"])
+                yield
+                rec["back_to_menu"] = self.sm.current
+                rec["turn_alerts"] = screen.turn_alerts
+            else:
+                screen.leave()
+
+    TestApp(data_dir=data_dir).run()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    drive(Path(sys.argv[1]), *sys.argv[2:3])

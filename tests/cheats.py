@@ -181,7 +181,8 @@ def _repass(seat: Seat, rnd: Round, msg: Message) -> list[Message]:
     perm = rnd.secret.permutation(DECK_SIZE)
     out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
     rnd.stages[rnd.order.index(seat.seat)] = out
-    return [forged(seat, msg, values=tuple(out))]
+    # (a pass may go out in parts: each part carries its slice of the changed pass)
+    return [forged(seat, msg, values=tuple(out[msg.start : msg.start + len(msg.values)]))]
 
 
 class MinusX(Cheat):

@@ -459,6 +459,8 @@ def open_table(
         bot=ThinkingBot(phones[0], think_s, waits),
         on_log=logger(phones[0]),
     )
+    # (the pace is in the bytes of the group computed on: air time is counted at ffdhe2048)
+    host.background_bytes_per_s /= net.byte_scale
     net.listener.inbox = host.inbox
     phones[0].side = host
 

@@ -1,0 +1,174 @@
+"""The next round's deck shuffled in the background (issue 17), over TCP loopback with the
+real SRA dealer: the next round deals from it at once, its audit still runs on every
+phone, a dropout voids it (its order had the leaver) and a fresh one is shuffled, and a
+cheat in it is named like any other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cheats import Cheat, _own_pass, _repass
+from protocol_tools import tamper_with
+from table_net import open_table
+from test_table_sra import agreed, departures, finished, run
+
+from app.protocol.encoding import DECK_SIZE
+from app.protocol.group import unsafe_test_group
+from app.protocol.keys import DeterministicRng
+from app.protocol.messages import Message
+from app.protocol.transcript import Round
+from app.table.clock import FakeClock
+from app.table.messages import Ahead, Deal, Go, Options
+from app.table.play import PhoneMatch
+from app.table.sra_dealer import SraDealer
+from app.table.table import simple_bot
+
+#: Simulated seconds a bot looks at its cards before deciding (a person does): the deck
+#: shuffled ahead starts once the cards the next draws need are locked, which instant
+#: bots never leave time for (their tables shuffle each deck at its round's start).
+THINK_S = 3.0
+
+
+def thinking(clock: FakeClock) -> Any:
+    """:func:`simple_bot` deciding ``THINK_S`` after a decision became its own."""
+    seen: dict[int, tuple[Any, float]] = {}
+
+    def bot(phone: PhoneMatch) -> str | None:
+        action = simple_bot(phone)
+        r = phone.match.round
+        if action is None or r is None:
+            return None
+        key = (r.number, len(r.hand(phone.seat).cards))
+        if seen.get(phone.seat, (None, 0.0))[0] != key:
+            seen[phone.seat] = (key, clock.now())
+        return action if clock.now() - seen[phone.seat][1] >= THINK_S else None
+
+    return bot
+
+
+def make_table(guests: int, seed: int, rounds: int, dealers: dict[int, type] | None = None):
+    """The SRA table of tests/test_table_sra.py with players who think."""
+    group = unsafe_test_group()
+    clock = FakeClock()
+
+    def factory(seat: int, players: int) -> SraDealer:
+        kind = (dealers or {}).get(seat, SraDealer)
+        return kind(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
+
+    host, players = open_table(
+        guests,
+        factory=factory,
+        options=Options(rounds=rounds, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: run(sides[0], sides[1:], clock, until),
+        bot=thinking(clock),
+    )
+    return host, players, clock
+
+
+class AheadMinusX(Cheat):
+    """Honest in the first deck; from deck 2 on (a deck shuffled ahead) its shuffle
+    pass has x and -x side by side (the next shuffler's even key makes them one)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        seat = self._seat
+
+        def release(rnd: Round, msg: Message) -> list[Message] | None:
+            if rnd.round_id < 2 or not _own_pass(seat, rnd, msg):
+                return None
+            self.cheated.add(rnd.round_id)
+            assert rnd.secret is not None
+            perm = rnd.secret.permutation(DECK_SIZE)
+            rnd.my_encrypted[perm[1]] = seat.group.p - rnd.my_encrypted[perm[0]]
+            return _repass(seat, rnd, msg)
+
+        tamper_with(seat, release)
+
+
+@pytest.fixture
+def announced(monkeypatch: pytest.MonkeyPatch) -> dict[int, list[Any]]:
+    """Every public event each phone applied, by seat (the host's own phone included)."""
+    seen: dict[int, list[Any]] = {}
+    announce = PhoneMatch.announce
+
+    def spy(self: PhoneMatch, event: Any) -> None:
+        seen.setdefault(self.seat, []).append(event)
+        announce(self, event)
+
+    monkeypatch.setattr(PhoneMatch, "announce", spy)
+    return seen
+
+
+def audits(phone: PhoneMatch, deck: int) -> list[dict[str, Any]]:
+    return [e for e in phone.log if e.get("event") == "audit" and e["deck"] == deck]
+
+
+def test_the_next_round_deals_from_the_deck_shuffled_in_the_background(announced) -> None:
+    host, players, clock = make_table(2, seed=3, rounds=3)
+    run(host, players, clock, until=lambda: finished(host, players))
+    events = announced[0]
+    aheads = [e for e in events if isinstance(e, Ahead)]
+    deals = {e.deck: e for e in events if isinstance(e, Deal)}
+    used = [a for a in aheads if a.deck in deals]
+    assert used, "no round was dealt from a deck shuffled ahead"
+    for ahead in used:
+        # announced during a round, dealt from at once in the next one: no Go for it
+        assert deals[ahead.deck].round > ahead.round
+        assert not any(isinstance(e, Go) and e.round == deals[ahead.deck].round for e in events)
+    for ahead in aheads[len(used) :]:
+        # (the match was decided before its round: every phone closed it, unaudited)
+        for p in (host, *players):
+            verdict = p.phone.dealer.verdict(ahead.deck)
+            assert verdict is not None and not verdict.cheaters
+    # every phone applied the same events, and audited the deck like any other
+    for side in players:
+        assert [e for e in announced[side.seat] if isinstance(e, Ahead)] == aheads
+    run(
+        host,
+        players,
+        clock,
+        until=lambda: all(audits(p.phone, used[0].deck) for p in (host, *players)),
+    )
+    for p in (host, *players):
+        assert [e["ok"] for e in audits(p.phone, used[0].deck)] == [True]
+    agreed(host, players)
+
+
+def test_a_dropout_voids_the_deck_shuffled_ahead_and_a_fresh_one_is_dealt(announced) -> None:
+    host, players, clock = make_table(3, seed=4, rounds=3)
+    run(host, players, clock, until=lambda: host.book.ahead != 0, halt=True)
+    first = host.book.ahead
+    victim = players[-1]
+    victim.link.close(linger=0)
+    alive = players[:-1]
+    run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
+    assert not host.closed and departures(host) == [(victim.seat, "left")]
+    events = announced[0]
+    # the first deck shuffled ahead had the leaver in its order: nobody deals from it,
+    # every phone closed it unaudited (no cheater named); a fresh one came after him
+    assert not any(isinstance(e, Deal) and e.deck == first for e in events)
+    later = [e for e in events if isinstance(e, Ahead) and e.deck > first]
+    assert later, "no fresh deck was shuffled ahead after the dropout"
+    for p in (host, *alive):
+        verdict = p.phone.dealer.verdict(first)
+        assert verdict is not None and not verdict.ok and not verdict.cheaters
+    agreed(host, alive)
+
+
+def test_a_cheat_in_the_deck_shuffled_ahead_is_named(announced) -> None:
+    """A guest who puts x and -x into his pass of the deck shuffled ahead: the next
+    shuffler finds it in the background, every phone names him, he is removed, and the
+    honest players play on and agree."""
+    host, players, clock = make_table(2, seed=35, rounds=3, dealers={1: AheadMinusX})
+    cheater = players[0]
+    run(host, players, clock, until=lambda: finished(host, players[1:]) or host.closed)
+    assert not host.closed
+    aheads = {e.deck for e in announced[0] if isinstance(e, Ahead)}
+    cheated = cheater.phone.dealer.current.cheated
+    assert cheated & aheads, "he never cheated in a deck shuffled ahead"
+    assert (cheater.seat, "cheat") in departures(host)
+    named = [n for n in host.notices if n.code == "cheat_named"]
+    assert named and {n.details["seat"] for n in named} == {cheater.seat}
+    agreed(host, players[1:])

@@ -125,6 +125,7 @@ class PhoneMatch:
         self._deck: _Deck | None = None
         self._ahead: _Deck | None = None  # shuffled in the background for the next round
         self._newest = 0  # the newest deck started here
+        self._from_ahead: set[int] = set()  # decks dealt from after a background shuffle
         self._round_decks: dict[int, list[int]] = {}
         self._claimed_showdown: set[int] = set()
         self._claimed_persian: set[int] = set()
@@ -266,6 +267,20 @@ class PhoneMatch:
         if deck is None or (deck.round, deck.deck) in self._told_dealt:
             return None
         return min(0.99, 0.5 + 0.5 * self.dealer.progress(deck.deck))
+
+    @property
+    def shuffle_note(self) -> tuple[str, tuple[int, ...]] | None:
+        """While :attr:`shuffle_progress` shows: what runs (``setup``, ``shuffle``, or
+        ``ahead``: the deal from a deck shuffled during the last round) and the other
+        players whose part this phone still lacks, so a slow phone is named on screen."""
+        if self.shuffle_progress is None:
+            return None
+        stage, deck = "setup", 0
+        if self.dealer.ready and self._dealing is not None:
+            deck = self._dealing.deck
+            stage = "ahead" if deck in self._from_ahead else "shuffle"
+        lacking = self.dealer.waiting_for(deck) - {self.seat}
+        return stage, tuple(sorted(lacking))
 
     @property
     def waiting(self) -> bool:
@@ -502,6 +517,7 @@ class PhoneMatch:
         if deck.round or set(deck.order) != players:
             raise IllegalAction("wrong_phase", f"deck {deck.deck} was shuffled among others")
         deck.round = event.round
+        self._from_ahead.add(deck.deck)
         self._ahead = None
         self._deck = deck
         self._round_decks.setdefault(event.round, []).append(deck.deck)
@@ -509,11 +525,13 @@ class PhoneMatch:
         return deck
 
     def _drop_ahead(self) -> None:
-        """The deck shuffled ahead will not be dealt from: closed unaudited (no card of
-        it was ever in play), the same on every phone."""
+        """The deck shuffled ahead will not be dealt from: suspended, never audited (no
+        card of it was ever in play), the same on every phone. Not closed: as the newest
+        deck of this phone's dealer it carries the escrow releases of the round in play
+        (a player who held and left at the showdown), which a closed deck ignores."""
         ahead, self._ahead = self._ahead, None
         if ahead is not None:
-            self._finish(ahead.deck)
+            self.dealer.suspend_deck(ahead.deck)
 
     def _current(self, number: int, deck_id: int | None = None) -> _Deck:
         self._check_round(number)

@@ -25,7 +25,7 @@ from app.table.dealer import CLAIM_PERSIAN, DealerViolation, DeckVerdict
 
 _KINDS = {CLAIM_PERSIAN: ClaimKind.PERSIAN}
 #: Frames per shuffle pass (docs/protocol.md, "What players wait for").
-SHUFFLE_PARTS = 4
+SHUFFLE_PARTS = 2
 
 
 class SraDealer:

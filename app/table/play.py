@@ -282,6 +282,11 @@ class PhoneMatch:
         lacking = self.dealer.waiting_for(deck) - {self.seat}
         return stage, tuple(sorted(lacking))
 
+    def dealt_ahead(self, number: int) -> bool:
+        """True if round ``number`` is dealt from a deck shuffled during the last round."""
+        decks = self._round_decks.get(number, [])
+        return bool(decks) and decks[-1] in self._from_ahead
+
     @property
     def waiting(self) -> bool:
         """True while a public event waits for cards."""

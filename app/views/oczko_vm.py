@@ -299,7 +299,7 @@ def progress_text(note: tuple[str, tuple[int, ...]] | None, names: Sequence[str]
     the deal waits for (a slow phone, a phone paused in the background).
 
     >>> progress_text(("shuffle", (2,)), ["Ala", "Bogdan", "Celina"])
-    'Shuffling the deck across the phones…\nWaiting for Celina'
+    'Shuffling the deck across the phones…\\nWaiting for Celina'
     """
     stage, lacking = note if note is not None else ("shuffle", ())
     if stage == "setup":

@@ -187,14 +187,17 @@ def _repass(seat: Seat, rnd: Round, msg: Message) -> list[Message]:
 
 class MinusX(Cheat):
     """In its shuffle pass it puts x and -x (p - x) side by side: the next shuffler's
-    even key makes them one value (-x is outside the group)."""
+    even key makes them one value (-x is outside the group). Honest in the decks before
+    ``first_deck``."""
+
+    first_deck = 1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         seat = self._seat
 
         def release(rnd: Round, msg: Message) -> list[Message] | None:
-            if not _own_pass(seat, rnd, msg):
+            if rnd.round_id < self.first_deck or not _own_pass(seat, rnd, msg):
                 return None
             self.cheated.add(rnd.round_id)
             assert rnd.secret is not None

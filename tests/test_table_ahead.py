@@ -9,20 +9,13 @@ import time
 from typing import Any
 
 import pytest
-from cheats import Cheat, _own_pass, _repass
-from protocol_tools import tamper_with
-from table_net import open_table
+from cheats import MinusX
 from test_table_sra import HANG, agreed, departures, finished, run, slow_step
+from test_table_sra import make_table as sra_table
 
-from app.protocol.encoding import DECK_SIZE
-from app.protocol.group import unsafe_test_group
-from app.protocol.keys import DeterministicRng
-from app.protocol.messages import Message
-from app.protocol.transcript import Round
 from app.table.clock import FakeClock
-from app.table.messages import Ahead, Deal, Go, Options
+from app.table.messages import Ahead, Deal, Go
 from app.table.play import PhoneMatch
-from app.table.sra_dealer import SraDealer
 from app.table.table import simple_bot
 
 #: Simulated seconds a bot looks at its cards before deciding (a person does): the deck
@@ -50,42 +43,15 @@ def thinking(clock: FakeClock) -> Any:
 
 def make_table(guests: int, seed: int, rounds: int, dealers: dict[int, type] | None = None):
     """The SRA table of tests/test_table_sra.py with players who think."""
-    group = unsafe_test_group()
     clock = FakeClock()
-
-    def factory(seat: int, players: int) -> SraDealer:
-        kind = (dealers or {}).get(seat, SraDealer)
-        return kind(seat, players, group=group, rng=DeterministicRng(seed * 100 + seat))
-
-    host, players = open_table(
-        guests,
-        factory=factory,
-        options=Options(rounds=rounds, turn_time=30),
-        clock=clock,
-        settle=lambda sides, until: run(sides[0], sides[1:], clock, until),
-        bot=thinking(clock),
-    )
-    return host, players, clock
+    return sra_table(guests, seed, rounds, dealers=dealers, clock=clock, bot=thinking(clock))
 
 
-class AheadMinusX(Cheat):
+class AheadMinusX(MinusX):
     """Honest in the first deck; from deck 2 on (a deck shuffled ahead) its shuffle
     pass has x and -x side by side (the next shuffler's even key makes them one)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        seat = self._seat
-
-        def release(rnd: Round, msg: Message) -> list[Message] | None:
-            if rnd.round_id < 2 or not _own_pass(seat, rnd, msg):
-                return None
-            self.cheated.add(rnd.round_id)
-            assert rnd.secret is not None
-            perm = rnd.secret.permutation(DECK_SIZE)
-            rnd.my_encrypted[perm[1]] = seat.group.p - rnd.my_encrypted[perm[0]]
-            return _repass(seat, rnd, msg)
-
-        tamper_with(seat, release)
+    first_deck = 2
 
 
 @pytest.fixture

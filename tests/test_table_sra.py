@@ -18,15 +18,25 @@ from app.table.clock import FakeClock
 from app.table.host_book import Announce
 from app.table.messages import Applied, NewDeck, Options, ProtocolFrame
 from app.table.sra_dealer import SraDealer
-from app.table.table import GuestTable, HostTable
+from app.table.table import GuestTable, HostTable, simple_bot
 
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 
 
-def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None):
-    """``dealers``: seat -> dealer class for a modified (cheating) phone."""
+def make_table(
+    guests: int,
+    seed: int,
+    rounds: int,
+    group=None,
+    turn_time: int = 30,
+    dealers=None,
+    clock=None,
+    bot=simple_bot,
+):
+    """``dealers``: seat -> dealer class for a modified (cheating) phone; ``bot``: every
+    phone's player (on ``clock``)."""
     group = group or unsafe_test_group()
-    clock = FakeClock()
+    clock = clock or FakeClock()
 
     def factory(seat: int, players: int) -> SraDealer:
         kind = (dealers or {}).get(seat, SraDealer)
@@ -38,6 +48,7 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
         options=Options(rounds=rounds, turn_time=turn_time),
         clock=clock,
         settle=lambda sides, until: run(sides[0], sides[1:], clock, until),
+        bot=bot,
     )
     return host, players, clock
 

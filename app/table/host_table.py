@@ -71,7 +71,8 @@ from app.table.seating import Seating
 DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
 #: Bytes per second of frames the host relays for a deck shuffled ahead (the next
 #: round's): the rest of its radio stays free for the round in play, whose drawn card
-#: must not queue behind a shuffle pass (docs/transport.md, "Background shuffle").
+#: must not queue behind a shuffle pass (docs/transport.md, "The next round's deck in the
+#: background").
 BACKGROUND_BYTES_PER_S = 30_000.0
 Bot = Callable[[PhoneMatch], str | None]
 

@@ -181,19 +181,23 @@ def _repass(seat: Seat, rnd: Round, msg: Message) -> list[Message]:
     perm = rnd.secret.permutation(DECK_SIZE)
     out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
     rnd.stages[rnd.order.index(seat.seat)] = out
-    return [forged(seat, msg, values=tuple(out))]
+    # (a pass may go out in parts: each part carries its slice of the changed pass)
+    return [forged(seat, msg, values=tuple(out[msg.start : msg.start + len(msg.values)]))]
 
 
 class MinusX(Cheat):
     """In its shuffle pass it puts x and -x (p - x) side by side: the next shuffler's
-    even key makes them one value (-x is outside the group)."""
+    even key makes them one value (-x is outside the group). Honest in the decks before
+    ``first_deck``."""
+
+    first_deck = 1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         seat = self._seat
 
         def release(rnd: Round, msg: Message) -> list[Message] | None:
-            if not _own_pass(seat, rnd, msg):
+            if rnd.round_id < self.first_deck or not _own_pass(seat, rnd, msg):
                 return None
             self.cheated.add(rnd.round_id)
             assert rnd.secret is not None

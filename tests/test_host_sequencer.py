@@ -46,6 +46,7 @@ from app.table.host_book import (
 )
 from app.table.host_sequencer import blockers, everyone_read, step
 from app.table.messages import (
+    Ahead,
     Applied,
     CloseDeal,
     Deal,
@@ -430,3 +431,38 @@ def test_the_pause_ends_with_its_timer_and_a_gone_player_is_not_waited_for() -> 
     quiet = facts(m, round_pause=30.0, guests=frozenset({1}), auto_read=frozenset({0}))
     book, _ = step(book, ReadNext(1, 2), quiet)
     assert everyone_read(book, quiet)
+
+
+# -- the next round's deck, shuffled in the background (issue 17) ------------------------
+
+
+def test_the_next_deck_is_shuffled_ahead_once_the_deck_in_play_is_ready() -> None:
+    f = facts(dealt(), deck_ready=True)
+    book, effects = step(PLAYING, Drive(), f)
+    assert announced(effects) == [Ahead(1, 2)]
+    assert book.ahead == 2 and book.ahead_seats == {0, 1, 2} and book.deck == 1
+    # not again while it runs; a fresh deck of the round in play comes after it
+    book, more = step(book, Drive(), f)
+    assert Ahead not in {type(e) for e in announced(more)}
+    assert announced(step(book, AfterLeft(2, True), f)[1]) == [NewDeck(1, 3)]
+    # not while the deck in play still locks what the next draw needs
+    assert announced(step(PLAYING, Drive(), facts(dealt()))[1]) == []
+
+
+def test_the_next_round_deals_from_the_deck_shuffled_ahead_at_once() -> None:
+    book = replace(PLAYING, ahead=2, ahead_seats=frozenset({0, 1, 2}), newest=2)
+    after, effects = step(book, Drive(), facts(round_two(3)))
+    assert announced(effects) == [Deal(2, 2)]  # no Go: it is shuffled already
+    assert after.deck == 2 and after.ahead == 0 and after.went == {1, 2}
+
+
+def test_a_dropout_voids_the_deck_shuffled_ahead_and_a_fresh_one_follows() -> None:
+    book = replace(PLAYING, ahead=2, ahead_seats=frozenset({0, 1, 2}), newest=2)
+    after, effects = step(book, LeaveSeat(2, "lost"), facts(dealt()))
+    assert after.ahead == 0 and Left(2, "lost") in announced(effects)
+    # every phone dropped it at the Left; the next deck number is still new
+    assert after.fresh_deck == 3
+    # a deck shuffled ahead among other players is never dealt from: a fresh Go
+    m = round_two(3).disconnect(2)[0]
+    after, effects = step(book, Drive(), facts(m, guests=frozenset({1})))
+    assert announced(effects) == [Go(2, 3), Deal(2, 3)] and after.ahead == 0

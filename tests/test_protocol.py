@@ -292,7 +292,8 @@ def test_shuffle_pass_in_parts_is_encrypted_as_it_arrives():
     nxt = t.seats[1]
     nxt.handle(first[0])
     t.seats[2].handle(first[0])
-    nxt.work()
+    while nxt.has_work():  # (in bounded steps: shuffle.ENCRYPT_PER_STEP cards each)
+        nxt.work()
     assert len(nxt.round(1).my_encrypted) == 17  # part 1 encrypted, parts 2-3 in flight
     assert not nxt.round(1).shuffle_sent
     for m in first[1:]:

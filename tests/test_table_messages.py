@@ -15,6 +15,7 @@ from app.table.messages import (
     MESSAGES,
     PROTOCOL,
     Act,
+    Ahead,
     Applied,
     Begin,
     Bye,
@@ -106,6 +107,7 @@ messages = st.one_of(
     st.builds(CloseDeal, round=rounds, persian=st.lists(seats, unique=True).map(tuple)),
     st.builds(Drew, round=rounds, deck=decks, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
+    st.builds(Ahead, round=rounds, deck=decks),
     st.builds(Void, round=rounds),
     st.builds(Rejoin, round=rounds, seat=seats),
     st.builds(Rekey, deck=decks, seats=st.lists(seats, unique=True).map(tuple)),
@@ -130,7 +132,7 @@ def test_every_message_type_is_covered() -> None:
     # The round-trip strategy above builds each of these; a new type must be added there.
     covered = {Join, Ready, Act, Ping, Pong, Bye, Refused, Options, PlayerInfo, Lobby, Welcome}
     covered |= {Turn, Applied, Left, Begin, SetUp, Go, Deal, Dealt, CloseDeal, Drew, NewDeck}
-    covered |= {Rejoin, Rekey, Resume, Void, NextRound}
+    covered |= {Rejoin, Rekey, Resume, Void, NextRound, Ahead}
     assert set(MESSAGES.values()) == covered
 
 

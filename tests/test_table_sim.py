@@ -111,7 +111,9 @@ def test_a_match_at_phone_speed_is_the_same_for_the_same_seed() -> None:
     # 3 phones, 2 rounds (and any tiebreak): the waits are recorded on every phone
     assert waits["first_deal"]["n"] == 3
     assert waits["later_deal"]["n"] in (3, 6, 9)
-    assert waits["round_result"]["n"] == waits["later_deal"]["n"] + 3
+    # (a round's result wait runs from the host's last decision: a tiebreak without the
+    # host records none)
+    assert waits["round_result"]["n"] in (waits["later_deal"]["n"], waits["later_deal"]["n"] + 3)
     assert waits["drawn_card"]["n"] >= 1
     assert 0 < waits["first_deal"]["median_s"] < now
 

@@ -18,15 +18,25 @@ from app.table.clock import FakeClock
 from app.table.host_book import Announce
 from app.table.messages import Applied, NewDeck, Options, ProtocolFrame
 from app.table.sra_dealer import SraDealer
-from app.table.table import GuestTable, HostTable
+from app.table.table import GuestTable, HostTable, simple_bot
 
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 
 
-def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int = 30, dealers=None):
-    """``dealers``: seat -> dealer class for a modified (cheating) phone."""
+def make_table(
+    guests: int,
+    seed: int,
+    rounds: int,
+    group=None,
+    turn_time: int = 30,
+    dealers=None,
+    clock=None,
+    bot=simple_bot,
+):
+    """``dealers``: seat -> dealer class for a modified (cheating) phone; ``bot``: every
+    phone's player (on ``clock``)."""
     group = group or unsafe_test_group()
-    clock = FakeClock()
+    clock = clock or FakeClock()
 
     def factory(seat: int, players: int) -> SraDealer:
         kind = (dealers or {}).get(seat, SraDealer)
@@ -38,6 +48,7 @@ def make_table(guests: int, seed: int, rounds: int, group=None, turn_time: int =
         options=Options(rounds=rounds, turn_time=turn_time),
         clock=clock,
         settle=lambda sides, until: run(sides[0], sides[1:], clock, until),
+        bot=bot,
     )
     return host, players, clock
 
@@ -242,6 +253,13 @@ def test_a_card_the_leaver_had_given_his_key_for_stands(drawer: int) -> None:
                 side.step(0.001)
     assert host.book.drawing == drawer  # the drawer has not reported the card yet
     victim.link.close(linger=0)
+    # The host hears of it while the card is still on its way (the drawer still slow):
+    # else, under load, the drawer's card came in first, his bot drew again at once, and
+    # that next card, which lacked the leaver's key, was voided.
+    while 3 not in host.phone.match.gone:
+        assert time.monotonic() < deadline
+        for side in (host, *alive):
+            slow_step(side) if side is slow else side.step(0.001)
     run(host, alive, clock, until=lambda: finished(host, alive) or host.closed)
     assert not host.closed
     phones = agreed(host, alive)

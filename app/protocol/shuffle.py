@@ -20,6 +20,8 @@ from app.protocol.messages import Kind, Message
 from app.protocol.transcript import Round, seed_commitment
 
 CHECKS_PER_STEP = 8
+#: Cards one step of a shuffle pass encrypts (a quarter deck: 4 modexps per core).
+ENCRYPT_PER_STEP = 13
 
 
 def commit(core: SeatCore, rnd: Round) -> list[Message]:
@@ -160,7 +162,9 @@ def encrypt_incoming(core: SeatCore, rnd: Round, inp: Sequence[int]) -> list[Mes
     """Encrypt the part of my input that has come (my pass is released whole)."""
     assert rnd.secret is not None
     done = len(rnd.my_encrypted)
-    rnd.my_encrypted.extend(core.pow_batch(inp[done:], rnd.secret.shuffle_key))
+    # (a bounded step: urgent work of another round, a drawn card's key, waits little)
+    batch = inp[done : done + ENCRYPT_PER_STEP]
+    rnd.my_encrypted.extend(core.pow_batch(batch, rnd.secret.shuffle_key))
     return []
 
 

@@ -336,6 +336,19 @@ class Rekeyed:
     def hello(self) -> list[bytes]:
         return self.current.hello()
 
+    def extend(self, deck: int, upto: int) -> None:
+        """Lock ``deck`` up to position ``upto`` in the background, if the dealer locks."""
+        extend = getattr(self._for(deck), "extend", None)
+        if extend is not None:
+            extend(deck, upto)
+
+    def first_reader(self, frame: bytes) -> int | None:
+        """The seat that computes next on ``frame`` (a relay serves it first), if any."""
+        dealer = self._route(frame)
+        first = getattr(dealer, "first_reader", None)
+        found = first(frame) if first is not None else None
+        return found if isinstance(found, int) else None
+
     @property
     def ready(self) -> bool:
         return self.current.ready

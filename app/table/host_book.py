@@ -47,7 +47,10 @@ class HostBook:
 
     stage: Stage = Stage.LOBBY
     set_up: frozenset[int] = frozenset()  # guests whose dealer said it is set up
-    deck: int = 0  # the newest deck announced
+    deck: int = 0  # the deck in play (the newest announced but a deck shuffled ahead)
+    ahead: int = 0  # the deck shuffled in the background for the next round (0: none)
+    ahead_seats: frozenset[int] = frozenset()  # ... among these players
+    newest: int = 0  # the newest deck announced (in play, ahead, or dropped)
     went: frozenset[int] = frozenset()  # rounds whose first deck was started
     dealt: RoundSeats = frozenset()  # phones that opened their deal
     persian: RoundSeats = frozenset()  # ... and reported a Persian 21
@@ -66,6 +69,11 @@ class HostBook:
     #: players who have read the last round's result during the pause (``NextRound``)
     read: frozenset[int] = frozenset()
 
+    @property
+    def fresh_deck(self) -> int:
+        """The number of the next deck to announce (after every deck so far)."""
+        return max(self.deck, self.ahead, self.newest) + 1
+
 
 @dataclass(frozen=True)
 class Facts:
@@ -82,6 +90,9 @@ class Facts:
     redraw: int | None = None  # a seat whose voided draw is to be dealt again
     cut_off: bool = False  # the card on its way lacks a leaver's part
     violation: tuple[int | None, str] | None = None  # (seat, code) the host's phone caught
+    #: the deck in play has every dealt card openable, no card on its way and the
+    #: cards of the next draws locked (the next round's deck must not hold them up)
+    deck_ready: bool = False
     #: deck -> the seats its dealer waits for (the set-up is deck 0)
     waiting_for: Mapping[int, frozenset[int]] = field(default_factory=dict)
     #: decks of the round in play somebody complained about, or whose audit runs

@@ -52,6 +52,7 @@ from app.table.host_book import (
     seats_in,
 )
 from app.table.messages import (
+    Ahead,
     Applied,
     CloseDeal,
     Deal,
@@ -65,6 +66,7 @@ from app.table.messages import (
     Turn,
     Void,
 )
+from app.table.play import next_round_order
 
 Step = tuple[HostBook, tuple[Effect, ...]]
 
@@ -237,9 +239,24 @@ def _next_event(book: HostBook, facts: Facts) -> Step:
         persian = tuple(sorted(seats_in(book.persian, r.number) & playing))
         book = replace(book, closed_deal=book.closed_deal | {r.number})
         return book, (Announce(CloseDeal(r.number, persian)),)
+    ahead_due = facts.deck_ready and not book.ahead and r.number < m.options.rounds
+    if r.phase is Phase.PLAY and ahead_due:
+        # The next round's deck is shuffled in the background while this one is
+        # played (every phone gives it only the time the round in play leaves).
+        seats = frozenset(next_round_order(m))
+        ahead = book.fresh_deck
+        book = replace(book, ahead=ahead, ahead_seats=seats, newest=ahead)
+        return book, (Announce(Ahead(r.number, book.ahead)),)
     if r.phase is Phase.PLAY and book.drawing is None:
         return _turn(book, facts)
     return book, ()
+
+
+def _round_seats(facts: Facts) -> frozenset[int]:
+    """The players a deck of the round in play is shuffled among."""
+    m = facts.match
+    assert m.round is not None
+    return frozenset(s for s in m.round.order if s in m.active)
 
 
 def _next_round(book: HostBook, number: int, facts: Facts) -> Step:
@@ -258,8 +275,14 @@ def _next_round(book: HostBook, number: int, facts: Facts) -> Step:
                 return book, ()
             book = replace(book, pausing=None)
             return book, (CancelTimer("pause"), Say("all_read", {"round": number}))
-    deck = book.deck + 1
-    book = replace(book, went=book.went | {number}, deck=deck, pausing=None)
+    book = replace(book, went=book.went | {number}, pausing=None)
+    if book.ahead and book.ahead_seats == _round_seats(facts):
+        # Shuffled in the background during the last round: dealt from at once.
+        book = replace(book, deck=book.ahead, ahead=0, ahead_seats=frozenset())
+        return book, (Announce(Deal(number, book.deck)),)
+    # (a deck shuffled ahead among other players is dropped by every phone at the Go)
+    deck = book.fresh_deck
+    book = replace(book, deck=deck, newest=deck, ahead=0, ahead_seats=frozenset())
     return book, (Announce(Go(number, deck)), Announce(Deal(number, deck)))
 
 
@@ -434,7 +457,8 @@ def _void(book: HostBook, number: int) -> Step:
 
 
 def _new_deck(book: HostBook, number: int) -> Step:
-    book = replace(book, deck=book.deck + 1, deck_due=False)
+    deck = book.fresh_deck
+    book = replace(book, deck=deck, newest=deck, deck_due=False)
     return book, (Announce(NewDeck(number, book.deck)),)
 
 
@@ -473,6 +497,10 @@ def _leave_seat(book: HostBook, event: LeaveSeat, facts: Facts) -> Step:
         effects.append(CancelTimer("drew"))
     returning = book.returning | {seat} if event.back else book.returning - {seat}
     book = replace(book, returning=returning, turn_key=None)
+    if seat in book.ahead_seats:
+        # The deck shuffled ahead has his keys in it: every phone drops it at his Left
+        # and a fresh one is shuffled among the rest.
+        book = replace(book, ahead=0, ahead_seats=frozenset())
     m = facts.match
     in_round = m.round is not None and seat in m.round.order and not m.over
     effects += [Announce(Left(seat, event.reason)), Then(AfterLeft(seat, in_round))]
@@ -526,7 +554,9 @@ def _admit(book: HostBook, number: int, facts: Facts) -> Step:
     # His keys died with his old phone: everybody sets the dealer up anew for the decks
     # to come (the earlier decks keep their dealers until audited).
     seats = tuple(sorted(set(m.active) | set(back)))
-    effects: list[Effect] = [Readmit(number, back, seats, book.deck + 1)]
+    # (a deck shuffled ahead lacks the returning players: every phone drops it)
+    effects: list[Effect] = [Readmit(number, back, seats, book.fresh_deck)]
+    book = replace(book, ahead=0, ahead_seats=frozenset())
     for seat in back:
         effects += [Announce(Rejoin(number, seat)), Say("player_back", {"seat": seat})]
     return replace(book, set_up=frozenset(), stage=Stage.SETUP), tuple(effects)

@@ -17,6 +17,7 @@ with the time left, runs the match's timers on the injected clock and drops link
 from __future__ import annotations
 
 import queue
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,11 @@ from app.table.play import PhoneMatch
 from app.table.seating import Seating
 
 DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
+#: Bytes per second of frames the host relays for a deck shuffled ahead (the next
+#: round's): the rest of its radio stays free for the round in play, whose drawn card
+#: must not queue behind a shuffle pass (docs/transport.md, "The next round's deck in the
+#: background").
+BACKGROUND_BYTES_PER_S = 30_000.0
 Bot = Callable[[PhoneMatch], str | None]
 
 
@@ -112,6 +118,10 @@ class HostTable:
         #: shows the result long enough to read it; it ends sooner once every player has
         #: read it (``NextRound``). The app's tables: a turn's time; 0 for bots and tests.
         self.round_pause = round_pause
+        #: the pace of relaying a deck shuffled ahead (frames queue, in order, meanwhile)
+        self.background_bytes_per_s = BACKGROUND_BYTES_PER_S
+        self._later: deque[tuple[int, int | None, ProtocolFrame]] = deque()
+        self._later_free_at = 0.0
 
     # -- the lobby's side (by composition) ------------------------------------------------
 
@@ -159,6 +169,52 @@ class HostTable:
     def broadcast(self, message: Message | ProtocolFrame, *, skip: int | None = None) -> None:
         """Send ``message`` to every seated guest (but ``skip``)."""
         self.lobby.broadcast(message, skip=skip)
+
+    def _relay(self, frame: ProtocolFrame, *, skip: int | None = None) -> None:
+        """Relay a dealer frame; one of a deck shuffled ahead goes at its pace, after
+        those before it (the protocol orders frames per deck, so the round in play's
+        overtake it safely; the ``Ahead`` that starts the deck went before it)."""
+        self._pace()  # (a deck come into play: its queued frames go first)
+        _, deck = frame_deck(frame.data, self.phone.dealer if self.phone else None)
+        if deck > self.book.deck:
+            self._later.append((deck, skip, frame))
+            self._pace()
+        else:
+            self._send_now(frame, skip=skip)
+
+    def _pace(self) -> None:
+        """Send the queued frames of a deck shuffled ahead as the pace allows (all at
+        once when the deck is in play: the deal waits for them now)."""
+        now = self.clock.now()
+        while self._later:
+            deck, skip, frame = self._later[0]
+            copies = max(1, len(self.seating.sitters) - 1 - (skip is not None))
+            if deck > self.book.deck and self.background_bytes_per_s > 0:
+                if self.book.drawing is not None:
+                    return  # (a card on its way: its keys have the radio; sent after it)
+                if now < self._later_free_at:
+                    self.timers.set("pace", self._later_free_at - now)
+                    return
+                gap = len(frame.data) * copies / self.background_bytes_per_s
+                self._later_free_at = max(self._later_free_at, now) + gap
+            self._later.popleft()
+            self._send_now(frame, skip=skip)
+
+    def _send_now(self, frame: ProtocolFrame, *, skip: int | None = None) -> None:
+        """Send a dealer frame to every guest (but ``skip``), the one that computes next
+        on it first: the host's radio carries one frame at a time, and a shuffle pass
+        queued behind five copies for onlookers came half a second later (issue 17)."""
+        assert self.phone is not None
+        first = self.phone.dealer.first_reader(frame.data)
+        link = self.link_of(first) if first is not None and first != skip else None
+        if link is None:
+            self.broadcast(frame, skip=skip)
+            return
+        self.send(link, frame)
+        for seat in range(1, len(self.seating.sitters)):
+            other = self.link_of(seat)
+            if seat not in (skip, first) and other is not None:
+                self.send(other, frame)
 
     def link_of(self, seat: int) -> Link | None:
         """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
@@ -225,6 +281,7 @@ class HostTable:
             self.phone.work()
             self._flush()
             self._drive()
+            self._pace()
 
     def step_links(self, wait: float = 0.0) -> None:
         """Only the links' events and the due timers: the dealer's own work waits (a
@@ -232,6 +289,8 @@ class HostTable:
         due = self.timers.next_in()
         self.lobby.step(wait if due is None else min(wait, due))
         for name in self.timers.due():
+            if name == "pace":
+                continue  # (it only wakes the loop: ``step`` sends what is due)
             if self.timers.remaining(name) is None:  # (not re-armed by an earlier one)
                 self._feed(Expired(name))
 
@@ -245,12 +304,12 @@ class HostTable:
         if isinstance(message, ProtocolFrame):
             # Charged to the seat of the link it came on: past a limit, he is dropped.
             _, deck = frame_deck(message.data, phone.dealer)
-            self._budget.charge(seat, message.data, deck=deck, newest=self.book.deck)
+            self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
                 raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
-            self.broadcast(message, skip=seat)  # unchanged, in arrival order
+            self._relay(message, skip=seat)  # unchanged, in arrival order
             phone.frame(message.data)
             self._flush()
         elif isinstance(message, Act):
@@ -282,6 +341,7 @@ class HostTable:
         complained = False
         verdicts: dict[int, frozenset[int]] = {}
         unproven: frozenset[int] = frozenset()
+        deck_ready = False
         if r is not None:
             mine = phone.decks_of(r.number)
             decks.update(mine)
@@ -292,6 +352,14 @@ class HostTable:
                 verdict = dealer.verdict(d)
                 if verdict is not None:
                     verdicts[d] = frozenset(verdict.cheaters)
+            # (no card of the round in play on its way, none missing a part, the cards
+            # the next draws need locked: then the next round's deck may start)
+            deck_ready = (
+                book.drawing is None
+                and not dealer.waiting_for(book.deck)
+                and book.deck in mine
+                and dealer.progress(book.deck) >= 1.0
+            )
             unproven = frozenset(
                 s for s in seats_in(book.persian, r.number) if dealer.claimed(book.deck, s) is None
             )
@@ -312,6 +380,7 @@ class HostTable:
             dealer_ready=bool(dealer.ready),
             fingerprint=str(dealer.fingerprint) if dealer.ready else "",
             waiting=phone.waiting,
+            deck_ready=deck_ready,
             redraw=phone.redraw,
             cut_off=phone.cut_off,
             violation=None if v is None else (v.seat, v.code),
@@ -389,6 +458,6 @@ class HostTable:
         while phone is not None and phone.outbox:
             item = phone.outbox.pop(0)
             if isinstance(item, ProtocolFrame):
-                self.broadcast(item)
+                self._relay(item)
             else:
                 self._feed(Report(0, item))

@@ -446,6 +446,17 @@ class NewDeck(Message):
 
 
 @dataclass(frozen=True)
+class Ahead(Message):
+    """Host -> guests: during ``round``, shuffle ``deck`` in the background among its
+    players, for the next round (voided by a dropout or a return)."""
+
+    TYPE = "ahead"
+    CHECKS: ClassVar[dict[str, Check]] = {"round": _round, "deck": _deck}
+    round: int
+    deck: int
+
+
+@dataclass(frozen=True)
 class Void(Message):
     """Host -> guests: ``round`` does not count (its deck failed, or a player cheated in
     it); it is played again. The cheater's ``Left`` follows."""
@@ -535,6 +546,7 @@ MESSAGES: dict[str, type[Message]] = {
         CloseDeal,
         Drew,
         NewDeck,
+        Ahead,
         Void,
         Rejoin,
         Rekey,

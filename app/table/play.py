@@ -39,6 +39,7 @@ from app.rules.oczko_events import Event, MatchEnded, RoundEnded
 from app.rules.oczko_match import VOID
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
 from app.table.messages import (
+    Ahead,
     Applied,
     CloseDeal,
     Deal,
@@ -54,7 +55,7 @@ from app.table.messages import (
     Void,
 )
 
-PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Rejoin | Void
+PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Ahead | Rejoin | Void
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,17 @@ class _Deck:
 def _is_card(code: int | None) -> TypeGuard[int]:
     """A card code the dealer opened (None: not yet; outside 0-51: never, it was void)."""
     return isinstance(code, int) and 0 <= code < 52
+
+
+def next_round_order(match: Match) -> tuple[int, ...]:
+    """The order the next regular round will have (``Match._start_round``: it starts one
+    seat on, among the players still in): a deck shuffled ahead is shuffled in it, so its
+    deal goes around like any deck's."""
+    r = match.round
+    number = 1 if r is None else r.number + 1
+    first = (number - 1) % match.players
+    seats = ((first + i) % match.players for i in range(match.players))
+    return tuple(s for s in seats if s in match.active)
 
 
 class Waiting(Exception):
@@ -111,6 +123,9 @@ class PhoneMatch:
         self._queue: deque[PublicEvent] = deque()
         self._decks: dict[int, _Deck] = {}
         self._deck: _Deck | None = None
+        self._ahead: _Deck | None = None  # shuffled in the background for the next round
+        self._newest = 0  # the newest deck started here
+        self._from_ahead: set[int] = set()  # decks dealt from after a background shuffle
         self._round_decks: dict[int, list[int]] = {}
         self._claimed_showdown: set[int] = set()
         self._claimed_persian: set[int] = set()
@@ -130,6 +145,7 @@ class PhoneMatch:
     def rekey(self, first_deck: int, dealer: Dealer, seats: tuple[int, ...]) -> None:
         """Set the dealer up anew among ``seats`` (a player is back) for the decks from
         ``first_deck`` on."""
+        self._drop_ahead()  # (shuffled without the returning players)
         self._send_frames(self.dealer.rekey(first_deck, dealer))
         self.set_up_among(seats)
 
@@ -162,8 +178,10 @@ class PhoneMatch:
         self.pump()
 
     def work(self, steps: int = 4) -> bool:
-        """Run a few steps of the dealer's background work; True if more remains."""
-        for _ in range(steps):
+        """Run a few steps of the dealer's background work; True if more remains.
+        While a deck is shuffled ahead, one step per call: the table reads its links
+        between two steps, so the round in play waits for one bounded step at most."""
+        for _ in range(1 if self._ahead is not None else steps):
             if self.violation is not None or not self.dealer.has_work():
                 break
             try:
@@ -251,6 +269,25 @@ class PhoneMatch:
         return min(0.99, 0.5 + 0.5 * self.dealer.progress(deck.deck))
 
     @property
+    def shuffle_note(self) -> tuple[str, tuple[int, ...]] | None:
+        """While :attr:`shuffle_progress` shows: what runs (``setup``, ``shuffle``, or
+        ``ahead``: the deal from a deck shuffled during the last round) and the other
+        players whose part this phone still lacks, so a slow phone is named on screen."""
+        if self.shuffle_progress is None:
+            return None
+        stage, deck = "setup", 0
+        if self.dealer.ready and self._dealing is not None:
+            deck = self._dealing.deck
+            stage = "ahead" if deck in self._from_ahead else "shuffle"
+        lacking = self.dealer.waiting_for(deck) - {self.seat}
+        return stage, tuple(sorted(lacking))
+
+    def dealt_ahead(self, number: int) -> bool:
+        """True if round ``number`` is dealt from a deck shuffled during the last round."""
+        decks = self._round_decks.get(number, [])
+        return bool(decks) and decks[-1] in self._from_ahead
+
+    @property
     def waiting(self) -> bool:
         """True while a public event waits for cards."""
         return bool(self._queue)
@@ -274,6 +311,7 @@ class PhoneMatch:
                     self._finish(deck)
             if isinstance(event, MatchEnded):
                 self._queue.clear()
+                self._drop_ahead()
 
     def _finish(self, deck: int) -> None:
         """Start the audit of ``deck`` (once).
@@ -362,8 +400,12 @@ class PhoneMatch:
     # -- public events ----------------------------------------------------------------------
 
     def _apply(self, event: PublicEvent) -> None:
+        if isinstance(event, Left) and self._ahead is not None and event.seat in self._ahead.order:
+            self._drop_ahead()  # his keys are in it: the host has a fresh one shuffled
         if isinstance(event, Go | NewDeck):
             self._start_deck(event)
+        elif isinstance(event, Ahead):
+            self._shuffle_ahead(event)
         elif isinstance(event, Deal):
             self._deal(event)
         elif isinstance(event, CloseDeal):
@@ -416,8 +458,10 @@ class PhoneMatch:
 
     def _start_deck(self, event: Go | NewDeck) -> None:
         self._check_round(event.round)
-        if event.deck in self._decks or (self._deck and event.deck <= self._deck.deck):
+        if event.deck <= self._newest:
             raise IllegalAction("wrong_phase", f"deck {event.deck} is not new")
+        if isinstance(event, Go):
+            self._drop_ahead()  # the host chose a fresh deck (the players changed)
         r = self.match.round
         assert r is not None
         order = tuple(s for s in r.order if s in self.match.active)
@@ -448,10 +492,51 @@ class PhoneMatch:
         deck = _Deck(event.deck, event.round, order)
         self._decks[event.deck] = deck
         self._deck = deck
+        self._newest = event.deck
         self._round_decks.setdefault(event.round, []).append(event.deck)
         self._audits.append(event.deck)  # (a complaint may bring its verdict early)
         # Every phone is told (a seat outside ``order``, e.g. in a tiebreak, only follows).
         self._send_frames(self.dealer.start_deck(event.deck, order))
+
+    def _shuffle_ahead(self, event: Ahead) -> None:
+        """Start the next round's deck among the players of the round in play; its
+        shuffle runs in the dealer's background work, after the round in play's."""
+        self._check_round(event.round)
+        r = self.match.round
+        assert r is not None
+        if r.phase is not Phase.PLAY or self._ahead is not None or event.deck <= self._newest:
+            raise IllegalAction("wrong_phase", f"deck {event.deck} is not to be shuffled ahead")
+        order = next_round_order(self.match)
+        deck = _Deck(event.deck, 0, order)
+        self._decks[event.deck] = deck
+        self._ahead = deck
+        self._newest = event.deck
+        self._send_frames(self.dealer.start_deck(event.deck, order))
+
+    def _adopt_ahead(self, event: Deal) -> _Deck:
+        """The round deals from the deck shuffled ahead: it must be among its players."""
+        self._check_round(event.round)
+        deck, r = self._ahead, self.match.round
+        assert deck is not None and r is not None
+        players = {s for s in r.order if s in self.match.active}
+        if deck.round or set(deck.order) != players:
+            raise IllegalAction("wrong_phase", f"deck {deck.deck} was shuffled among others")
+        deck.round = event.round
+        self._from_ahead.add(deck.deck)
+        self._ahead = None
+        self._deck = deck
+        self._round_decks.setdefault(event.round, []).append(deck.deck)
+        self._audits.append(deck.deck)
+        return deck
+
+    def _drop_ahead(self) -> None:
+        """The deck shuffled ahead will not be dealt from: suspended, never audited (no
+        card of it was ever in play), the same on every phone. Not closed: as the newest
+        deck of this phone's dealer it carries the escrow releases of the round in play
+        (a player who held and left at the showdown), which a closed deck ignores."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            self.dealer.suspend_deck(ahead.deck)
 
     def _current(self, number: int, deck_id: int | None = None) -> _Deck:
         self._check_round(number)
@@ -464,7 +549,8 @@ class PhoneMatch:
         """Assign the deal's positions; the engine gets the deal only with ``CloseDeal``,
         once every phone has opened its cards (a dropout before that voids the deal:
         the host starts a fresh deck and deals again, and no engine has seen a card)."""
-        deck = self._current(event.round, event.deck)
+        ahead = self._ahead is not None and self._ahead.deck == event.deck
+        deck = self._adopt_ahead(event) if ahead else self._current(event.round, event.deck)
         r = self.match.round
         assert r is not None
         if r.phase is not Phase.DEAL or deck.next_position != 0:
@@ -476,6 +562,13 @@ class PhoneMatch:
         deck.next_position = len(assignments)
         self._dealing = deck
         self._send_frames(self.dealer.deal(deck.deck, assignments))
+
+    def _lock_ahead(self, deck: _Deck) -> None:
+        """Keep a card per player locked beyond the next one to draw, in the background:
+        a draw from a position not yet locked waits for a locking pass around the whole
+        table (about 2 s at 7 phones, issue 17). A public point of the match, the same
+        on every phone."""
+        self.dealer.extend(deck.deck, deck.next_position + len(deck.order))
 
     def _report_draw(self) -> None:
         """Once the card I draw is open: tell the host what my hand is now."""
@@ -547,6 +640,7 @@ class PhoneMatch:
         r = self.match.round
         if r is None or r.number != event.round or r.phase is not Phase.DEAL_CHECK:
             return  # the deal decided the round (everybody else left meanwhile)
+        self._lock_ahead(deck)
         for seat in event.persian:  # proven by the dealer, the owner's own phone included
             if not r.hand(seat).shown:  # (not opened by an earlier try)
                 self._step(self._reveal(seat, self._proven(seat, event.round)[:2]))
@@ -577,6 +671,7 @@ class PhoneMatch:
             card = self._card(pending[0].deck, pending[2]) if seat == self.seat else None
             self._act(ActionKind.DRAW, seat, (card,))
             self._pending_draw = None
+            self._lock_ahead(deck)  # (after the card: the last shuffler's work goes first)
         elif action == "bust":
             self._act(ActionKind.BUST, seat)
         elif action in ("hold", "21"):

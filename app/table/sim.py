@@ -42,6 +42,9 @@ from app.table.table import GuestTable, HostTable, simple_bot
 
 #: Seconds a simulated bot thinks before each decision (a person glancing at his cards).
 THINK_S = 1.5
+#: What :class:`Waits` records (``ahead_deal``: the later deals from a deck shuffled in
+#: the background during the round before).
+KINDS = ("first_deal", "later_deal", "ahead_deal", "drawn_card", "round_result", "reshuffle")
 
 
 class Sim:
@@ -305,6 +308,7 @@ class Waits:
 
     first_deal: list[float] = field(default_factory=list)
     later_deal: list[float] = field(default_factory=list)
+    ahead_deal: list[float] = field(default_factory=list)  # ... from a deck shuffled ahead
     drawn_card: list[float] = field(default_factory=list)
     round_result: list[float] = field(default_factory=list)
     reshuffle: list[float] = field(default_factory=list)
@@ -318,8 +322,9 @@ class Waits:
     def asked(self, seat: int, now: float) -> None:
         self._asked[seat] = now
 
-    def log(self, seat: int, now: float, entry: dict[str, Any]) -> None:
-        """A phone's log entry at simulated time ``now``."""
+    def log(self, seat: int, now: float, entry: dict[str, Any], ahead: bool = False) -> None:
+        """A phone's log entry at simulated time ``now`` (``ahead``: a card dealt from a
+        deck shuffled during the last round)."""
         kind = entry.get("event")
         if kind == "card_dealt" and (seat, entry.get("round", 0)) not in self._dealt:
             number = entry.get("round", 0)
@@ -328,6 +333,8 @@ class Waits:
                 self.first_deal.append(now - self._begin)
             elif seat in self._ended:
                 self.later_deal.append(now - self._ended[seat])
+                if ahead:
+                    self.ahead_deal.append(now - self._ended[seat])
         elif kind == "card_drawn" and entry.get("seat") == seat and seat in self._asked:
             asked = self._asked.pop(seat)
             if self._dropped_at is not None:
@@ -348,7 +355,7 @@ class Waits:
     def summary(self) -> dict[str, dict[str, float | int]]:
         """Median and worst of each wait, and how many there were."""
         out: dict[str, dict[str, float | int]] = {}
-        for name in ("first_deal", "later_deal", "drawn_card", "round_result", "reshuffle"):
+        for name in KINDS:
             xs: list[float] = getattr(self, name)
             out[name] = {
                 "n": len(xs),
@@ -445,7 +452,16 @@ def open_table(
         return lambda seat, players: SraDealer(seat, players, group=metered, rng=dealer_rng)
 
     def logger(phone: SimPhone) -> Callable[[dict[str, Any]], None]:
-        return lambda entry: waits.log(phone.seat, sim.now, entry)
+        def log(entry: dict[str, Any]) -> None:
+            match = getattr(phone.side, "phone", None)
+            ahead = (
+                entry.get("event") == "card_dealt"
+                and match is not None
+                and bool(match.dealt_ahead(entry.get("round", 0)))
+            )
+            waits.log(phone.seat, sim.now, entry, ahead)
+
+        return log
 
     options = Options(rounds=rounds, turn_time=turn_time)
     host = HostTable(
@@ -459,6 +475,8 @@ def open_table(
         bot=ThinkingBot(phones[0], think_s, waits),
         on_log=logger(phones[0]),
     )
+    # (the pace is in the bytes of the group computed on: air time is counted at ffdhe2048)
+    host.background_bytes_per_s /= net.byte_scale
     net.listener.inbox = host.inbox
     phones[0].side = host
 

@@ -12,17 +12,20 @@ their turn, so it can be opened at the showdown if its owner drops out.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import Rng
-from app.protocol.messages import ClaimKind, Message
+from app.protocol.messages import ClaimKind, Kind, Message
 from app.protocol.seat import Seat
 from app.protocol.transcript import RoundSpec, TableConfig
 from app.table.dealer import CLAIM_PERSIAN, DealerViolation, DeckVerdict
 
 _KINDS = {CLAIM_PERSIAN: ClaimKind.PERSIAN}
+#: Frames per shuffle pass (docs/protocol.md, "What players wait for").
+SHUFFLE_PARTS = 2
 
 
 class SraDealer:
@@ -121,7 +124,37 @@ class SraDealer:
             return False
 
     def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
-        return self._encode(self._seat.start_round(RoundSpec(deck, tuple(order))))
+        # A pass goes out in SHUFFLE_PARTS frames: the next shuffler encrypts the first
+        # part while the rest is still on the air (the pass is still released whole).
+        spec = RoundSpec(deck, tuple(order), shuffle_parts=SHUFFLE_PARTS)
+        return self._encode(self._seat.start_round(spec))
+
+    def extend(self, deck: int, upto: int) -> None:
+        """Lock positions up to ``upto`` in the background (a public event: every phone
+        calls it at the same point of the match)."""
+        with contextlib.suppress(ProtocolUsageError):  # (a deck never started here)
+            self._seat.extend(deck, upto)
+
+    def first_reader(self, frame: bytes) -> int | None:
+        """The seat that computes next on ``frame`` (a relay sends it there first; the
+        others only check it), or None if everybody needs it alike or it is no frame
+        of a deck this phone has started."""
+        try:
+            msg = Message.decode(frame, self._group)
+            rnd = self._seat.round(msg.round_id) if msg.round_id else None
+        except (ProtocolViolation, ProtocolUsageError):
+            return None
+        if rnd is None or msg.sender not in rnd.order:
+            return None
+        order, i = rnd.order, rnd.order.index(msg.sender)
+        if msg.kind == Kind.SHUFFLE:
+            return order[i + 1] if i + 1 < len(order) else order[0]  # (last: the first locker)
+        if msg.kind == Kind.LOCK and i < len(order) - 2:
+            return order[i + 1]
+        if msg.kind == Kind.KEYS:
+            owners = {rnd.owner.get(p) for p in msg.data}
+            return owners.pop() if len(owners) == 1 else None  # (a draw: the drawer)
+        return None
 
     def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
         return self._encode(self._seat.reveal(deck, list(assignments)))

@@ -38,6 +38,7 @@ from app.table.limits import FrameBudget, frame_deck
 from app.table.lobby import GuestLobby, Notice
 from app.table.messages import (
     Act,
+    Ahead,
     Applied,
     Begin,
     CloseDeal,
@@ -196,8 +197,8 @@ class GuestTable(GuestLobby):
                 reason=message.reason,
             )
             phone.announce(message)
-        elif isinstance(message, Go | Deal | CloseDeal | Applied | NewDeck | Rejoin | Void):
-            if isinstance(message, Go | NewDeck | Deal):
+        elif isinstance(message, Go | Deal | CloseDeal | Applied | NewDeck | Ahead | Rejoin | Void):
+            if isinstance(message, Go | NewDeck | Deal | Ahead):
                 self._last_deck = max(self._last_deck, message.deck)
             phone.announce(message)
         else:

@@ -249,6 +249,12 @@ def oczko_table_shuffle(app: Blu21App) -> DemoSteps:
     )
 
 
+@demo("oczko_table:wait")
+def oczko_table_wait(app: Blu21App) -> DemoSteps:
+    """A networked table's deal waits for a slow phone: the progress bar names it."""
+    yield from _networked(app, shuffle_progress=0.35, shuffle_note=("shuffle", (2,)))
+
+
 @demo("oczko_table:cheat")
 def oczko_table_cheat(app: Blu21App) -> DemoSteps:
     """Cheating detected by the audit."""

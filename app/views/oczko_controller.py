@@ -66,5 +66,6 @@ class OczkoTableController(Protocol):
 
 #: Optional attributes a networked controller may add: ``message`` (a translated table
 #: message, e.g. ``message_for("player_left", name=...)``) and ``shuffle_progress``
-#: (0..1 while the SRA shuffle runs, else None).
-OPTIONAL_ATTRIBUTES = ("message", "shuffle_progress")
+#: (0..1 while the SRA shuffle runs, else None) with ``shuffle_note`` ((stage, seats): what
+#: runs, ``setup``/``shuffle``/``ahead``, and the players this phone waits for).
+OPTIONAL_ATTRIBUTES = ("message", "shuffle_progress", "shuffle_note")

@@ -103,6 +103,7 @@ class NetworkTable:
         #: the round the player has read the result before (he tapped "Next round")
         self._read_round: int | None = None
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
+        self._lag: tuple[str, tuple[int, ...]] | None = None  # ... what runs, who lags
         self._deadline = 0.0
         self._turn_seat: int | None = None
         self._version = 0
@@ -233,6 +234,9 @@ class NetworkTable:
                 progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
             ):
                 self._progress, changed = progress, True  # (steps of 2%: few redraws)
+            note = phone.shuffle_note
+            if note != self._lag:
+                self._lag, changed = note, True
         from app.history.live import RECORDER
 
         RECORDER.oczko_table(self, table)  # finished rounds and audits go to the history
@@ -307,6 +311,11 @@ class NetworkTable:
             return False
         r = m.round
         return bool(r.number == self._read_round and r.phase == "deal" and r.deal_pos == 0)
+
+    @property
+    def shuffle_note(self) -> tuple[str, tuple[int, ...]] | None:
+        """What the progress bar stands for and whom this phone waits for (PhoneMatch)."""
+        return None if self.closed else self._lag
 
     @property
     def shuffle_progress(self) -> float | None:

@@ -125,6 +125,7 @@ class OczkoTableScreen(BaseScreen):
             hints=self.app.prefs.show_hints,
             others_time=c.seat_time_left(now),
             fingerprint=getattr(c, "fingerprint", ""),
+            shuffle_note=getattr(c, "shuffle_note", None),
         )
         self.vm = vm
         self.fair_round = self._fair_round(c, vm)

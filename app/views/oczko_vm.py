@@ -55,6 +55,7 @@ class OczkoTableVM:
     next_text: str  # label of the continue button, '' when hidden
     message: str  # a player left, cheating detected, ...
     shuffle_progress: float | None  # 0..1 while the SRA shuffle runs, else None
+    shuffle_text: str  # what the progress bar stands for, and whom it waits for
     match_over: bool
     hint: str = ""
     fingerprint: str = ""  # the SRA table's fingerprint line, '' at a practice table
@@ -184,6 +185,7 @@ def present(
     hints: bool = False,
     others_time: tuple[int | None, float] = (None, 0.0),
     fingerprint: str = "",
+    shuffle_note: tuple[str, tuple[int, ...]] | None = None,
 ) -> OczkoTableVM:
     """The table screen for this phone's view of the match (``view_for(match, me)``, the
     engine's one projection of what the player may see; this presenter hides nothing);
@@ -285,10 +287,31 @@ def present(
         next_text=next_text,
         message=message,
         shuffle_progress=shuffle_progress,
+        shuffle_text=progress_text(shuffle_note, names),
         match_over=over,
         hint=bust_hint(mine.cards) if hints and my_turn else "",
         fingerprint=fingerprint_text(fingerprint),
     )
+
+
+def progress_text(note: tuple[str, tuple[int, ...]] | None, names: Sequence[str]) -> str:
+    """The line over the shuffle's progress bar: what runs, then the players whose phones
+    the deal waits for (a slow phone, a phone paused in the background).
+
+    >>> progress_text(("shuffle", (2,)), ["Ala", "Bogdan", "Celina"])
+    'Shuffling the deck across the phones…\\nWaiting for Celina'
+    """
+    stage, lacking = note if note is not None else ("shuffle", ())
+    if stage == "setup":
+        text = _("Setting up the table's keys across the phones…")
+    elif stage == "ahead":
+        text = _("Dealing from the deck shuffled during the last round…")
+    else:
+        text = _("Shuffling the deck across the phones…")
+    who = [names[s] for s in lacking if 0 <= s < len(names)]
+    if who:
+        text += "\n" + _("Waiting for {names}").format(names=", ".join(who))
+    return text
 
 
 def fingerprint_text(code: str) -> str:

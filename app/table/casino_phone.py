@@ -250,6 +250,10 @@ class CasinoPhone:
             out[pid] = p.chips - held
         return out
 
+    def players_chips(self) -> dict[str, Money]:
+        """Each player's chips between rounds (the ledger)."""
+        return {pid: p.chips for pid, p in self.players.items()}
+
     def live_shoe(self) -> ShoeRec | None:
         i, _ = self._cursor
         return self.shoes[i] if i < len(self.shoes) else None

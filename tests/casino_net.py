@@ -46,7 +46,9 @@ def quiet(sides: Sequence[Any]) -> bool:
     return True
 
 
-def run(sides: Sequence[Any], until: Callable[[], bool], clock: FakeClock, tick: float = 0.5) -> int:
+def run(
+    sides: Sequence[Any], until: Callable[[], bool], clock: FakeClock, tick: float = 0.5
+) -> int:
     """Step every side until ``until()``; when nothing moves, the fake clock moves on by
     ``tick`` (so timers fire only when the table is idle). Returns the steps taken."""
     deadline = time.monotonic() + HANG

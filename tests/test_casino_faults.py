@@ -1,0 +1,254 @@
+"""Faults and cheats at a casino table, over real TCP links with the real host and
+guests; in each test only the attacker's phone is modified. Each cheat is caught, the
+right phone is named, nobody honest is blamed or dropped, and the honest phones agree."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from app.bluetooth.tcp import TcpTransport
+from app.rules.table_rules import TableRules
+from app.table.casino_bot import casino_bot
+from app.table.casino_guest import CasinoGuest
+from app.table.casino_host import CasinoHost
+from app.table.casino_messages import CAgree, CIntent
+from app.table.casino_phone import CasinoPhone
+from app.table.casino_snapshot import CasinoStage
+from app.table.clock import FakeClock
+from app.table.messages import Message, ProtocolFrame
+from tests.casino_net import GROUP, IDS, digests, open_table, run, settled, shoes
+
+RULES = TableRules.preset("european", decks=1, penetration="1/2")
+
+
+def named(side: Any, player: str) -> bool:
+    return any(n.code == "cheat_named" and n.params.get("player") == player for n in side._notes)
+
+
+def left(side: Any, player: str, reason: str) -> bool:
+    return any(
+        e.get("event") == "player_left" and e["player"] == player and e["reason"] == reason
+        for e in side.phone.log
+    )
+
+
+def honest_agree(sides: list[Any], rnd: int) -> None:
+    for s in sides:
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+        assert not s.over, s.me
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p2" for n in s._notes)
+        assert s.phone.conservation() == s.phone.total
+    ref = digests(sides[0])[:rnd]
+    assert all(digests(s)[:rnd] == ref for s in sides)
+
+
+def test_a_phone_killed_mid_round_keeps_its_chips_and_its_hands_stand() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=11)
+    victim = guests[1]  # p2
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+
+    def his_hand_in_play() -> bool:
+        r = host.phone.round
+        return (
+            host.phone.stage is CasinoStage.PLAYING
+            and r is not None
+            and any(h.stake_of("p2") for h in r.hands)
+        )
+
+    run(sides, his_hand_in_play, clock)
+    victim.bot = None
+    rnd = host.phone.round_no
+    before = host.phone.players["p2"].chips
+    victim.link.close(linger=0)  # killed: no goodbye
+    victim.over = True
+    rest = [host, guests[0]]
+    run(rest, settled(rest, rnd + 2), clock)
+    for s in rest:
+        # (over TCP a killed app's socket closes like a goodbye: "left")
+        assert left(s, "p2", "lost") or left(s, "p2", "left")
+        p2 = s.phone.players["p2"]
+        assert not p2.present
+        # his chips are kept: what he had, plus what his hands of that round brought
+        assert p2.chips == before + s.phone.records[rnd].net.get("p2", Fraction(0))
+        assert "p2" not in s.phone.boxes.values()  # his box is free from the next round
+    honest_agree(rest, rnd + 2)
+
+
+class ForgingGuest(CasinoGuest):
+    """Sends a bet in the name of another player (signed with its own key)."""
+
+    forged = False
+
+    def _send_intent(self, intent: CIntent) -> None:
+        if intent.act == "bet" and not self.forged and self.phone and self.phone.round_no >= 2:
+            self.forged = True
+            intent = replace(intent, player="p1")
+        super()._send_intent(intent)
+
+
+def test_a_bet_in_another_players_name_names_the_forger() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=12, start=False)
+    # (the guest class is the attacker's only change: re-join seat 2 as a forger)
+    guests[1].leave()
+    run([host, guests[0]], lambda: len(host.lobby.seating.sitters) == 2, clock)
+    attacker = _join(host, ForgingGuest, 2, clock)
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: attacker.forged and host.phone.round_no >= 4, clock)
+    run(rest, settled(rest, host.phone.round_no), clock)
+    for s in rest:
+        assert left(s, "p2", "cheat")
+    assert named(host, "p2")
+    honest_agree(rest, host.phone.round_no - 1)
+
+
+class LyingGuest(CasinoGuest):
+    """Signs a digest of round 2 that is not the table's (a forged settlement)."""
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        if isinstance(message, CAgree) and message.round == 2 and self.phone is not None:
+            fake = CAgree(message.player, 2, "0" * 64)
+            sig = self.identity.sign(b"blu21/casino-agree", fake.signed_bytes(self.phone.table))
+            message = replace(fake, sig=sig.hex())
+        return super().send(link, message)
+
+
+class CardClaimingGuest(CasinoGuest):
+    """Sends a shoe frame 'opening' a card it does not hold."""
+
+    def _after(self) -> None:
+        super()._after()
+        phone = self.phone
+        if phone is not None and phone.round_no == 2 and not getattr(self, "claimed", False):
+            self.claimed = True
+            frame = b'{"k":"open","sh":1,"p":[40],"c":[0]}'
+            super().send(self.link, ProtocolFrame(frame))
+
+
+def _join(host: CasinoHost, cls: type[CasinoGuest], seat: int, clock: FakeClock) -> CasinoGuest:
+    return cls.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[seat],
+        name=f"P{seat}",
+        lang="pl",
+        clock=clock,
+        shoe_factory=shoes(seat),
+        bot=casino_bot,
+        group=GROUP,
+    )
+
+
+def _cheat_by_guest(cls: type[CasinoGuest], reason: str, seed: int) -> None:
+    clock = FakeClock()
+    host, guests = open_table(2, RULES, clock=clock, seed=seed, start=False)
+    attacker = _join(host, cls, 2, clock)
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    for s in rest:
+        assert left(s, "p2", reason), [e for e in s.phone.log if e.get("event") == "player_left"]
+    assert named(host, "p2")
+    honest_agree(rest, host.phone.round_no - 1)
+
+
+def test_a_forged_settlement_names_the_liar() -> None:
+    _cheat_by_guest(LyingGuest, "disagree", 13)
+
+
+def test_a_card_the_guest_does_not_hold_names_him() -> None:
+    _cheat_by_guest(CardClaimingGuest, "cheat", 14)
+
+
+class AlteringHost(CasinoHost):
+    """Relays a guest's bet with a doubled amount (the signature left as it was)."""
+
+    altered = False
+
+    def _announce(self, message: Any) -> None:
+        if (
+            isinstance(message, CIntent)
+            and message.player == "p1"
+            and message.act == "bet"
+            and not self.altered
+            and self.phone is not None
+            and self.phone.round_no >= 2
+        ):
+            self.altered = True
+            message = replace(message, amount=message.amount * 2)
+            self.lobby.broadcast(message)  # to the guests only: its own phone stays honest
+            return
+        super()._announce(message)
+
+
+def test_a_host_altering_a_relayed_bet_is_named_by_every_guest() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=15, host_cls=AlteringHost)
+    run([host, *guests], lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        assert named(g, "p0"), [n.code for n in g._notes]
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+        v = [n for n in g.notices if n.code == "violation"]
+        assert v and v[0].details["code"] == "forged_intent"
+
+
+class EquivocatingHost(CasinoHost):
+    """Tells guest p2 that a round's deal came before p1's bet (another log)."""
+
+    done = False
+
+    def _announce(self, message: Any) -> None:
+        phone = self.phone
+        if (
+            not self.done
+            and isinstance(message, CIntent)
+            and message.act == "done"
+            and phone is not None
+            and phone.round_no == 3
+            and message.player == "p1"
+        ):
+            self.done = True
+            link = self.link_of(2)
+            for peer in self.lobby._peers.values():
+                if peer.link is not link:
+                    self.lobby.send(peer.link, message)
+            phone.receive(message)
+            self._flush()
+            return
+        super()._announce(message)
+
+
+def test_a_host_sending_two_logs_is_named_by_the_guests() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=16, host_cls=EquivocatingHost)
+    sides = [host, *guests]
+    run(sides, lambda: host.done and any(g.over for g in guests), clock)
+    caught = [g for g in guests if g.over]
+    for g in caught:
+        assert named(g, "p0")
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+
+
+def test_bad_input_from_a_guest_changes_nothing() -> None:
+    clock = FakeClock()
+    host, guests = open_table(2, RULES, clock=clock, seed=17)
+    sides = [host, *guests]
+    run(sides, settled(sides, 1), clock)
+    phone: CasinoPhone = host.phone
+    guests[0].link.send(b'\x01{"t":"c_intent","player":"p1","n":"x"}')
+    run(sides, lambda: guests[0].closed, clock)
+    assert not host.over and phone.fault is None
+    assert left(host, "p1", "bad_message")
+    # the table goes on with the host alone
+    run([host], settled([host], phone.round_no + 1), clock)
+    assert phone.conservation() == phone.total

@@ -21,10 +21,20 @@ For each seat count it measures, in the same run:
 * ``bytes_sent_per_seat`` (mean over seats, frames each seat originates) and
   ``bytes_raw_elements_per_seat`` (the group elements/exponents in them, 256 bytes each).
 
+The casino shoe (``"shoe"``, keyed ``"DECKSxPHONES"`` for 1, 6 and 8 decks and 2-7
+phones, :func:`shoe_report`): from the start of a shoe until the first casino round's
+cards (two per phone and the dealer's) are open on every phone, its
+``critical_path_modexps`` cold and ``..._background`` with the shoe shuffled during the
+previous one, beside ``critical_path_naive`` (``2 * n * size``: every position locked
+up front); ``wall_s`` / ``wall_s_background`` (the replay in one process) and
+``bytes_sent_per_seat`` / ``..._background`` likewise; ``bytes_background_per_seat``:
+what the background shuffle sent.
+
 Usage::
 
     python bench/shuffle.py --json            # all seat counts, one JSON object
     python bench/shuffle.py --seats 4 --no-procs
+    python bench/shuffle.py --no-oczko --shoe-decks 8 --seats 7   # one shoe cell
 """
 
 from __future__ import annotations
@@ -40,7 +50,9 @@ import statistics
 import struct
 import sys
 import time
+from collections.abc import Callable
 from itertools import count
+from typing import NamedTuple
 
 from app.native.sra import jacobi
 from app.protocol import shuffle
@@ -49,6 +61,7 @@ from app.protocol.harness import LocalTable
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Message
 from app.protocol.seat import RoundSpec, Seat, TableConfig
+from app.table.sra_shoe import LOCK_MARGIN
 
 GROUP = FFDHE2048
 SHORT_BITS = 256  # the optional short shuffle keys (docs/protocol.md, "Short exponents")
@@ -137,16 +150,69 @@ def critical_path(
     counts ``check_weight`` modexps (the measured Jacobi/modexp time ratio).
     """
     t = _new_table(n, seed, shuffle_bits)
+    spec = spec_for(n)
+    rid = spec.round_id
+
+    def begin(seat: Seat) -> list[Message]:
+        out = seat.start_round(spec)
+        seat.reveal(rid, deal_of(spec.order))
+        return out
+
+    def in_preshuffle(seat: Seat) -> bool:
+        """Is this seat's next job part of the shuffle passes (done in the background)?"""
+        rnd = seat.round(rid)
+        me = rnd.order.index(seat.seat)
+        return preshuffled and me < rnd.n - 1 and not rnd.shuffle_sent
+
+    def preshuffle_frame(msg: Message) -> bool:
+        last = spec.order[-1]
+        return preshuffled and msg.kind.name == "SHUFFLE" and msg.sender != last
+
+    return replay(
+        t,
+        begin,
+        lambda s: len(s.hand(rid)) == 2,
+        check_weight,
+        free_work=in_preshuffle,
+        free_frame=preshuffle_frame,
+    ).critical
+
+
+class Replay(NamedTuple):
+    """What :func:`replay` measured."""
+
+    critical: float  # the longest dependent chain, in modexps
+    wall_s: float  # real time of the whole replay in this one process
+    bytes_per_seat: float  # mean bytes each seat originated
+
+
+def replay(
+    t: LocalTable,
+    begin: Callable[[Seat], list[Message]],
+    done: Callable[[Seat], bool],
+    check_weight: float,
+    free_work: Callable[[Seat], bool] = lambda seat: False,
+    free_frame: Callable[[Message], bool] = lambda msg: False,
+) -> Replay:
+    """A discrete-event replay of the protocol with one core per seat: ``begin`` (the
+    public event on every seat) at time 0, then every frame and work step, each seat
+    busy for the cost it was charged; the time every seat reached ``done``.
+
+    ``free_work(seat)`` / ``free_frame(msg)``: work and frames done in the background
+    beforehand (charged nothing; their subgroup tests ran then too).
+    """
     seats = t.seats
+    n = len(seats)
     host = t.config.host
     free = [0.0] * n
+    sent = [0] * n
     tick = count()
-    events: list[tuple[float, int, str, int, object]] = []
-    spec = spec_for(n)
+    events: list[tuple[float, int, str, int, bytes | None]] = []
 
     def emit(sender: int, when: float, msgs: list[Message]) -> None:
         for m in msgs:
             frame = m.encode(GROUP)
+            sent[sender] += len(frame)
             if sender == host:
                 for r in range(n):
                     if r != host:
@@ -154,27 +220,19 @@ def critical_path(
             else:
                 heapq.heappush(events, (when, next(tick), "at_host", sender, frame))
 
-    def run_cost(seat: Seat, fn, free_of_charge: bool = False) -> tuple[float, list[Message]]:
+    def run_cost(
+        seat: Seat, fn: Callable[[], object], free_of_charge: bool = False
+    ) -> tuple[float, object]:
         c0, k0 = seat.cost, seat.checks
         out = fn()
         cost = seat.cost - c0 + (seat.checks - k0) * check_weight
         return (0.0 if free_of_charge else cost), out
 
-    def in_preshuffle(seat: Seat) -> bool:
-        """Is this seat's next job part of the shuffle passes (done in the background)?"""
-        rnd = seat.round(spec.round_id)
-        me = rnd.order.index(seat.seat)
-        return preshuffled and me < rnd.n - 1 and not rnd.shuffle_sent
-
-    def preshuffle_frame(msg: Message) -> bool:
-        rnd = seats[0].round(spec.round_id)
-        return preshuffled and msg.kind.name == "SHUFFLE" and msg.sender != rnd.order[-1]
-
-    done_at = [None] * n
+    wall0 = time.perf_counter()
+    done_at: list[float | None] = [None] * n
     for s in seats:
-        c, out = run_cost(s, lambda s=s: s.start_round(spec))
-        s.reveal(spec.round_id, deal_of(spec.order))
-        emit(s.seat, c, out)
+        c, out = run_cost(s, lambda s=s: begin(s))
+        emit(s.seat, c, out)  # type: ignore[arg-type]
     scheduled = [False] * n
 
     def schedule_work(s: Seat, now: float) -> None:
@@ -190,35 +248,89 @@ def critical_path(
         if kind == "work":
             scheduled[who] = False
             start = max(when, free[who])
-            c, out = run_cost(seat, seat.work, in_preshuffle(seat))
+            c, out = run_cost(seat, seat.work, free_work(seat))
             free[who] = start + c
-            emit(who, free[who], out)
+            emit(who, free[who], out)  # type: ignore[arg-type]
         else:
+            assert frame is not None
             msg = Message.decode(frame, GROUP)
             receiver = host if kind == "at_host" else who
             rs = seats[receiver]
             start = max(when, free[receiver])
-            pre = preshuffle_frame(msg)
+            pre = free_frame(msg)
             c, _ = run_cost(rs, lambda rs=rs, msg=msg: rs.authenticate(msg), pre)
             free[receiver] = start + c
             c2, out = run_cost(rs, lambda rs=rs, msg=msg: rs.process(msg), pre)
             free[receiver] += c2
-            if pre:  # its background subgroup tests ran during the previous round too
-                rnd = rs.round(spec.round_id)
+            if pre:  # its background subgroup tests ran beforehand too
+                rnd = rs.round(msg.round_id)
                 while rnd.deferred_checks:
                     shuffle.run_deferred_checks(rs.core, rnd)
             if kind == "at_host":  # relay after the host's check, then its own outputs
                 for r in range(n):
                     if r not in (host, who):
                         heapq.heappush(events, (free[host], next(tick), "deliver", r, frame))
-            emit(receiver, free[receiver], out)
+            emit(receiver, free[receiver], out)  # type: ignore[arg-type]
             schedule_work(rs, free[receiver])
         for s in seats:
-            if done_at[s.seat] is None and len(s.hand(spec.round_id)) == 2:
+            if done_at[s.seat] is None and done(s):
                 done_at[s.seat] = free[s.seat]
             schedule_work(s, free[s.seat])
-    assert all(d is not None for d in done_at), "deal incomplete"
-    return max(done_at)  # type: ignore[type-var]
+    assert all(d is not None for d in done_at), "never done"
+    critical = max(d for d in done_at if d is not None)
+    return Replay(critical, time.perf_counter() - wall0, statistics.mean(sent))
+
+
+# -- the casino shoe -------------------------------------------------------------------
+
+SHOE_DECKS = (1, 6, 8)
+
+
+def first_deal(n: int) -> int:
+    """The cards a casino round opens first: two for each phone's box, one for the dealer."""
+    return 2 * n + 1
+
+
+def shoe_report(n: int, decks: int, seed: int, check_weight: float) -> dict:
+    """A shoe of ``decks`` decks among ``n`` phones until the first casino round's cards
+    are open on every phone: cold (the shuffle on the critical path), and with the
+    shoe shuffled (and its margin locked) in the background during the previous one.
+    Beside it the naive count: every seat encrypts all cards, then locks all of them,
+    before the first card opens (``2 * n * size``)."""
+    t = _new_table(n, seed)
+    order = tuple(range(n))
+    opened = range(first_deal(n))
+
+    def begin_cold(seat: Seat) -> list[Message]:
+        out = seat.start_round(RoundSpec.shoe(1, order, decks, LOCK_MARGIN))
+        return out + seat.open_public(1, opened)
+
+    cold = replay(t, begin_cold, lambda s: len(s.public(1)) == len(opened), check_weight)
+    before = list(t.bytes_sent)
+    for s in t.seats:  # the next shoe: shuffled while shoe 1 is played
+        t.post(s.seat, s.start_round(RoundSpec.shoe(2, order, decks, LOCK_MARGIN)))
+    t.run()
+    background = statistics.mean(b - b0 for b, b0 in zip(t.bytes_sent, before, strict=True))
+    t.playing = 2
+    warm = replay(
+        t,
+        lambda seat: seat.open_public(2, opened),
+        lambda s: len(s.public(2)) == len(opened),
+        check_weight,
+    )
+    size = 52 * decks
+    return {
+        "critical_path_modexps": cold.critical,
+        "critical_path_modexps_background": warm.critical,
+        "critical_path_naive": 2 * n * size,
+        "wall_s": cold.wall_s,
+        "wall_s_background": warm.wall_s,
+        "bytes_sent_per_seat": cold.bytes_per_seat,
+        "bytes_sent_per_seat_background": warm.bytes_per_seat,
+        "bytes_background_per_seat": background,
+        "positions_locked": len(t.seats[0].round(1).final),
+        "cards_opened": len(opened),
+    }
 
 
 # -- separate processes over loopback TCP ----------------------------------------------
@@ -364,13 +476,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seats", type=int, nargs="*", default=list(range(2, 8)))
     ap.add_argument("--no-procs", action="store_true", help="skip the multi-process run")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--shoe-decks", type=int, nargs="*", default=list(SHOE_DECKS), help="shoe sizes"
+    )
+    ap.add_argument("--no-oczko", action="store_true", help="only the shoe report")
     args = ap.parse_args(argv)
     unit = modexp_seconds(GROUP)
     jac = jacobi_seconds(GROUP)
     w = jac / unit
     in_process(2, args.seed)  # warm-up (thread pool, caches), not reported
     result: dict[str, dict] = {}
-    for n in args.seats:
+    for n in [] if args.no_oczko else args.seats:
         runs = [in_process(n, args.seed) for _ in range(2)]
         row = min(runs, key=lambda r: r["wall_s"])
         row["modexp_s"] = unit
@@ -393,6 +509,18 @@ def main(argv: list[str] | None = None) -> int:
         result[str(n)] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
         if not args.json:
             print(n, result[str(n)], flush=True)
+    shoe: dict[str, dict] = {}
+    for decks in args.shoe_decks:
+        for n in args.seats:
+            row = shoe_report(n, decks, args.seed, w)
+            row["wall_in_modexps"] = row["wall_s"] / unit
+            row["wall_in_modexps_background"] = row["wall_s_background"] / unit
+            key = f"{decks}x{n}"
+            shoe[key] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
+            if not args.json:
+                print("shoe", key, shoe[key], flush=True)
+    if shoe:
+        result["shoe"] = shoe  # "DECKSxPHONES": the casino shoe's first deal
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         print()

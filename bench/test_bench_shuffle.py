@@ -3,7 +3,8 @@
 Run: ``pytest bench/test_bench_shuffle.py --benchmark-only``. Peers in the same run:
 one full-size 2048-bit modexp through ``app.native.sra`` (the unit the protocol is
 measured in) and the same round with the whole deck locked (the naive "lock all 52"
-that the lock-only-what-is-needed rule avoids).
+that the lock-only-what-is-needed rule avoids). The casino shoe likewise: a 6-deck
+shoe's first deal beside the same shoe with every position locked up front.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 from app.protocol.group import FFDHE2048
 from app.protocol.harness import LocalTable
 from app.protocol.seat import RoundSpec
+from app.table.sra_shoe import LOCK_MARGIN
 
 G = FFDHE2048
 
@@ -50,3 +52,25 @@ def test_bench_shuffle_and_deal(benchmark, n):
 def test_bench_shuffle_and_deal_lock_all_peer(benchmark):
     """Peer: the same 2-seat round locking the whole deck."""
     benchmark.pedantic(_round, setup=lambda: ((_table(2), 52), {}), rounds=1, iterations=1)
+
+
+def _shoe(t: LocalTable, decks: int, margin: int) -> None:
+    order = tuple(range(len(t.seats)))
+    t.start(RoundSpec.shoe(1, order, decks, margin))
+    first = range(2 * len(order) + 1)  # two cards per phone's box, one for the dealer
+    for s in t.seats:
+        t.post(s.seat, s.open_public(1, first))
+    t.run()
+    assert all(len(s.public(1)) == len(first) for s in t.seats)
+
+
+def test_bench_shoe_first_deal(benchmark):
+    """A 6-deck shoe among 2 phones until its first deal is open, the margin locked."""
+    benchmark.pedantic(
+        _shoe, setup=lambda: ((_table(2), 6, LOCK_MARGIN), {}), rounds=1, iterations=1
+    )
+
+
+def test_bench_shoe_first_deal_lock_all_peer(benchmark):
+    """Peer: the same shoe with all 312 positions locked up front."""
+    benchmark.pedantic(_shoe, setup=lambda: ((_table(2), 6, 312), {}), rounds=1, iterations=1)

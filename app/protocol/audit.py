@@ -23,8 +23,15 @@ recomputed position by position from its input, the revealed key and permutation
 check uses only frames signed by their senders and the senders' own revealed seeds, so
 the named seat is the one whose signed messages contradict its own keys.
 
-Cost on each phone: about ``52 + locked`` exponentiations normally, ``(n+1) * 52 +
-(n-1) * locked`` when a cheater must be found. :func:`audit` is a pure function of one
+A shoe (a round of ``52 * decks`` cards, :attr:`~app.protocol.transcript.RoundSpec.size`)
+skips 2: the last shuffler streams only what gets locked and sends no rest, and 3
+compares the locked cards with the committed order directly. The cards never locked
+were never in play; the locked ones are exactly where the committed permutations put
+them, so the shoe dealt was a uniform shuffle of all its cards if one seat was honest.
+
+Cost on each phone: about ``52 + locked`` exponentiations normally in a 52-card round,
+``locked`` in a shoe (whatever its size); ``(n+1) * size + (n-1) * locked`` at most
+when a cheater must be found. :func:`audit` is a pure function of one
 seat's transcript (:class:`~app.protocol.transcript.Round`) and the group; the seat
 runs it as background work (:meth:`app.protocol.seat.Seat.work`) once every seed is
 in (:mod:`app.protocol.reveal`: the AUDIT and EVIDENCE frames).
@@ -66,23 +73,28 @@ def audit(rnd: Round, group: Group) -> Verdict:
                 name(s, E.BAD_KEY)
                 troubled.add(pos)
 
-    shuffled = all(len(st) == DECK_SIZE for st in rnd.stages[:-1])
+    size = rnd.size
+    whole = rnd.spec.whole_deck_audit
+    shuffled = all(len(st) == size for st in rnd.stages[:-1])
     last = order[-1]
     full_f = list(rnd.stages[-1]) + list(rnd.audits[last][1])
     deck: list[int | None] | None = None
     need_full = not shuffled  # voided during the shuffle: check the passes that exist
-    if shuffled and len(full_f) != DECK_SIZE:
+    if shuffled and whole and len(full_f) != size:
         name(last, E.BAD_AUDIT)  # the rest of the deck is missing
     elif shuffled:
-        # 2. open the final deck
-        k_inv = group.prod_exp(secrets[s].shuffle_key_inv for s in order[:-1])
-        exps = [k_inv * secrets[last].card_key_inv(j) % group.q for j in range(DECK_SIZE)]
-        deck = [rnd.enc.card_of(v) for v in group.pow_many(full_f, exps)]
         # Every card must sit exactly where the revealed permutations put it: a pass
         # reordered after its sender saw its input (related values tagging cards
         # through an honest pass, then a stacked last pass) fails here.
-        if deck != dealt_order(secrets, order):
-            need_full = True
+        committed: list[int | None] = list(dealt_order(secrets, order, size))
+        deck = committed
+        if whole:
+            # 2. open the final deck (a shoe skips this: its cards in play are the
+            # locked ones, checked in 3 against the committed order)
+            k_inv = group.prod_exp(secrets[s].shuffle_key_inv for s in order[:-1])
+            exps = [k_inv * secrets[last].card_key_inv(j) % group.q for j in range(size)]
+            deck = [rnd.enc.card_of(v) for v in group.pow_many(full_f, exps)]
+            need_full = deck != committed
         # 3. the locked cards open to the same cards
         final = rnd.final
         if final and not need_full:
@@ -92,15 +104,17 @@ def audit(rnd: Round, group: Group) -> Verdict:
             opened = [rnd.enc.card_of(v) for v in group.pow_many(final, exps)]
             if opened != deck[: len(final)]:
                 need_full = True
+        if not whole:
+            deck = deck[: len(final)]  # only the locked positions were checked
     if need_full:
         for s, code in full_transcript_check(rnd, group, secrets, full_f):
             name(s, code)
-            troubled.update(range(DECK_SIZE))
+            troubled.update(range(size))
 
     # 4. claims and complaints against the opened deck
     if deck is not None and not need_full:
         for claimer, pairs in rnd.claim_log:
-            wrong = [p for p, c in pairs if deck[p] != c]
+            wrong = [p for p, c in pairs if p >= len(deck) or deck[p] != c]
             if wrong:
                 name(claimer, E.FALSE_CLAIM)
                 troubled.update(wrong)
@@ -112,14 +126,16 @@ def audit(rnd: Round, group: Group) -> Verdict:
     return Verdict(rid, True, (), tuple(c for c in deck if c is not None))
 
 
-def dealt_order(secrets: dict[int, RoundSecret], order: tuple[int, ...]) -> list[int]:
-    """The card at each final position as the revealed permutations place it: pass i
-    outputs at j its input at ``perm_i[j]``, the first pass's input being the cards in
-    code order."""
-    cards = list(range(DECK_SIZE))
+def dealt_order(
+    secrets: dict[int, RoundSecret], order: tuple[int, ...], size: int = DECK_SIZE
+) -> list[int]:
+    """The code at each final position as the revealed permutations place it: pass i
+    outputs at j its input at ``perm_i[j]``, the first pass's input being the codes in
+    order."""
+    cards = list(range(size))
     for s in order:
-        perm = secrets[s].permutation(DECK_SIZE)
-        cards = [cards[perm[j]] for j in range(DECK_SIZE)]
+        perm = secrets[s].permutation(size)
+        cards = [cards[perm[j]] for j in range(size)]
     return cards
 
 
@@ -129,6 +145,7 @@ def full_transcript_check(
     """Recompute every pass from the revealed seeds; return ``(seat, code)`` per liar."""
     order = rnd.order
     n = rnd.n
+    size = rnd.size
     found: list[tuple[int, str]] = []
     # A pass (or lock) found bad may have reached its successor in another signed
     # version than mine (the host can equivocate on its own frames). Its successor is
@@ -138,15 +155,15 @@ def full_transcript_check(
     # non-last shuffle passes: output multiset == (input ^ k) multiset
     for i in range(n - 1):
         out = rnd.stages[i]
-        if len(out) < DECK_SIZE:
+        if len(out) < size:
             break
         inp = rnd.enc.values if i == 0 else rnd.stages[i - 1]
         k = secrets[order[i]].shuffle_key
-        perm = secrets[order[i]].permutation(DECK_SIZE)
+        perm = secrets[order[i]].permutation(size)
 
         def passed(values: list[int], k: int = k, perm: tuple[int, ...] = perm) -> list[int]:
             raised = group.pow_batch(values, k)
-            return [raised[perm[j]] for j in range(DECK_SIZE)]
+            return [raised[perm[j]] for j in range(size)]
 
         expect = passed(list(inp))
         if expect != out and (honest_prev is None or passed(honest_prev) != out):
@@ -154,14 +171,16 @@ def full_transcript_check(
             honest_prev = expect if honest_prev is None else passed(honest_prev)
         else:
             honest_prev = None
-    # last pass: each output opened with its card key is one of the inputs, once
-    if len(rnd.stages[-2]) == DECK_SIZE and len(full_f) == DECK_SIZE:
+    # last pass: each output opened with its card key is one of the inputs, once (in
+    # a shoe: the part streamed, all the audit opens)
+    m = len(full_f)
+    if len(rnd.stages[-2]) == size and (m == size or not rnd.spec.whole_deck_audit):
         last = secrets[order[-1]]
-        perm = last.permutation(DECK_SIZE)
-        back = group.pow_many(full_f, [last.card_key_inv(j) for j in range(DECK_SIZE)])
+        perm = last.permutation(size)
+        back = group.pow_many(full_f, [last.card_key_inv(j) for j in range(m)])
         inp = rnd.stages[-2]
-        if any(back[j] != inp[perm[j]] for j in range(DECK_SIZE)) and (
-            honest_prev is None or any(back[j] != honest_prev[perm[j]] for j in range(DECK_SIZE))
+        if any(back[j] != inp[perm[j]] for j in range(m)) and (
+            honest_prev is None or any(back[j] != honest_prev[perm[j]] for j in range(m))
         ):
             found.append((order[-1], E.BAD_SHUFFLE))
     # locking steps, recomputed exactly

@@ -2,10 +2,12 @@
 
 A deal names ``(position, drawer)`` pairs (a public event on every seat). Every seat
 but the drawer broadcasts its card key for the position (KEYS) once it is locked; the
-drawer opens its card with one exponentiation. A card that does not open is a
-complaint (COMPLAIN): the round is void and its audit names the cheater. A claim
-(CLAIM) proves a seat's cards with its own keys; every other seat opens them and
-counts the claim only once they open as claimed.
+drawer opens its card with one exponentiation. A position dealt to
+:data:`~app.protocol.transcript.PUBLIC` (a casino shoe's face-up card) gets every
+seat's key, and every seat (followers too) opens it with one exponentiation. A card
+that does not open is a complaint (COMPLAIN): the round is void and its audit names
+the cheater. A claim (CLAIM) proves a seat's cards with its own keys; every other seat
+opens them and counts the claim only once they open as claimed.
 """
 
 from __future__ import annotations
@@ -15,17 +17,23 @@ from collections.abc import Sequence
 from app.native.handeval import oczko_total
 from app.protocol import errors as E
 from app.protocol.core import SeatCore
-from app.protocol.encoding import DECK_SIZE
+from app.protocol.encoding import DECK_SIZE, pack_positions, unpack_positions
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.messages import ClaimKind, Kind, Message
-from app.protocol.transcript import Claim, Pairs, Round
+from app.protocol.transcript import PUBLIC, Claim, Pairs, Round
+
+#: Positions a seat can draw privately: claims and escrow records carry one byte each.
+PRIVATE_POSITIONS = 256
 
 
 def reveal(core: SeatCore, rnd: Round, assignments: Sequence[tuple[int, int]]) -> list[Message]:
     """Deal ``(position, drawer)`` pairs (see :meth:`app.protocol.seat.Seat.reveal`)."""
     for pos, drawer in assignments:
-        if not 0 <= pos < DECK_SIZE or drawer not in rnd.order:
+        public = drawer == PUBLIC
+        if not 0 <= pos < rnd.size or not (public or drawer in rnd.order):
             raise ProtocolUsageError("bad assignment")
+        if not public and pos >= PRIVATE_POSITIONS:
+            raise ProtocolUsageError("a private card lies in the first 256 positions")
         if pos in rnd.owner:
             raise ProtocolUsageError(f"position {pos} already dealt")
     for pos, drawer in assignments:
@@ -85,11 +93,11 @@ def claim_message(
 
 def on_keys(core: SeatCore, rnd: Round, msg: Message) -> None:
     """A seat's card keys for dealt positions."""
-    positions = list(msg.data)
+    positions = unpack_positions(msg.data, rnd.size) or []
     if not positions or len(positions) != len(msg.values) or len(set(positions)) != len(positions):
         raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "keys")
     for pos, key in zip(positions, msg.values, strict=True):
-        if pos >= DECK_SIZE or msg.sender in rnd.keys.get(pos, {}):
+        if pos >= rnd.size or msg.sender in rnd.keys.get(pos, {}):
             raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "key position")
         if not core.group.is_exponent(key):
             raise ProtocolViolation(msg.sender, E.NOT_EXPONENT, "key")
@@ -139,15 +147,16 @@ def on_claim(core: SeatCore, rnd: Round, msg: Message) -> None:
 
 def on_complain(core: SeatCore, rnd: Round, msg: Message) -> None:
     """A seat's card did not open (or a claim did not): the round is void."""
-    if len(msg.data) != 1:
+    positions = unpack_positions(msg.data, rnd.size) or []
+    if len(positions) != 1:
         raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "complaint")
-    if msg.data[0] >= len(rnd.final):
+    if positions[0] >= len(rnd.final):
         # nobody can have failed to open a position that is not locked yet
         raise ProtocolViolation(msg.sender, E.FALSE_COMPLAINT, "position not locked")
     # A complaint voids the round: dealing stops here at once, but this seat reveals its
     # seed only after the complainer's own AUDIT (audit.reveal_due): a complaint must
     # not buy a seat everybody's cards while it keeps its own keys back.
-    rnd.complaints.append((msg.sender, msg.data[0]))
+    rnd.complaints.append((msg.sender, positions[0]))
 
 
 # ---------------------------------------------------------------- background work
@@ -165,7 +174,8 @@ def send_keys(core: SeatCore, rnd: Round) -> list[Message]:
     keys = tuple(rnd.secret.card_key_inv(p) for p in positions)
     for p, k in zip(positions, keys, strict=True):
         rnd.keys.setdefault(p, {})[core.seat] = k  # verifying claims needs mine too
-    return [core.send(Kind.KEYS, rnd.round_id, values=keys, data=bytes(positions))]
+    data = pack_positions(positions, rnd.size)
+    return [core.send(Kind.KEYS, rnd.round_id, values=keys, data=data)]
 
 
 def openable(core: SeatCore, rnd: Round) -> list[int]:
@@ -196,12 +206,45 @@ def open_mine(core: SeatCore, rnd: Round) -> list[Message]:
         if code is None:
             # Somebody's key or lock is wrong: void the round, the audit names him.
             rnd.hand[pos] = -1
-            rnd.complaints.append((core.seat, pos))
-            # my seed opens my other cards: in a suspended round they are in play
-            rnd.audit_wanted = not rnd.suspended
-            out.append(core.send(Kind.COMPLAIN, rnd.round_id, data=bytes([pos])))
+            out.append(complain(core, rnd, pos))
         else:
             rnd.hand[pos] = code
+    return out
+
+
+def complain(core: SeatCore, rnd: Round, pos: int) -> Message:
+    """Position ``pos`` did not open (or not as claimed): the round is void, and my seed
+    goes out for its audit (not in a suspended round: it would open my own cards,
+    still in play)."""
+    rnd.complaints.append((core.seat, pos))
+    rnd.audit_wanted = not rnd.suspended
+    return core.send(Kind.COMPLAIN, rnd.round_id, data=pack_positions([pos], rnd.size))
+
+
+def public_openable(rnd: Round) -> list[int]:
+    """Public positions not open yet whose every key is in."""
+    return [
+        p
+        for p, d in rnd.owner.items()
+        if d == PUBLIC and p not in rnd.public and rnd.keys_in(p, but=PUBLIC)
+    ]
+
+
+def open_public(core: SeatCore, rnd: Round) -> list[Message]:
+    """Open the public positions whose keys are all in (every seat, followers too).
+
+    A position that does not open is a complaint by every seat of the order that sees
+    it (a follower only records it: it sends nothing in a round it is not part of).
+    """
+    positions = sorted(public_openable(rnd))
+    exps = [core.group.prod_exp(rnd.keys[p][s] for s in rnd.order) for p in positions]
+    out: list[Message] = []
+    opened = core.pow_many([rnd.final[p] for p in positions], exps)
+    for pos, value in zip(positions, opened, strict=True):
+        code = rnd.enc.card_of(value)
+        rnd.public[pos] = -1 if code is None else code
+        if code is None and core.seat in rnd.order:
+            out.append(complain(core, rnd, pos))
     return out
 
 
@@ -224,11 +267,7 @@ def check_claim(core: SeatCore, rnd: Round) -> list[Message]:
     opened = core.pow_many([rnd.final[p] for p in positions], exps)
     wrong = [p for v, (p, c) in zip(opened, pairs, strict=True) if rnd.enc.card_of(v) != c]
     if wrong:
-        # the transcript check decides who lied (not in a suspended round: my seed
-        # would open my own cards, still in play)
-        rnd.audit_wanted = not rnd.suspended
-        rnd.complaints.append((core.seat, wrong[0]))
-        return [core.send(Kind.COMPLAIN, rnd.round_id, data=bytes([wrong[0]]))]
+        return [complain(core, rnd, wrong[0])]  # the transcript check decides who lied
     # (a showdown claim after a Persian one covers its cards too)
     merged = {**dict(rnd.proven.get(claimer, ())), **dict(pairs)}
     rnd.proven[claimer] = tuple(sorted(merged.items()))

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
+from app.protocol.encoding import index_bytes
 from app.protocol.group import Group
 
 CHALLENGE_BYTES = 16
@@ -127,7 +128,7 @@ class RoundSecret:
         """``e_j``: this seat's per-card key for deck position ``j``."""
         key = ("e", position)
         if key not in self._cache:
-            e = exponent_from(self.group, *self._label(b"card", bytes([position])))
+            e = exponent_from(self.group, *self._label(b"card", index_bytes(position)))
             self._cache[key] = even_exponent(self.group, e)
         return self._cache[key]
 
@@ -150,7 +151,7 @@ class RoundSecret:
         """A uniform permutation of ``range(n)`` (Fisher-Yates on derived bytes)."""
         if n in self._perms:
             return self._perms[n]
-        stream = hashlib.shake_256(b"".join(self._label(b"perm", bytes([n])))).digest(8 * 4 * n)
+        stream = hashlib.shake_256(b"".join(self._label(b"perm", index_bytes(n)))).digest(8 * 4 * n)
         perm = list(range(n))
         off = 0
         for i in range(n - 1, 0, -1):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from app.protocol import errors as E
 from app.protocol.audit import audit
 from app.protocol.core import SeatCore
-from app.protocol.encoding import DECK_SIZE
 from app.protocol.errors import ProtocolViolation
 from app.protocol.keys import RoundSecret, verify
 from app.protocol.messages import Kind, Message
@@ -45,14 +44,16 @@ def audit_owed(rnd: Round) -> set[int]:
 
 
 def send_audit(core: SeatCore, rnd: Round) -> list[Message]:
-    """Reveal my round seed (the last shuffler adds the rest of its pass)."""
+    """Reveal my round seed (the last shuffler adds the rest of its pass where the
+    audit opens the whole deck: a 52-card round)."""
     assert rnd.secret is not None
     rnd.audit_sent = True
     rest: tuple[int, ...] = ()
     start = 0
-    if core.seat == rnd.order[-1] and len(rnd.stages[-2]) == DECK_SIZE:
+    if core.seat == rnd.order[-1] and len(rnd.stages[-2]) == rnd.size:
         start = len(rnd.stages[-1])
-        rest = tuple(last_pass(core, rnd, start, DECK_SIZE))
+        if rnd.spec.whole_deck_audit:
+            rest = tuple(last_pass(core, rnd, start, rnd.size))
     rnd.audits[core.seat] = (rnd.secret.seed, rest)
     seed = rnd.secret.seed
     return [core.send(Kind.AUDIT, rnd.round_id, start=start, values=rest, data=seed)]
@@ -70,8 +71,9 @@ def on_audit(core: SeatCore, rnd: Round, msg: Message) -> None:
         raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "only the last shuffler sends cards")
     if msg.sender == last:
         stage = rnd.stages[-1]
-        if msg.start != len(stage) or len(stage) + len(msg.values) != DECK_SIZE:
-            if len(rnd.stages[-2]) == DECK_SIZE or msg.values:
+        whole = rnd.size if rnd.spec.whole_deck_audit else len(stage)
+        if msg.start != len(stage) or len(stage) + len(msg.values) != whole:
+            if len(rnd.stages[-2]) == rnd.size or msg.values:
                 raise ProtocolViolation(msg.sender, E.BAD_AUDIT, "rest of the deck")
         elif msg.values:
             check_elements(core, rnd, msg.sender, msg.values, stage)

@@ -54,14 +54,14 @@ from collections.abc import Callable, Sequence
 from app.protocol import deal, escrow, reveal, setup, shuffle
 from app.protocol import errors as E
 from app.protocol.core import HELLO_CONTEXT, SeatCore, TableSetup
-from app.protocol.encoding import DECK_SIZE, CardEncoding
+from app.protocol.encoding import CardEncoding, round_sizes
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import Group
 from app.protocol.keys import Identity, Rng, RoundSecret, default_rng, verify
 from app.protocol.messages import ClaimKind, Kind, Message
-from app.protocol.transcript import MAX_SEATS, Round, RoundSpec, TableConfig, Verdict
+from app.protocol.transcript import MAX_SEATS, PUBLIC, Round, RoundSpec, TableConfig, Verdict
 
-__all__ = ["MAX_SEATS", "Round", "RoundSpec", "Seat", "TableConfig", "Verdict"]
+__all__ = ["MAX_SEATS", "PUBLIC", "Round", "RoundSpec", "Seat", "TableConfig", "Verdict"]
 
 _MAX_BUFFERED = 256
 
@@ -152,6 +152,10 @@ class Seat:
         """A 6-digit code of everyone's keys and seeds (:func:`app.protocol.setup.fingerprint`)."""
         return setup.fingerprint(self.core.setup)
 
+    def cut_card(self, round_id: int, low: int, high: int) -> int:
+        """A shoe's cut card, uniform in ``low..high`` (:func:`app.protocol.setup.cut_card`)."""
+        return setup.cut_card(self.core.setup, round_id, low, high)
+
     # ------------------------------------------------------------------ set-up
 
     def hello(self) -> list[Message]:
@@ -182,13 +186,15 @@ class Seat:
             raise ProtocolUsageError("unknown seat in order")
         if spec.lock_chunk < 0 or spec.lock_ahead < 0 or spec.shuffle_parts < 1:
             raise ProtocolUsageError("bad lock_chunk, lock_ahead or shuffle_parts")
+        if spec.size not in round_sizes():
+            raise ProtocolUsageError("a round holds 1-8 decks")
         bits = self.config.shuffle_bits
         secret = (
             RoundSecret.fresh(self.group, spec.round_id, core.rng, bits)
             if self.seat in order
             else None
         )
-        enc = CardEncoding.derive(self.group, core.setup.joint_seed, spec.round_id)
+        enc = CardEncoding.derive(self.group, core.setup.joint_seed, spec.round_id, spec.size)
         rnd = Round.begin(spec, secret, enc, bits)
         for key in [k for k in self._future_seq if k[0] <= spec.round_id]:
             seq = self._future_seq.pop(key)
@@ -244,28 +250,35 @@ class Seat:
         return escrow.held_hand(self.round(round_id), owner)
 
     def disputed(self, round_id: int) -> bool:
-        """True once somebody complained in ``round_id``: the round is void, and only
-        its audit (every seat's seed) can say who cheated."""
-        return bool(self.round(round_id).complaints)
+        """True once somebody complained in ``round_id`` (or, on a follower, a public
+        card did not open): the round is void, and only its audit (every seat's seed)
+        can say who cheated."""
+        rnd = self.round(round_id)
+        return bool(rnd.complaints) or -1 in rnd.public.values()
+
+    def public(self, round_id: int) -> dict[int, int]:
+        """The opened public positions of ``round_id``: ``{position: code}`` (the card is
+        ``code % 52``; -1: it did not open, a complaint)."""
+        return dict(self.round(round_id).public)
 
     def gave_key(self, round_id: int, position: int, seat: int) -> bool:
         """True once ``seat``'s key for a dealt ``position`` is in (the drawer needs every
         other seat's to open his card)."""
         return seat in self.round(round_id).keys.get(position, {})
 
-    def waiting_for(self, round_id: int) -> set[int]:
+    def waiting_for(self, round_id: int, upto: int = 0) -> set[int]:
         """The seats whose part this seat still lacks to open the dealt cards of
         ``round_id`` (first in the shuffle and locking chain, then keys): whom to blame
-        when the table waits too long. Empty when nothing is missing. ``round_id`` 0:
-        the set-up (keys, then seeds)."""
+        when the table waits too long. Empty when nothing is missing. ``upto``: also
+        the whole shuffle and the locking of the first ``upto`` positions (a shoe
+        waits for that before its first card). ``round_id`` 0: the set-up (keys, then
+        seeds)."""
         if round_id == 0:
             return setup.missing(self.core)
         rnd = self.round(round_id)
         if rnd.verdict is None and not rnd.suspended and (rnd.complaints or rnd.audit_wanted):
             return reveal.audit_owed(rnd)
-        if not rnd.owner:
-            return set()
-        return shuffle.lacking(rnd) or deal.lacking_keys(rnd)
+        return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and
@@ -280,7 +293,7 @@ class Seat:
     def extend(self, round_id: int, upto: int) -> None:
         """Lock positions up to ``upto`` (exclusive) in the background (public event)."""
         rnd = self.round(round_id)
-        rnd.lock_target = max(rnd.lock_target, min(DECK_SIZE, upto))
+        rnd.lock_target = max(rnd.lock_target, min(rnd.size, upto))
 
     def reveal(self, round_id: int, assignments: Sequence[tuple[int, int]]) -> list[Message]:
         """Deal ``(position, drawer)`` pairs of ``round_id`` (a public event, on every seat).
@@ -288,8 +301,20 @@ class Seat:
         Every seat but the drawer broadcasts its key for the position (one KEYS message
         per call, once the positions are locked); the drawer then opens its card with
         one exponentiation. Positions beyond the locked region are locked on demand.
+        A drawer :data:`PUBLIC` opens the position to everybody (:meth:`open_public`).
         """
         return deal.reveal(self.core, self.round(round_id), assignments)
+
+    def open_public(self, round_id: int, positions: Sequence[int]) -> list[Message]:
+        """Open ``positions`` of ``round_id`` to everybody (a public event, on every seat).
+
+        Every seat of the order broadcasts its key for them (one KEYS message); every
+        seat, followers included, then opens each with one exponentiation
+        (:meth:`public`). A key that does not open the card is a complaint by every
+        seat that sees it; the audit names the seat whose key it was; a seat that
+        never gives its key is named by :meth:`waiting_for`.
+        """
+        return self.reveal(round_id, [(p, PUBLIC) for p in positions])
 
     def claim(self, round_id: int, kind: ClaimKind) -> list[Message]:
         """Prove my hand in ``round_id``: PERSIAN (my first two cards are aces) or
@@ -527,18 +552,20 @@ class Seat:
             inp = rnd.enc.values if me == 0 else rnd.stages[me - 1]
             if len(rnd.my_encrypted) < len(inp):
                 return lambda: shuffle.encrypt_incoming(core, rnd, inp)
-            if len(rnd.my_encrypted) == DECK_SIZE and (me or len(rnd.commits) == n):
+            if len(rnd.my_encrypted) == rnd.size and (me or len(rnd.commits) == n):
                 return lambda: shuffle.release_shuffle(core, rnd)
         # 2. the last shuffler streams its per-card-keyed output up to the lock target
-        last_ready = me == n - 1 and len(rnd.stages[-2]) == DECK_SIZE
+        last_ready = me == n - 1 and len(rnd.stages[-2]) == rnd.size
         if busy and last_ready and len(rnd.stages[-1]) < rnd.lock_target:
             return lambda: shuffle.last_shuffle_chunk(core, rnd)
         # 3. keys for dealt positions once they are locked (before locking more)
         if busy and deal.keys_due(rnd):
             return lambda: deal.send_keys(core, rnd)
-        # 4. open my own cards
+        # 4. open my own cards, and the public ones (followers too)
         if not void and rnd.verdict is None and not observer and deal.openable(core, rnd):
             return lambda: deal.open_mine(core, rnd)
+        if not void and rnd.verdict is None and deal.public_openable(rnd):
+            return lambda: deal.open_public(core, rnd)
         # 5. locking, streamed in chunks
         if busy and 0 <= me < n - 1:
             lock_in = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]

@@ -125,3 +125,17 @@ def progress(core: SeatCore) -> float:
     """How far the set-up has come, 0..1 (keys, then seeds)."""
     st = core.setup
     return min(1.0, (len(st.pubs) + len(st.seeds)) / (2 * len(present(core))))
+
+
+def cut_card(setup: TableSetup, round_id: int, low: int, high: int) -> int:
+    """A position uniform in ``low..high`` from the joint seed and ``round_id`` (a shoe's
+    cut card): equal on every seat, chosen by none (every seat's table seed went into
+    the joint seed, committed before any was revealed). A 256-bit hash reduced modulo
+    a range of at most a few hundred positions: the bias is below 2^-240.
+    """
+    if not setup.ready:
+        raise ProtocolUsageError("set-up not finished")
+    if not 0 <= low <= high:
+        raise ProtocolUsageError("the cut card needs 0 <= low <= high")
+    h = digest(b"blu21/cut-card", setup.joint_seed, round_id.to_bytes(8, "big"))
+    return low + int.from_bytes(h, "big") % (high - low + 1)

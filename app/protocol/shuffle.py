@@ -15,7 +15,6 @@ from itertools import pairwise
 
 from app.protocol import errors as E
 from app.protocol.core import SeatCore
-from app.protocol.encoding import DECK_SIZE
 from app.protocol.errors import ProtocolViolation
 from app.protocol.messages import Kind, Message
 from app.protocol.transcript import Round, seed_commitment
@@ -38,7 +37,7 @@ def input_missing(rnd: Round, msg: Message) -> bool:
         return False
     i = rnd.order.index(msg.sender)
     if msg.kind == Kind.SHUFFLE:
-        return (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n
+        return (i > 0 and len(rnd.stages[i - 1]) < rnd.size) or len(rnd.commits) < rnd.n
     if msg.kind == Kind.LOCK and i < rnd.n - 1:
         inp = rnd.stages[-1] if i == 0 else rnd.locks[i - 1]
         return msg.start + len(msg.values) > len(inp)
@@ -122,14 +121,14 @@ def on_shuffle(core: SeatCore, rnd: Round, msg: Message) -> None:
         # (its own AUDIT came first: the last shuffler's chunks sent before it were
         # still in flight when this seat revealed, which is no fault of anybody's)
         raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after its audit")
-    if (i > 0 and len(rnd.stages[i - 1]) < DECK_SIZE) or len(rnd.commits) < rnd.n:
+    if (i > 0 and len(rnd.stages[i - 1]) < rnd.size) or len(rnd.commits) < rnd.n:
         # the sender must have had its input and every commitment: an in-order relay
         # lost them
         raise ProtocolViolation(
             core.blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
         )
     stage = rnd.stages[i]
-    if msg.start != len(stage) or msg.start + len(msg.values) > DECK_SIZE:
+    if msg.start != len(stage) or msg.start + len(msg.values) > rnd.size:
         raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
     check_elements(core, rnd, msg.sender, msg.values, stage)
     prev = rnd.enc.values if i == 0 else rnd.stages[i - 1]
@@ -168,10 +167,11 @@ def encrypt_incoming(core: SeatCore, rnd: Round, inp: Sequence[int]) -> list[Mes
 def release_shuffle(core: SeatCore, rnd: Round) -> list[Message]:
     """Permute my encrypted deck and send it (in ``spec.shuffle_parts`` frames)."""
     assert rnd.secret is not None
-    perm = rnd.secret.permutation(DECK_SIZE)
-    out = [rnd.my_encrypted[perm[j]] for j in range(DECK_SIZE)]
+    size = rnd.size
+    perm = rnd.secret.permutation(size)
+    out = [rnd.my_encrypted[perm[j]] for j in range(size)]
     me = rnd.order.index(core.seat)
-    if len(set(out)) != DECK_SIZE:
+    if len(set(out)) != size:
         # x and -x in my input (an even key maps both to one value): name the sender
         sender = rnd.order[me - 1]
         rnd.frozen = True
@@ -186,8 +186,8 @@ def release_shuffle(core: SeatCore, rnd: Round) -> list[Message]:
     rnd.stages[me] = list(out)
     # Released as a whole, but in parts: the next shuffler encrypts part 1 while part 2
     # is still on the air (one signature per part: more parts, more bytes).
-    parts = max(1, min(rnd.spec.shuffle_parts, DECK_SIZE))
-    bounds = [DECK_SIZE * k // parts for k in range(parts + 1)]
+    parts = max(1, min(rnd.spec.shuffle_parts, size))
+    bounds = [size * k // parts for k in range(parts + 1)]
     return [
         core.send(Kind.SHUFFLE, rnd.round_id, start=a, values=tuple(out[a:b]))
         for a, b in pairwise(bounds)
@@ -197,7 +197,7 @@ def release_shuffle(core: SeatCore, rnd: Round) -> list[Message]:
 def last_pass(core: SeatCore, rnd: Round, start: int, end: int) -> list[int]:
     """The last shuffler's output at positions ``start..end``: ``input[perm[j]] ^ e_j``."""
     assert rnd.secret is not None
-    perm = rnd.secret.permutation(DECK_SIZE)
+    perm = rnd.secret.permutation(rnd.size)
     inp = rnd.stages[-2]
     return core.pow_many(
         [inp[perm[j]] for j in range(start, end)],
@@ -232,7 +232,7 @@ def progress(core: SeatCore, rnd: Round) -> float:
     me = rnd.order.index(core.seat) if core.seat in rnd.order else -1
     done = total = 0
     for i, stage in enumerate(rnd.stages):
-        size = DECK_SIZE if i < n - 1 else need
+        size = rnd.size if i < n - 1 else need
         have = len(rnd.my_encrypted) if i == me and i < n - 1 and not stage else len(stage)
         done, total = done + min(have, size), total + size
     for lock in rnd.locks:
@@ -240,14 +240,17 @@ def progress(core: SeatCore, rnd: Round) -> float:
     return done / total
 
 
-def lacking(rnd: Round) -> set[int]:
-    """Whose commitment, pass or lock the dealt positions still wait for (empty: none)."""
-    need = 1 + max(rnd.owner)
+def lacking(rnd: Round, upto: int = 0) -> set[int]:
+    """Whose commitment, pass or lock the dealt positions (and the first ``upto``)
+    still wait for (empty: none)."""
+    need = max(upto, 1 + max(rnd.owner, default=-1))
+    if need <= 0:
+        return set()
     uncommitted = {s for s in rnd.order if s not in rnd.commits}
-    if uncommitted and len(rnd.stages[0]) < DECK_SIZE:
+    if uncommitted and len(rnd.stages[0]) < rnd.size:
         return uncommitted
     for i, s in enumerate(rnd.order):
-        if len(rnd.stages[i]) < (DECK_SIZE if i < rnd.n - 1 else need):
+        if len(rnd.stages[i]) < (rnd.size if i < rnd.n - 1 else need):
             return {s}
     for u, s in enumerate(rnd.order[:-1]):
         if len(rnd.locks[u]) < need:

@@ -28,6 +28,10 @@ from app.protocol.messages import ClaimKind, Message
 
 MAX_SEATS = 7
 
+#: The "drawer" of a position opened to everybody (a casino shoe's face-up card):
+#: every seat of the order gives its key for it and every seat opens it.
+PUBLIC = -1
+
 #: A claim's cards: ``(position, card code)`` pairs.
 Pairs = tuple[tuple[int, int], ...]
 
@@ -61,6 +65,10 @@ class RoundSpec:
     two cards per seat, plus one spare per seat); further positions are locked on
     demand when :meth:`app.protocol.seat.Seat.reveal` or ``extend`` asks for them.
     ``lock_chunk`` is the streaming granularity of the locking pass.
+
+    ``size``: the cards in the round, 52 (one deck) or ``52 * decks`` for a casino
+    shoe of 1-8 decks (:func:`app.protocol.encoding.round_sizes`). The shuffle passes
+    cover all of them; only the locked positions cost per-card work.
     """
 
     round_id: int
@@ -68,11 +76,31 @@ class RoundSpec:
     lock_ahead: int = 0
     lock_chunk: int = 0
     shuffle_parts: int = 1  # frames per shuffle pass (all released together)
+    size: int = DECK_SIZE
+
+    @classmethod
+    def shoe(cls, round_id: int, order: tuple[int, ...], decks: int, margin: int) -> RoundSpec:
+        """A casino shoe of ``decks`` decks: ``margin`` positions locked ahead of the
+        cards opened; one shuffle frame per deck (the next shuffler encrypts deck 1
+        while deck 2 is on the air, and no frame comes near a link's size limit)."""
+        return cls(round_id, order, lock_ahead=margin, shuffle_parts=decks, size=DECK_SIZE * decks)
+
+    @property
+    def decks(self) -> int:
+        """Decks in the round."""
+        return self.size // DECK_SIZE
+
+    @property
+    def whole_deck_audit(self) -> bool:
+        """Does the audit open the whole final deck (the 52-card round: every card is
+        checked to be in it once), or only its locked positions (a shoe: the cards in
+        play are checked against the committed permutations, the rest never mattered)?"""
+        return self.size == DECK_SIZE
 
     @property
     def initial_lock(self) -> int:
         """Positions locked at the start (default: the deal plus one spare per seat)."""
-        return min(DECK_SIZE, self.lock_ahead or 3 * len(self.order))
+        return min(self.size, self.lock_ahead or 3 * len(self.order))
 
     @property
     def chunk(self) -> int:
@@ -83,7 +111,8 @@ class RoundSpec:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The audit's result for one round: ``deck`` is the opened card per position."""
+    """The audit's result for one round: ``deck`` is the opened code per position (all
+    of them in a 52-card round, the locked ones in a shoe; the card is ``code % 52``)."""
 
     round_id: int
     ok: bool
@@ -119,6 +148,7 @@ class Round:
     keys: dict[int, dict[int, int]] = field(default_factory=dict)  # position -> seat -> key
     pending_keys: list[tuple[int, ...]] = field(default_factory=list)
     hand: dict[int, int] = field(default_factory=dict)  # my opened cards (-1: did not open)
+    public: dict[int, int] = field(default_factory=dict)  # opened public codes (-1: did not)
     claims: dict[int, Claim] = field(default_factory=dict)
     # every claim ever made (a later showdown claim must not hide a false Persian 21)
     claim_log: list[tuple[int, Pairs]] = field(default_factory=list)
@@ -160,6 +190,11 @@ class Round:
     def round_id(self) -> int:
         """The round's id (the table's deck number)."""
         return self.spec.round_id
+
+    @property
+    def size(self) -> int:
+        """Cards in the round (52, or ``52 * decks`` for a shoe)."""
+        return self.spec.size
 
     @property
     def order(self) -> tuple[int, ...]:

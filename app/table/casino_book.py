@@ -55,7 +55,7 @@ class CasinoFacts:
     connected: frozenset[str]  # players whose phones are at the table (the host's too)
     present: frozenset[str]  # players the table counts as present (not left)
     want_shoe: bool  # another shoe should be shuffled now
-    has_shoe: bool  # some shoe was started
+    has_shoe: bool  # the shoe the next round deals from is shuffled
     order: tuple[int, ...]  # the seats a new shoe is shuffled among
     decks: int
     dead: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)

@@ -358,7 +358,7 @@ class CasinoHost(CasinoSide):
             connected=connected,
             present=present,
             want_shoe=phone.next_shoe_wanted(),
-            has_shoe=bool(phone.shoes),
+            has_shoe=phone.shoe_ready(),
             order=order,
             decks=phone.rules.decks,
             dead={p.pid: phone.dead_points(p.seat) for p in phone.players.values() if p.seat},

@@ -124,7 +124,8 @@ class ShoeRec:
     shoe: int
     order: tuple[int, ...]
     size: int
-    cut: int
+    cut: int | None = None  # from the joint seed, once this phone's dealer is set up
+    started: bool = False  # handed to this phone's dealer (once it is set up)
     dead: int | None = None  # positions that stand when a shuffler left (None: alive)
     requested: int = 0  # positions asked to open so far (in order from 0)
     finished: bool = False
@@ -263,7 +264,7 @@ class CasinoPhone:
         s = self.live_shoe()
         if s is None:
             return None
-        return max(0, min(s.cut, s.limit) - self._cursor[1])
+        return max(0, min(s.cut or s.size, s.limit) - self._cursor[1])
 
     def next_shoe_wanted(self) -> bool:
         """The table should start another shoe now: none is waiting after the one in
@@ -432,11 +433,20 @@ class CasinoPhone:
         seats = {p.seat for p in self.players.values()}
         if not set(ann.order) <= seats or 0 not in ann.order:
             raise IllegalAction("bad_shoe", "a shuffle among seats not at the table")
-        size = 52 * ann.decks
-        low, high = cut_range(size, self.rules.penetration)
-        cut = self.dealer.cut(ann.shoe, low, high)
-        self.outbox.extend(self.dealer.start_shoe(ann.shoe, ann.order, ann.decks))
-        self.shoes.append(ShoeRec(ann.shoe, ann.order, size, cut))
+        self.shoes.append(ShoeRec(ann.shoe, ann.order, 52 * ann.decks))
+        self._start_shoes()
+
+    def _start_shoes(self) -> None:
+        """Hand the announced shoes to the dealer once it is set up (the cut card comes
+        from the table's joint seed)."""
+        if not self.dealer.ready:
+            return
+        for rec in self.shoes:
+            if not rec.started:
+                rec.started = True
+                low, high = cut_range(rec.size, self.rules.penetration)
+                rec.cut = self.dealer.cut(rec.shoe, low, high)
+                self.outbox.extend(self.dealer.start_shoe(rec.shoe, rec.order, rec.size // 52))
 
     def _shoes_dead(self, ann: CLeft) -> None:
         seat = self._player(ann.player).seat
@@ -461,6 +471,8 @@ class CasinoPhone:
 
     def pump(self) -> None:
         """Apply queued announcements in order as far as the cards allow."""
+        if self.fault is None:
+            self._start_shoes()
         while self._queue and self.fault is None:
             ann, chain = self._queue[0]
             try:
@@ -508,18 +520,35 @@ class CasinoPhone:
             raise IllegalAction("wrong_round", f"round {number} cannot open now")
         if not self.shoes:
             raise IllegalAction("no_shoe", "bets open before any shoe was started")
-        self.round_no = number
-        # Boxes of players who left are free again; the cut card changes the shoe.
-        self.boxes = {b: p for b, p in self.boxes.items() if self.players[p].present}
         i, pos = self._cursor
-        if i < len(self.shoes) and pos >= min(self.shoes[i].cut, self.shoes[i].limit):
-            self._finish(self.shoes[i])
+        live = self.shoes[i] if i < len(self.shoes) else None
+        if live is not None and live.cut is None:
+            self._start_shoes()
+            if live.cut is None:
+                raise Waiting  # (my dealer is still being set up)
+        if live is not None and live.cut is not None and pos >= min(live.cut, live.limit):
+            self._finish(live)  # the cut card came out: the next shoe from this round
             self._cursor = (i + 1, 0)
+        self.round_no = number
+        # Boxes of players who left are free again.
+        self.boxes = {b: p for b, p in self.boxes.items() if self.players[p].present}
         rolls = {p.pid: p.chips for p in self.players.values() if p.present}
         self._cards, self.sources = [], []
         self.round = Round.new(self.rules, Shoe((), self.rules.decks, _NEVER), rolls)
         self.done = {p for p, rec in self.players.items() if not rec.present}
         self._note("bets_open", round=number)
+
+    def shoe_ready(self) -> bool:
+        """The shoe the next round deals from is shuffled (the host opens bets then)."""
+        i, pos = self._cursor
+        for rec in self.shoes[i:]:
+            at = pos if rec is self.shoes[i] else 0
+            if rec.cut is not None and at >= min(rec.cut, rec.limit):
+                continue  # its cut card is out: the round takes the next shoe
+            if rec.dead is not None and at >= rec.limit:
+                continue
+            return rec.started and self.dealer.shuffled(rec.shoe)
+        return False
 
     def _finish(self, rec: ShoeRec) -> None:
         if not rec.finished:
@@ -620,7 +649,8 @@ class CasinoPhone:
                 raise Waiting
             shoe, pos = src
             rec = next(s for s in self.shoes if s.shoe == shoe)
-            if rec.requested <= pos and self.dealer.shuffled(shoe):
+            self._start_shoes()
+            if rec.requested <= pos and rec.started and self.dealer.shuffled(shoe):
                 positions = list(range(rec.requested, pos + 1))
                 rec.requested = pos + 1
                 self.outbox.extend(self.dealer.open(shoe, positions))

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
 from app.table.clock import FakeClock
-from tests.casino_net import digests, open_table, run, settled
+from app.table.sra_shoe import SraShoe
+from tests.casino_net import GROUP, digests, open_table, run, settled
 
 # A 1-deck shoe cut at about half: several shoes in a few rounds.
 RULES = TableRules.preset("european", decks=1, penetration="1/2")
@@ -35,7 +37,25 @@ def test_every_phone_agrees_on_every_round(phones: int, rounds: int) -> None:
             assert len(side.phone.agreed.get(r, ())) == phones - 1, (side.me, r)
     # the cut card came out: the table dealt from more than one shoe
     assert len(host.phone.shoes) >= 3
+    assert host.phone.live_shoe().shoe > 1
     assert host.phone.round_no >= rounds
     played = {e.get("event") for e in host.phone.log}
     assert {"bet", "round_settled", "bets_open"} <= played, played
+    host.leave()
+
+
+@pytest.mark.parametrize(("phones", "rounds"), [(2, 8), (4, 5), (7, 3)])
+def test_the_sra_shoe_deals_the_same_cards_on_every_phone(phones: int, rounds: int) -> None:
+    """The real shoe (SRA across every phone; the test group keeps it quick): a reshuffle
+    comes from the shoe shuffled in the background, every phone agrees."""
+    clock = FakeClock()
+    factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    host, guests = open_table(phones, RULES, clock=clock, factory=factory)
+    sides = [host, *guests]
+    run(sides, settled(sides, rounds), clock)
+    for side in sides:
+        assert side.phone.fault is None, side.phone.fault
+        assert side.phone.conservation() == side.phone.total
+    assert all(digests(s)[:rounds] == digests(host)[:rounds] for s in sides)
+    assert host.phone.live_shoe().shoe > 1  # the cut card came out: a new shoe in play
     host.leave()

@@ -252,3 +252,23 @@ def test_bad_input_from_a_guest_changes_nothing() -> None:
     # the table goes on with the host alone
     run([host], settled([host], phone.round_no + 1), clock)
     assert phone.conservation() == phone.total
+
+
+def test_the_host_leaving_ends_the_table_everywhere_with_the_chips() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=18)
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+    run(sides, lambda: all(s.phone.stage is CasinoStage.BETTING for s in sides), clock)
+    chips = host.phone.players_chips()
+    host.leave()
+    run(guests, lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        snap = g.snapshot()
+        assert snap.stage is CasinoStage.OVER
+        assert any(
+            n.code == "table_closed" and n.params["reason"] == "host_left" for n in snap.notices
+        )
+        assert g.phone.players_chips() == chips  # each player's chips as they were
+        assert snap.chips == chips  # the abandoned round's bets are back with their players
+        assert g.phone.fault is None

@@ -180,7 +180,8 @@ class CasinoSide:
             rules=phone.rules,
             players=tuple(phone.players),
             names={p.pid: p.name for p in phone.players.values()},
-            chips=phone.chips(),
+            # (an abandoned round is not resumed: its bets are back with their players)
+            chips=phone.players_chips() if self.over else phone.chips(),
             boxes=dict(phone.boxes),
             round=phone.round,
             stage=CasinoStage.OVER if self.over else phone.stage,

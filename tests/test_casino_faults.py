@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.bluetooth.tcp import TcpTransport
+from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
@@ -18,6 +19,7 @@ from app.table.casino_phone import CasinoPhone
 from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.messages import Message, ProtocolFrame
+from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, IDS, digests, open_table, run, settled, shoes
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")
@@ -272,3 +274,41 @@ def test_the_host_leaving_ends_the_table_everywhere_with_the_chips() -> None:
         assert g.phone.players_chips() == chips  # each player's chips as they were
         assert snap.chips == chips  # the abandoned round's bets are back with their players
         assert g.phone.fault is None
+
+
+def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
+    clock = FakeClock()
+    factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    host, guests = open_table(3, RULES, clock=clock, factory=factory)
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+    guests[1].link.close(linger=0)  # p2's phone dies
+    guests[1].over = True
+    rest = [host, guests[0]]
+    run(rest, lambda: not host.phone.players["p2"].present, clock)
+    gone_at = host.phone.round_no
+    run(rest, settled(rest, gone_at + 1), clock)
+    chips = host.phone.players["p2"].chips
+    # the same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer
+    back = CasinoGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    sides = [host, guests[0], back]
+    run(sides, lambda: back.phone is not None and back.phone.players["p2"].present, clock)
+    first = back.phone.round_no + 1
+    assert back.phone.players["p2"].chips == chips  # his chips were kept
+    run(sides, settled(sides, first + 2), clock)
+    for s in sides:
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+        assert s.phone.records[first + 1].digest == host.phone.records[first + 1].digest
+        assert s.phone.conservation() == s.phone.total
+    assert "p2" in host.phone.round.players() or host.phone.records[first + 1].net.get("p2")
+    assert len(host.phone.agreed[first + 1]) == 2  # both guests' digests matched the host's

@@ -13,12 +13,13 @@ from app.table.casino_book import (
     Drive,
     Expired,
     Gone,
+    Readmit,
     Say,
     SetTimer,
     Stage,
     Started,
 )
-from app.table.casino_messages import CDeal, CLeft, COpenBets, CShoe, CTimeout
+from app.table.casino_messages import CBack, CDeal, CLeft, COpenBets, CShoe, CTimeout
 from app.table.casino_sequencer import step
 
 BOTH = frozenset({"p0", "p1"})
@@ -112,7 +113,26 @@ def test_a_departure_is_announced_with_the_shoes_that_die() -> None:
     # twice gone, or gone while not present: nothing
     gone = replace(facts, present=frozenset({"p0"}))
     assert step(PLAY, Gone("p1", "lost"), gone) == (PLAY, [])
-    assert step(PLAY, Back("p1"), facts) == (PLAY, [])
+    assert step(PLAY, Back("p1", "ab"), facts) == (PLAY, [])  # (he never left)
+
+
+def test_a_returning_player_is_readmitted_between_rounds() -> None:
+    alone = frozenset({"p0"})
+    playing = replace(
+        IDLE, round=4, settled=False, present=alone, deciders=("p0",), decision=3, phase="play"
+    )
+    book = replace(PLAY, round=4, next_shoe=6)
+    book, effects = step(book, Back("p1", "ab"), playing)
+    assert book.returning == (("p1", "ab"),) and effects == []
+    # the round goes on without him; once it is settled he is readmitted
+    settled = replace(IDLE, round=4, present=alone)
+    book, effects = step(book, Drive(), settled)
+    assert effects == [Readmit("p1", 6), Announce(CBack("p1", "ab", 6))]
+    assert book.returning == ()
+    # gone again before the round ended: not readmitted
+    book, _ = step(replace(PLAY, round=4), Back("p1", "ab"), playing)
+    book, _ = step(book, Gone("p1", "lost"), playing)
+    assert book.returning == ()
 
 
 def test_the_result_is_shown_for_the_pause_before_the_next_bets() -> None:

@@ -36,6 +36,8 @@ class CasinoBook:
     pausing: int | None = None
     #: the last round whose pause is over
     paused: int = 0
+    #: players back on a new phone, with their new keys, waiting for the next round
+    returning: tuple[tuple[str, str], ...] = ()
     #: players whose time ran out on the decisions of (round, phase) still pending
     overdue: tuple[int, str, frozenset[str]] | None = None
 
@@ -96,9 +98,10 @@ class Gone:
 
 @dataclass(frozen=True)
 class Back:
-    """A player who had left is back on a new link."""
+    """A player who had left is back on a new phone, signing with ``key``."""
 
     player: str
+    key: str
 
 
 CasinoEvent = Drive | Started | Expired | Gone | Back
@@ -134,9 +137,11 @@ class Say:
 
 @dataclass(frozen=True)
 class Readmit:
-    """Bring a returning player's phone up to date (the table as it stands)."""
+    """Send a returning player's phone the table as it stands (``CResume``) before his
+    ``CBack``; his new phone deals from shoe ``first_shoe`` on."""
 
     player: str
+    first_shoe: int
 
 
 CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit

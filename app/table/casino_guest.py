@@ -21,6 +21,7 @@ from typing import Any
 from app.bluetooth.link import LinkInbox
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.rules.table_rules import TableRules
+from app.table.casino_generations import ShoeGenerations
 from app.table.casino_host import ShoeFactory
 from app.table.casino_messages import (
     CAgree,
@@ -32,6 +33,7 @@ from app.table.casino_messages import (
     CLeft,
     CNo,
     COpenBets,
+    CResume,
     CShoe,
     CTimeout,
     signed_bytes_of_key,
@@ -67,6 +69,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self.rules = TableRules()
         self._shoe_factory = shoe_factory
         self._keyed = False
+        self._returning = False  # back at a running table: waiting for its state
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -105,6 +108,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         super()._message(message)
         if isinstance(message, Welcome):
             self.me = player_id(message.seat)
+            self._returning = message.rejoin
             if not self._keyed:
                 self._keyed = True
                 key = format(self.identity.sign_pub, "x")
@@ -116,15 +120,34 @@ class CasinoGuest(GuestLobby, CasinoSide):
         return self.phone is None
 
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
-        if isinstance(message, CBegin):
+        if isinstance(message, CBegin) and not self._returning:
             self._begin(message)
             return
+        if isinstance(message, CResume):
+            self._resume(message)
+            return
         phone = self.phone
+        if phone is None and self._returning:
+            return  # the table goes on without me until the next round (CResume)
         if phone is None:
             raise TableError("bad_message", "the table has not begun")
         if isinstance(message, ProtocolFrame):
             phone.frame(message.data)
-        elif isinstance(message, CIntent | CShoe | COpenBets | CDeal | CTimeout | CBack):
+        elif isinstance(message, CBack):
+            if message.player == self.me:
+                if int(message.key, 16) != self.identity.sign_pub:
+                    raise TableError("forged_key", "the host announced another key for me")
+            else:  # set my shoe dealer up anew with the returning phone
+                absent = [
+                    p.seat
+                    for p in phone.players.values()
+                    if not p.present and p.pid != message.player
+                ]
+                dealer = self._shoe_factory(phone.players[self.me].seat, len(phone.players))
+                for frame in phone.generations.rekey(message.shoe, dealer, absent):
+                    self.send(self.link, ProtocolFrame(frame))
+            phone.receive(message)
+        elif isinstance(message, CIntent | CShoe | COpenBets | CDeal | CTimeout):
             phone.receive(message)
         elif isinstance(message, CLeft):
             if message.player == self.me:
@@ -154,13 +177,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self.me = me
         self.rules = begin.rules
         try:
-            self.phone = CasinoPhone(
-                me,
-                begin,
-                self._shoe_factory(self.seat, len(begin.players)),
-                self.group,
-                self.identity,
-            )
+            dealer = ShoeGenerations(self._shoe_factory(self.seat, len(begin.players)))
+            self.phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
         except ValueError as exc:
             raise TableError("bad_message", str(exc)) from exc
         self._names = {p.pid: p.name for p in begin.players}
@@ -169,6 +187,31 @@ class CasinoGuest(GuestLobby, CasinoSide):
         for frame in self.phone.dealer.hello():
             self.send(self.link, ProtocolFrame(frame))
         self.note("table_started", players=len(begin.players))
+        self._after()
+
+    def _resume(self, message: CResume) -> None:
+        """Back at a running table: my copy from the host's snapshot, a new shoe dealer
+        for the shoes from the snapshot's ``first_shoe`` on (set up with everybody)."""
+        if self.phone is not None or self.seat is None or not self._returning:
+            raise TableError("bad_message", "not a table to resume")
+        begin = message.begin
+        me = player_id(self.seat)
+        mine = next((p for p in begin.players if p.pid == me), None)
+        first = message.state.get("first_shoe")
+        if mine is None or mine.present or type(first) is not int or first < 1:
+            raise TableError("bad_message", "not a table to resume")
+        absent = [p.seat for p in begin.players if not p.present and p.pid != me]
+        dealer = ShoeGenerations(self._shoe_factory(self.seat, len(begin.players)), first)
+        try:
+            phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
+            phone.resume(message.state)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise TableError("bad_message", f"bad snapshot: {exc}") from exc
+        self.me, self.rules, self.phone = me, begin.rules, phone
+        self._names = {p.pid: p.name for p in begin.players}
+        for frame in dealer.hello() + [f for s in absent for f in dealer.leave_out(s)]:
+            self.send(self.link, ProtocolFrame(frame))
+        self.note("table_resumed", round=phone.round_no)
         self._after()
 
     def _after(self) -> None:

@@ -47,15 +47,18 @@ from app.table.casino_book import (
     Stage,
     Started,
 )
+from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     LEFT_REASONS,
     Announcement,
     CAgree,
+    CBack,
     CBegin,
     CIntent,
     CKey,
     CNo,
     CPlayer,
+    CResume,
     signed_bytes_of_key,
 )
 from app.table.casino_phone import HOST, CasinoPhone, player_id
@@ -174,9 +177,8 @@ class CasinoHost(CasinoSide):
         )
         self.lobby.broadcast(begin)
         self._names = {p.pid: p.name for p in players}
-        self.phone = CasinoPhone(
-            HOST, begin, self._shoe_factory(0, len(players)), self.group, self.identity
-        )
+        dealer = ShoeGenerations(self._shoe_factory(0, len(players)))
+        self.phone = CasinoPhone(HOST, begin, dealer, self.group, self.identity)
         for frame in self.phone.dealer.hello():
             self.lobby.broadcast(ProtocolFrame(frame))
         self.note("table_started", players=len(players))
@@ -263,8 +265,13 @@ class CasinoHost(CasinoSide):
             ok = False
         if not ok:
             raise TableError("cheat", "a key without its proof")
-        if self.phone is not None and seat in self._keys:
-            raise TableError("bad_message", "a new key during the table")
+        phone = self.phone
+        if phone is not None:
+            pid = player_id(seat)
+            if pid not in phone.players or phone.players[pid].present:
+                raise TableError("bad_message", "a new key during the table")
+            self._feed(Back(pid, message.key))  # back on a new phone: from the next round
+            self._drive()
         self._keys[seat] = message.key
 
     def _relay_intent(self, seat: int, pid: str, intent: CIntent) -> None:
@@ -312,10 +319,8 @@ class CasinoHost(CasinoSide):
         self.lobby.broadcast(message, skip=seat)
 
     def on_joined(self, seat: int) -> None:
-        """A guest sat down (lobby) or came back (a running table)."""
-        if self.phone is not None:
-            self._feed(Back(player_id(seat)))
-            self._drive()
+        """A guest sat down (lobby) or came back (a running table: he plays again from
+        the next round once his new key is in)."""
         if self.phone is None:
             self._names = {player_id(i): s.name for i, s in enumerate(self.lobby.seating.sitters)}
 
@@ -391,12 +396,43 @@ class CasinoHost(CasinoSide):
         elif isinstance(effect, Say):
             self.note(effect.code, **effect.details)
         elif isinstance(effect, Readmit):
-            self.note("player_back", player=effect.player)
+            self._readmit(effect)
+
+    def _begin_now(self) -> CBegin:
+        """The table's players as they stand (chips, presence, keys) for a returner."""
+        phone = self.phone
+        assert phone is not None
+        players = tuple(
+            CPlayer(p.pid, p.seat, p.name, format(p.key, "x"), p.chips, p.present)
+            for p in phone.players.values()
+        )
+        return CBegin(
+            phone.table, self.rules, players, (), self.bet_time, self.turn_time, self.secret
+        )
+
+    def _readmit(self, effect: Readmit) -> None:
+        phone = self.phone
+        assert phone is not None
+        link = self.link_of(phone.players[effect.player].seat)
+        if link is not None:
+            state = {**phone.snapshot(), "first_shoe": effect.first_shoe}
+            self.lobby.send(link, CResume(self._begin_now(), state))
+        self.note("player_back", player=effect.player)
 
     def _announce(self, message: Announcement) -> None:
         phone = self.phone
         assert phone is not None
-        self.lobby.broadcast(message)
+        if isinstance(message, CBack):  # every phone sets its shoe dealer up anew
+            absent = [
+                p.seat for p in phone.players.values() if not p.present and p.pid != message.player
+            ]
+            dealer = self._shoe_factory(0, len(phone.players))
+            hello = phone.generations.rekey(message.shoe, dealer, absent)
+            self.lobby.broadcast(message)  # (first: the guests set up anew on it)
+            for frame in hello:
+                self.lobby.broadcast(ProtocolFrame(frame))
+        else:
+            self.lobby.broadcast(message)
         phone.receive(message)
         self._flush()
 

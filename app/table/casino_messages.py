@@ -325,11 +325,43 @@ class CLeft(Message):
 
 @dataclass(frozen=True)
 class CBack(Message):
-    """Host -> guests: ``player`` is back (same player id) and plays from the next round."""
+    """Host -> guests: ``player`` is back (same lobby id, a new phone state) and plays
+    from the next round: his intents are signed with ``key`` from now on, and every
+    phone sets its shoe dealer up anew for the shoes from ``shoe`` on (the older shoes
+    are dealt no further)."""
 
     TYPE = "c_back"
-    CHECKS: ClassVar[dict[str, Check]] = {"player": _pid}
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "player": _pid,
+        "key": _match(_KEY, "a public key (hex)"),
+        "shoe": _shoe,
+    }
     player: str
+    key: str
+    shoe: int
+
+
+def _snapshot(v: Any) -> dict[str, Any]:
+    # The phone checks the content (CasinoPhone.resume); here only its shape.
+    if not isinstance(v, dict):
+        raise ValueError("a table snapshot (an object)")
+    return v
+
+
+@dataclass(frozen=True)
+class CResume(Message):
+    """Host -> a returning guest: the table as it stands between two rounds
+    (:meth:`app.table.casino_phone.CasinoPhone.snapshot`); the ``CBack`` follows."""
+
+    TYPE = "c_resume"
+    CHECKS: ClassVar[dict[str, Check]] = {"begin": lambda v: build(CBegin, v), "state": _snapshot}
+    begin: CBegin
+    state: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        body = self.begin.to_json()
+        del body["t"]
+        return {"t": self.TYPE, "begin": body, "state": self.state}
 
 
 @dataclass(frozen=True)
@@ -344,7 +376,19 @@ class CNo(Message):
 
 
 register(
-    CKey, CIntent, CAgree, CPlayer, CBegin, CShoe, COpenBets, CDeal, CTimeout, CLeft, CBack, CNo
+    CKey,
+    CIntent,
+    CAgree,
+    CPlayer,
+    CBegin,
+    CShoe,
+    COpenBets,
+    CDeal,
+    CTimeout,
+    CLeft,
+    CBack,
+    CNo,
+    CResume,
 )
 
 #: The host's announcements that enter every phone's log (with the relayed intents).
@@ -364,6 +408,7 @@ __all__ = [
     "CNo",
     "COpenBets",
     "CPlayer",
+    "CResume",
     "CShoe",
     "CTimeout",
     "money_wire",

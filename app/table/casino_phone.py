@@ -52,9 +52,10 @@ from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
-from app.rules.money import ZERO, Money
+from app.rules.money import ZERO, Money, to_money
 from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import TableRules
+from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     Announcement,
     CAgree,
@@ -340,6 +341,8 @@ class CasinoPhone:
                 self._start_shoe(ann)
             elif isinstance(ann, CLeft):
                 self._shoes_dead(ann)
+            elif isinstance(ann, CBack):
+                self._back_key(ann)
             if not isinstance(ann, CShoe):
                 self._queue.append((ann, self.chain))
         except DealerViolation as exc:
@@ -460,6 +463,17 @@ class CasinoPhone:
                 raise IllegalAction("voided_open_card", f"shoe {shoe} position {upto} is open")
             rec.dead = upto
         self.dealer.dropped(seat)
+        if not self.dealer.ready:  # (he left while the dealers were set up anew)
+            self.outbox.extend(self.dealer.leave_out(seat))
+
+    def _back_key(self, ann: CBack) -> None:
+        p = self._player(ann.player)
+        key = int(ann.key, 16)
+        if p.present or not self.group.is_element(key):
+            raise IllegalAction("bad_back", f"{ann.player} cannot come back")
+        if self.shoes and ann.shoe <= self.shoes[-1].shoe:
+            raise IllegalAction("bad_back", f"shoe {ann.shoe} is not new")
+        p.key, p.n = key, 0  # his new phone signs with a new key, counting from 1
 
     def _player(self, pid: str) -> Player:
         p = self.players.get(pid)
@@ -503,7 +517,14 @@ class CasinoPhone:
             self.done.add(ann.player)
             self._note("player_left", player=ann.player, reason=ann.reason)
         elif isinstance(ann, CBack):
+            r = self.round
+            if r is not None and not r.settled:
+                raise IllegalAction("wrong_phase", "a player comes back between rounds")
             self._player(ann.player).present = True
+            # The shoes so far cannot be dealt to his new phone: they end where they are.
+            for rec in self.shoes:
+                if rec.shoe < ann.shoe and rec.dead is None:
+                    rec.dead = rec.requested
             self._note("player_back", player=ann.player)
         elif isinstance(ann, CIntent):
             self._intent(ann, dry=False)
@@ -725,6 +746,59 @@ class CasinoPhone:
         }
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def generations(self) -> ShoeGenerations:
+        """The phone's shoe dealers (set up anew when a player comes back)."""
+        if not isinstance(self.dealer, ShoeGenerations):
+            raise TypeError("this phone's dealer cannot be set up anew")
+        return self.dealer
+
+    # -- a returning player -----------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table between two rounds, for a returning player's phone (``CResume``)."""
+        if self._queue or (self.round is not None and not self.round.settled):
+            raise ValueError("a snapshot is taken between rounds")
+        return {
+            "boxes": [[b, p] for b, p in sorted(self.boxes.items())],
+            "house": money_wire(self.house),
+            "total": money_wire(self.total),
+            "round": self.round_no,
+            "chain": self.chain.hex(),
+            "applied": self._applied_chain.hex(),
+            "shoes": [
+                [r.shoe, list(r.order), r.size, r.cut, r.dead, r.requested, r.finished]
+                for r in self.shoes
+            ],
+            "cursor": list(self._cursor),
+            "n": {pid: p.n for pid, p in self.players.items()},
+        }
+
+    def resume(self, state: dict[str, Any]) -> None:
+        """Take the table's state from the host's snapshot (a returning phone; the
+        players, their chips and keys came in the ``CResume``'s ``CBegin``).
+        ValueError/KeyError/TypeError when it is not a table's snapshot."""
+        self.boxes = {int(b): str(p) for b, p in state["boxes"]}
+        if not set(self.boxes.values()) <= set(self.players):
+            raise ValueError("a box of nobody at the table")
+        self.house = to_money(state["house"])
+        self.total = to_money(state["total"])
+        if self.conservation() != self.total:
+            raise ValueError("the snapshot's chips do not add up")
+        self.round_no = int(state["round"])
+        self.chain = bytes.fromhex(state["chain"])
+        self._applied_chain = bytes.fromhex(state["applied"])
+        self.shoes = []
+        for shoe, order, size, cut, dead, requested, finished in state["shoes"]:
+            rec = ShoeRec(int(shoe), tuple(int(x) for x in order), int(size), cut)
+            rec.dead, rec.requested, rec.finished = dead, int(requested), bool(finished)
+            rec.started = True  # (by the dealers of the phone he had: none of them here)
+            self.shoes.append(rec)
+        i, pos = state["cursor"]
+        self._cursor = (int(i), int(pos))
+        for pid, n in state["n"].items():
+            self._player(pid).n = int(n)
 
     # -- faults and notes -----------------------------------------------------------------
 

@@ -62,14 +62,16 @@ def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
     if isinstance(event, Expired):
         return _expired(book, event.name, facts)
     if isinstance(event, Gone):
-        if event.player not in facts.present:
-            return book, []
+        if event.player not in facts.present:  # (gone again before he was back)
+            back = tuple(r for r in book.returning if r[0] != event.player)
+            return replace(book, returning=back), []
         left = CLeft(event.player, event.reason, facts.dead.get(event.player, ()))
         return book, [Announce(left), Say("player_left", {"player": event.player})]
     if isinstance(event, Back):
         if event.player in facts.present:
             return book, []
-        return book, [Readmit(event.player), Announce(CBack(event.player))]
+        back = tuple(r for r in book.returning if r[0] != event.player)
+        return replace(book, returning=(*back, (event.player, event.key))), []
     return book, []
 
 
@@ -80,6 +82,13 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
     if facts.busy or not facts.has_shoe:
         return book, []
     if facts.settled:
+        if book.returning:  # back between two rounds: the table as it stands, then CBack
+            (player, signs), rest = book.returning[0], book.returning[1:]
+            first = book.next_shoe
+            return replace(book, returning=rest), [
+                Readmit(player, first),
+                Announce(CBack(player, signs, first)),
+            ]
         if book.round and book.paused < book.round:  # show the result first
             if book.pausing == book.round:
                 return book, []

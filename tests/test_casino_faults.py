@@ -312,3 +312,39 @@ def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
         assert s.phone.conservation() == s.phone.total
     assert "p2" in host.phone.round.players() or host.phone.records[first + 1].net.get("p2")
     assert len(host.phone.agreed[first + 1]) == 2  # both guests' digests matched the host's
+
+
+class StallingGuest(CasinoGuest):
+    """From round 3 on sends none of its shoe frames (its keys): the cards cannot open."""
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        if isinstance(message, ProtocolFrame) and self.phone and self.phone.round_no >= 3:
+            return True
+        return super().send(link, message)
+
+
+def test_a_phone_holding_the_cards_up_is_removed_after_a_decisions_time() -> None:
+    clock = FakeClock()
+    factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    host, guests = open_table(2, RULES, clock=clock, factory=factory, start=False)
+    attacker = StallingGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    for s in rest:
+        assert left(s, "p2", "stalled")
+    assert any(n.code == "player_stalled" and n.params["player"] == "p2" for n in host._notes)
+    honest_agree(rest, host.phone.round_no - 1)

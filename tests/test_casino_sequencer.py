@@ -11,6 +11,7 @@ from app.table.casino_book import (
     CasinoBook,
     CasinoFacts,
     Drive,
+    Drop,
     Expired,
     Gone,
     Readmit,
@@ -152,3 +153,17 @@ def test_nothing_happens_while_cards_are_on_their_way_or_after_the_end() -> None
     over = CasinoBook(stage=Stage.OVER)
     assert step(over, Drive(), IDLE) == (over, [])
     assert step(PLAY, Drive(), replace(IDLE, closed=True)) == (PLAY, [])
+
+
+def test_a_phone_holding_the_cards_up_has_a_decisions_time() -> None:
+    book = replace(PLAY, round=2)
+    waiting = replace(IDLE, round=2, settled=False, busy=True, owing=frozenset({"p1"}))
+    book, effects = step(book, Drive(), waiting)
+    assert effects == [SetTimer("stall", 15)] and book.stalling == {"p1"}
+    assert step(book, Drive(), waiting) == (book, [])
+    _, effects = step(book, Expired("stall"), waiting)
+    assert effects == [Drop("p1", "stalled")]
+    # his part came in time: the timer is off, and a late expiry drops nobody
+    book2, effects = step(book, Drive(), replace(waiting, owing=frozenset()))
+    assert effects == [CancelTimer("stall")]
+    assert step(book2, Expired("stall"), waiting)[1] == []

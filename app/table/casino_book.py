@@ -38,6 +38,8 @@ class CasinoBook:
     paused: int = 0
     #: players back on a new phone, with their new keys, waiting for the next round
     returning: tuple[tuple[str, str], ...] = ()
+    #: the players the stall timer runs for (whose part of a shoe the host lacks)
+    stalling: frozenset[str] = frozenset()
     #: players whose time ran out on the decisions of (round, phase) still pending
     overdue: tuple[int, str, frozenset[str]] | None = None
 
@@ -62,6 +64,8 @@ class CasinoFacts:
     decks: int
     dead: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     phase: str = ""  # the engine's phase (insurance, play, double_follow ...)
+    #: players whose part of a shoe in use (a pass, a lock, a key) the host still lacks
+    owing: frozenset[str] = frozenset()
     bet_time: float = 30.0
     turn_time: float = 30.0
     pause: float = 0.0
@@ -144,4 +148,12 @@ class Readmit:
     first_shoe: int
 
 
-CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit
+@dataclass(frozen=True)
+class Drop:
+    """Close the link of ``player`` (he is then gone: ``reason``)."""
+
+    player: str
+    reason: str
+
+
+CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit | Drop

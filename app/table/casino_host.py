@@ -39,6 +39,7 @@ from app.table.casino_book import (
     CasinoEvent,
     CasinoFacts,
     Drive,
+    Drop,
     Expired,
     Gone,
     Readmit,
@@ -370,6 +371,7 @@ class CasinoHost(CasinoSide):
             bet_time=float(self.bet_time),
             turn_time=float(self.turn_time),
             pause=self.round_pause,
+            owing=frozenset(player_id(s) for s in phone.holding_up() if s),
             closed=self.closed or self.over,
         )
 
@@ -397,6 +399,12 @@ class CasinoHost(CasinoSide):
             self.note(effect.code, **effect.details)
         elif isinstance(effect, Readmit):
             self._readmit(effect)
+        elif isinstance(effect, Drop):
+            self.note(
+                "cheat_named" if effect.reason == "cheat" else "player_stalled",
+                player=effect.player,
+            )
+            self.lobby.drop_seat(int(effect.player[1:]), effect.reason)  # (p<seat>)
 
     def _begin_now(self) -> CBegin:
         """The table's players as they stand (chips, presence, keys) for a returner."""

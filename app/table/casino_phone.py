@@ -130,6 +130,7 @@ class ShoeRec:
     dead: int | None = None  # positions that stand when a shuffler left (None: alive)
     requested: int = 0  # positions asked to open so far (in order from 0)
     finished: bool = False
+    audited: bool = False  # its audit's verdict is in
 
     @property
     def limit(self) -> int:
@@ -274,6 +275,34 @@ class CasinoPhone:
         i, _ = self._cursor
         return len([s for s in self.shoes[i:] if s.dead is None]) < 2
 
+    def holding_up(self) -> set[int]:
+        """Seats whose part of a shoe this phone lacks while the table waits for it: the
+        card the round needs, the shuffle of the shoe the next round deals from, or the
+        set-up of the shoe dealer."""
+        if not self.dealer.ready:
+            return set(self.dealer.waiting_for(0))
+        i, _ = self._cursor
+        r = self.round
+        if self._need and i < len(self.shoes):
+            return set(self.dealer.waiting_for(self.shoes[i].shoe))
+        if (r is None or r.settled) and not self._queue and not self.shoe_ready():
+            for rec in self.shoes[i:]:
+                if rec.started and rec.dead is None:
+                    return set(self.dealer.waiting_for(rec.shoe))
+        return set()
+
+    def _collect_verdicts(self) -> None:
+        """The audits of finished shoes: a cheater they name is a fault of his."""
+        for rec in self.shoes:
+            if rec.finished and not rec.audited:
+                verdict = self.dealer.verdict(rec.shoe)
+                if verdict is None:
+                    continue
+                rec.audited = True
+                self._note("audit", shoe=rec.shoe, ok=verdict.ok, cheaters=list(verdict.cheaters))
+                if not verdict.ok and verdict.cheaters:
+                    self._fault(player_id(verdict.cheaters[0]), "audit_failed", f"shoe {rec.shoe}")
+
     def dead_points(self, seat: int) -> tuple[tuple[int, int], ...]:
         """Host: the shoes ``seat`` shuffled that die with him, each with the positions
         that opened on this phone before (they stand; nothing after them is dealt)."""
@@ -371,6 +400,7 @@ class CasinoPhone:
                 self.outbox.extend(self.dealer.work())
             except DealerViolation as exc:
                 self._fault(player_id(exc.seat) if exc.seat >= 0 else HOST, exc.code, exc.detail)
+        self._collect_verdicts()
         self.pump()
         return self.dealer.has_work()
 

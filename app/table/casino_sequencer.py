@@ -34,6 +34,7 @@ from app.table.casino_book import (
     CasinoEvent,
     CasinoFacts,
     Drive,
+    Drop,
     Expired,
     Gone,
     Readmit,
@@ -76,6 +77,12 @@ def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
 
 
 def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
+    owing = facts.owing & facts.connected - {"p0"}
+    if owing != book.stalling:  # a phone holds the cards up: it has a decision's time
+        effects: list[CasinoEffect] = [CancelTimer("stall")]
+        if owing:
+            effects = [SetTimer("stall", facts.turn_time)]
+        return replace(book, stalling=owing), effects
     if facts.want_shoe and facts.order:
         shoe = CShoe(book.next_shoe, facts.order, facts.decks)
         return replace(book, next_shoe=book.next_shoe + 1), [Announce(shoe)]
@@ -115,6 +122,9 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
 
 
 def _expired(book: CasinoBook, name: str, facts: CasinoFacts) -> Step:
+    if name == "stall":
+        late = sorted(book.stalling & facts.owing & facts.connected)
+        return replace(book, stalling=frozenset()), [Drop(p, "stalled") for p in late[:1]]
     if name == "pause":
         return replace(book, pausing=None, paused=book.pausing or book.paused), []
     if name == "bet" and facts.betting and not facts.busy:

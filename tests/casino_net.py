@@ -16,6 +16,7 @@ from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_open_shoe import OpenShoe
 from app.table.clock import FakeClock
+from tests.table_net import _ends
 
 #: the test group keeps signatures cheap; the protocol is the same as on ffdhe2048
 GROUP = unsafe_test_group()
@@ -35,15 +36,33 @@ def links(side: Any) -> list[Any]:
     return [side.link]
 
 
+def in_flight(sides: Sequence[Any]) -> int:
+    """Frames sent on a link between two of ``sides`` that the other end has not yet
+    taken in (links paired by their sockets' addresses)."""
+    ends = {}
+    for side in sides:
+        for link in links(side):
+            pair = None if link.closed else _ends(link)
+            if pair is not None:
+                ends[pair] = link
+    total = 0
+    for (mine, theirs), link in ends.items():
+        peer = ends.get((theirs, mine))
+        if peer is not None:
+            total += max(0, link.frames_sent - peer.frames_received)
+    return total
+
+
 def quiet(sides: Sequence[Any]) -> bool:
-    """No frame waits in any inbox and no link has unsent data: only then may the
-    test move the fake clock (a slow machine must not see time pass mid-step)."""
+    """No frame in flight or waiting in an inbox, no link with unsent data: only then
+    may the test move the fake clock (a slow machine must not see time pass while a
+    frame is on its way)."""
     for side in sides:
         if side.closed:
             continue
         if not side.inbox.empty() or any(getattr(k, "buffered", 0) for k in links(side)):
             return False
-    return True
+    return not in_flight(sides)
 
 
 def run(

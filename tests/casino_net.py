@@ -16,7 +16,7 @@ from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_open_shoe import OpenShoe
 from app.table.clock import FakeClock
-from tests.table_net import _ends
+from tests.table_net import in_flight
 
 #: the test group keeps signatures cheap; the protocol is the same as on ffdhe2048
 GROUP = unsafe_test_group()
@@ -34,23 +34,6 @@ def links(side: Any) -> list[Any]:
     if isinstance(side, CasinoHost):
         return [p.link for p in side.lobby._peers.values()]
     return [side.link]
-
-
-def in_flight(sides: Sequence[Any]) -> int:
-    """Frames sent on a link between two of ``sides`` that the other end has not yet
-    taken in (links paired by their sockets' addresses)."""
-    ends = {}
-    for side in sides:
-        for link in links(side):
-            pair = None if link.closed else _ends(link)
-            if pair is not None:
-                ends[pair] = link
-    total = 0
-    for (mine, theirs), link in ends.items():
-        peer = ends.get((theirs, mine))
-        if peer is not None:
-            total += max(0, link.frames_sent - peer.frames_received)
-    return total
 
 
 def quiet(sides: Sequence[Any]) -> bool:

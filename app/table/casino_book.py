@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.table.casino_messages import Announcement
+from app.table.host_book import CancelTimer as CancelTimer  # (the Oczko host's effects)
+from app.table.host_book import Say as Say
+from app.table.host_book import SetTimer as SetTimer
 
 
 class Stage(enum.StrEnum):
@@ -118,25 +120,6 @@ class Announce:
     """Send to every guest and apply on the host's own phone."""
 
     message: Announcement
-
-
-@dataclass(frozen=True)
-class SetTimer:
-    name: str
-    seconds: float
-
-
-@dataclass(frozen=True)
-class CancelTimer:
-    name: str
-
-
-@dataclass(frozen=True)
-class Say:
-    """A notice for the host's screen."""
-
-    code: str
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
@@ -46,9 +48,17 @@ def honest_agree(sides: list[Any], rnd: int) -> None:
     assert all(digests(s)[:rnd] == ref for s in sides)
 
 
-def test_a_phone_killed_mid_round_keeps_its_chips_and_its_hands_stand() -> None:
+def sra(seat: int, players: int) -> SraShoe:
+    return SraShoe(seat, players, group=GROUP, rng=DeterministicRng(seat))
+
+
+@pytest.mark.parametrize("shoe", ["open", "sra"])
+def test_a_phone_killed_mid_round_keeps_its_chips_and_its_hands_stand(shoe: str) -> None:
+    """With the SRA shoe the shoes he shuffled die where they are: the round in play
+    goes on from a fresh shoe shuffled among the others."""
     clock = FakeClock()
-    host, guests = open_table(3, RULES, clock=clock, seed=11)
+    factory = sra if shoe == "sra" else None
+    host, guests = open_table(3, RULES, clock=clock, seed=11, factory=factory)
     victim = guests[1]  # p2
     sides = [host, *guests]
     run(sides, settled(sides, 2), clock)
@@ -77,6 +87,9 @@ def test_a_phone_killed_mid_round_keeps_its_chips_and_its_hands_stand() -> None:
         # his chips are kept: what he had, plus what his hands of that round brought
         assert p2.chips == before + s.phone.records[rnd].net.get("p2", Fraction(0))
         assert "p2" not in s.phone.boxes.values()  # his box is free from the next round
+        # the shoes he shuffled died at the cards opened; a fresh one without him followed
+        dead = [r for r in s.phone.shoes if r.dead is not None]
+        assert dead and any(r.order == (0, 1) for r in s.phone.shoes if r.shoe > dead[-1].shoe)
     honest_agree(rest, rnd + 2)
 
 

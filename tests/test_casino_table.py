@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
+from app.rules.blackjack_actions import Action
+from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
+from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
+from app.table.service import TableService
 from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, digests, open_table, run, settled
 
@@ -58,4 +63,41 @@ def test_the_sra_shoe_deals_the_same_cards_on_every_phone(phones: int, rounds: i
         assert side.phone.conservation() == side.phone.total
     assert all(digests(s)[:rounds] == digests(host)[:rounds] for s in sides)
     assert host.phone.live_shoe().shoe > 1  # the cut card came out: a new shoe in play
+    host.leave()
+
+
+def test_the_service_opens_and_joins_casino_tables_for_the_screens() -> None:
+    """What the casino screen holds: TableService.host_casino / join_casino return
+    CasinoTables; every change calls on_change; the snapshot shows the whole table."""
+
+    clock = FakeClock()
+    ids = iter(c * 32 for c in "ab")
+    service = TableService(
+        TcpTransport, dealer=lambda: "open", player_id=lambda: next(ids), clock=lambda: clock
+    )
+    changes: list[str] = []
+    host = service.host_casino(
+        name="Ann", lang="en", rules=RULES, on_change=lambda: changes.append("host")
+    )
+    guest = service.join_casino(
+        host.address, name="Bob", lang="de", on_change=lambda: changes.append("guest")
+    )
+    guest.take_box(3)  # asked for in the lobby: taken as soon as the table begins
+    run([host, guest], lambda: len(host._keys) == 1 and host.lobby.seating.can_start(), clock)
+    assert host.snapshot().stage is CasinoStage.LOBBY
+    host.start()
+    run([host, guest], lambda: guest.snapshot().stage is CasinoStage.BETTING, clock)
+    run([host, guest], lambda: guest.snapshot().boxes == {3: "p1"}, clock)
+    host.take_box(1)
+    host.act(Action.bet("p0", 1, 20))
+    run([host, guest], lambda: guest.snapshot().round.box_owner(1) == "p0", clock)
+    snap = guest.snapshot()
+    assert snap.me == "p1" and snap.names == {"p0": "Ann", "p1": "Bob"}
+    assert snap.chips["p0"] == 980 and snap.chips["p1"] == 1000
+    assert snap.rules.hole_card == "enhc" and snap.deadline is not None
+    assert "host" in changes and "guest" in changes
+    with pytest.raises(IllegalAction) as exc:
+        guest.act(Action.bet("p1", 1, 10_000))  # over the box limit: refused on the phone
+    assert exc.value.code == "bet_above_limit"
+    guest.leave()
     host.leave()

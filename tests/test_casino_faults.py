@@ -361,3 +361,27 @@ def test_a_phone_holding_the_cards_up_is_removed_after_a_decisions_time() -> Non
         assert left(s, "p2", "stalled")
     assert any(n.code == "player_stalled" and n.params["player"] == "p2" for n in host._notes)
     honest_agree(rest, host.phone.round_no - 1)
+
+
+class WithholdingHost(CasinoHost):
+    """Does not pass p2's signed results on to p1 (p1 could compare them with its own)."""
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, CAgree) and seat == 2 and self.phone is not None:
+            self.phone.agree(message)
+            link = self.link_of(2)
+            for peer in self.lobby._peers.values():
+                if peer.link is not link and peer.seat != 1:
+                    self.lobby.send(peer.link, message)
+            return
+        super().on_game_message(seat, message)
+
+
+def test_a_host_withholding_a_players_result_is_named() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=19, host_cls=WithholdingHost)
+    run([host, *guests], lambda: guests[0].over, clock)
+    assert named(guests[0], "p0")
+    v = [n for n in guests[0].notices if n.code == "violation"]
+    assert v and v[0].details["code"] == "withheld_agreement"
+    assert not named(guests[1], "p1") and not named(host, "p1")  # nobody honest blamed

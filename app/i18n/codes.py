@@ -149,6 +149,9 @@ MESSAGES: dict[str, str] = {
     "table_fault": N_("This phone found an error in the table and closed it."),
     "bad_announcement": N_("The host announced something this table does not know."),
     "bad_shoe": N_("The host started a shoe this table cannot use."),
+    "withheld_agreement": N_(
+        "The host did not pass on every player's result of a round: the table cannot go on."
+    ),
     "bad_back": N_("The host announced a return that does not fit the table."),
     "bad_left": N_("The host announced a departure that does not fit the table."),
     "no_shoe": N_("The host opened the bets before any shoe was shuffled."),

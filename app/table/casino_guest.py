@@ -221,6 +221,11 @@ class CasinoGuest(GuestLobby, CasinoSide):
         while phone.outbox:
             item = phone.outbox.pop(0)
             self.send(self.link, ProtocolFrame(item) if isinstance(item, bytes) else item)
+        withheld = phone.missing_agreements()
+        if withheld:  # an honest host relays every player's digest at once
+            rnd = min(withheld)
+            self._name_host("withheld_agreement", f"round {rnd}: {sorted(withheld[rnd])}")
+            return
         for rnd in list(phone.records)[-2:]:
             if phone.disagreeing(rnd):
                 self._name_host("disagree", f"round {rnd}: {', '.join(phone.disagreeing(rnd))}")

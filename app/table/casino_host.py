@@ -120,6 +120,7 @@ class CasinoHost(CasinoSide):
         self.book = CasinoBook()
         self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
         self._refusals: dict[str, int] = {}
+        self._held: list[tuple[int, CAgree]] = []  # digests of rounds I have not settled
         self._names = {HOST: self.lobby.seating.sitters[0].name}
 
     # -- what the lobby offers --------------------------------------------------------------
@@ -310,6 +311,11 @@ class CasinoHost(CasinoSide):
         assert phone is not None
         if message.player != pid:
             raise TableError("cheat", f"seat {seat} agreed in the name of {message.player}")
+        if message.round not in phone.records:  # (his phone was quicker than mine)
+            if message.round > phone.round_no or len(self._held) > 64:
+                raise TableError("cheat", f"a result of round {message.round}, not played")
+            self._held.append((seat, message))
+            return
         try:
             phone.agree(message)
         except ValueError as exc:
@@ -452,6 +458,19 @@ class CasinoHost(CasinoSide):
                 self.lobby.broadcast(ProtocolFrame(item))
             elif isinstance(item, CAgree):
                 self.lobby.broadcast(item)
+        if phone is not None and not self.over:
+            held, self._held = self._held, []
+            for seat, message in held:
+                if self.link_of(seat) is None:
+                    continue
+                try:
+                    self._relay_agree(seat, player_id(seat), message)
+                except TableError as exc:
+                    self.lobby.drop_seat(seat, exc.code, str(exc))
+            for rnd, late in phone.missing_agreements().items():
+                for pid in sorted(late):  # a phone that does not sign its round's result
+                    self.note("player_stalled", player=pid, round=rnd)
+                    self.lobby.drop_seat(phone.players[pid].seat, "stalled", "no agreement")
         if phone is not None and phone.fault is not None and not self.over:
             f = phone.fault
             seat = phone.players[f.player].seat if f.player in phone.players else 0

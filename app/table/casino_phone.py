@@ -136,6 +136,7 @@ class CasinoPhone:
         self.records: dict[int, RoundRecord] = {}
         self._agrees: dict[int, dict[str, str]] = {}
         self.agreed: dict[int, set[str]] = {}  # round -> players whose digest matched mine
+        self._expected: dict[int, set[str]] = {}  # round -> whose digest must come
         self._sent_n = 0
         self.log: list[dict[str, Any]] = []  # what the screen may show (engine events, notes)
 
@@ -345,6 +346,18 @@ class CasinoPhone:
         if mine is None:
             return []
         return [p for p, d in self._agrees.get(rnd, {}).items() if d != mine.digest]
+
+    def missing_agreements(self, lag: int = 2) -> dict[int, set[str]]:
+        """Players still at the table whose digest of a round settled ``lag`` or more
+        rounds ago has not come (an honest phone sends it as it settles the round)."""
+        out = {}
+        for rnd, expected in self._expected.items():
+            if rnd > self.round_no - lag:
+                continue
+            missing = expected & set(self.present) - set(self._agrees.get(rnd, {}))
+            if missing:
+                out[rnd] = missing
+        return out
 
     def _compare(self, rnd: int) -> None:
         mine = self.records.get(rnd)
@@ -664,6 +677,7 @@ class CasinoPhone:
             self._fault(self.me, "chips_not_conserved", f"round {self.round_no}")
         digest = self.digest()
         self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house)
+        self._expected[self.round_no] = set(self.present) - {self.me}
         nets = {k: money_wire(v) for k, v in net.items()}
         self._note("round_settled", round=self.round_no, net=nets)
         if self.identity is not None:

@@ -256,17 +256,24 @@ def test_a_host_sending_two_logs_is_named_by_the_guests() -> None:
 
 def test_bad_input_from_a_guest_changes_nothing() -> None:
     clock = FakeClock()
-    host, guests = open_table(2, RULES, clock=clock, seed=17)
+    host, guests = open_table(3, RULES, clock=clock, seed=17)
     sides = [host, *guests]
     run(sides, settled(sides, 1), clock)
     phone: CasinoPhone = host.phone
     guests[0].link.send(b'\x01{"t":"c_intent","player":"p1","n":"x"}')
     run(sides, lambda: guests[0].closed, clock)
-    assert not host.over and phone.fault is None
-    assert left(host, "p1", "bad_message")
-    # the table goes on with the host alone
-    run([host], settled([host], phone.round_no + 1), clock)
-    assert phone.conservation() == phone.total
+    assert left(host, "p1", "bad_message")  # only the link that sent it is dropped
+    rest = [host, guests[1]]
+    run(rest, settled(rest, phone.round_no + 1), clock)
+    honest_agree(rest, phone.round_no)
+    # and with nobody left to shuffle a shoe with, the table ends, every chip counted
+    guests[1].leave()
+    run([host], lambda: host.over, clock)
+    assert phone.fault is None
+    assert sum(phone.players_chips().values()) + phone.house == phone.total
+    assert any(
+        n.code == "table_over" and n.params["reason"] == "too_few_players" for n in host._notes
+    )
 
 
 def test_the_host_leaving_ends_the_table_everywhere_with_the_chips() -> None:
@@ -385,3 +392,27 @@ def test_a_host_withholding_a_players_result_is_named() -> None:
     v = [n for n in guests[0].notices if n.code == "violation"]
     assert v and v[0].details["code"] == "withheld_agreement"
     assert not named(guests[1], "p1") and not named(host, "p1")  # nobody honest blamed
+
+
+class SilentDealerHost(CasinoHost):
+    """From round 3 on sends none of its own shoe frames (its keys)."""
+
+    def _flush(self) -> None:
+        phone = self.phone
+        if phone is not None and phone.round_no >= 3:
+            phone.outbox = [m for m in phone.outbox if not isinstance(m, bytes)]
+        super()._flush()
+
+
+def test_a_host_holding_the_cards_up_ends_the_table_and_blames_nobody_honest() -> None:
+    """The host's watchdog runs before the guests' patience (as at the Oczko table): a
+    host withholding its own keys removes the guests it starves as ``stalled`` (a host
+    may always drop a guest); no honest phone names an honest player, and every guest
+    ends up off the table, naming the host if it was not removed first."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, host_cls=SilentDealerHost)
+    run([host, *guests], lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+        assert g.phone.fault is None or g.phone.fault.player == "p0"
+    assert host.over

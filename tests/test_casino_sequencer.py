@@ -12,6 +12,7 @@ from app.table.casino_book import (
     CasinoFacts,
     Drive,
     Drop,
+    End,
     Expired,
     Gone,
     Readmit,
@@ -167,3 +168,9 @@ def test_a_phone_holding_the_cards_up_has_a_decisions_time() -> None:
     book2, effects = step(book, Drive(), replace(waiting, owing=frozenset()))
     assert effects == [CancelTimer("stall")]
     assert step(book2, Expired("stall"), waiting)[1] == []
+
+
+def test_the_table_ends_when_nobody_is_left_to_shuffle_with() -> None:
+    alone = replace(IDLE, want_shoe=True, order=(0,), connected=frozenset({"p0"}))
+    book, effects = step(PLAY, Drive(), alone)
+    assert effects == [End("too_few_players")] and book.stage is Stage.OVER

@@ -139,4 +139,11 @@ class Drop:
     reason: str
 
 
-CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit | Drop
+@dataclass(frozen=True)
+class End:
+    """The table ends (``reason``: a stable code every phone shows)."""
+
+    reason: str
+
+
+CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit | Drop | End

@@ -49,6 +49,10 @@ from app.table.messages import Message, ProtocolFrame, Welcome
 class CasinoGuest(GuestLobby, CasinoSide):
     """A guest's phone at a casino table."""
 
+    #: decisions' time a guest waits for the host's own part before naming it (longer
+    #: than the host's watchdog on the others, which acts first on a guest's delay)
+    host_patience = 2.0
+
     def __init__(
         self,
         link: Any,
@@ -70,6 +74,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self._shoe_factory = shoe_factory
         self._keyed = False
         self._returning = False  # back at a running table: waiting for its state
+        self._host_owes: tuple[int, float] | None = None  # (round, since) the host holds up
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -242,6 +247,19 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 self._name_host(f.code, f.detail)
                 return
 
+    def _watch_host(self, phone: CasinoPhone) -> None:
+        """The host counts like any phone: when the table waits for the host's own part
+        of a shoe longer than :attr:`host_patience` decisions' time, it is named (the
+        host's watchdog judges everybody else)."""
+        if 0 not in phone.holding_up():
+            self._host_owes = None
+            return
+        now = self.clock.now()
+        if self._host_owes is None or self._host_owes[0] != phone.round_no:
+            self._host_owes = (phone.round_no, now)
+        elif now - self._host_owes[1] >= self.host_patience * phone.turn_time:
+            self._name_host("stalled", "the host's own part of the shoe never came")
+
     def _name_host(self, code: str, detail: str = "") -> None:
         """My phone caught the host: say so and leave the table."""
         self.note("cheat_named", player=HOST, code=code)
@@ -274,6 +292,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
             for pid, by in list(self._accused.items()):
                 if self.clock.now() >= by and phone.players[pid].present and not self.closed:
                     self._name_host("shielded_cheater", pid)
+            if not self.closed:
+                self._watch_host(phone)
             if not self.closed:
                 self._play_bot()
                 self._track_deadline()

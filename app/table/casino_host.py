@@ -40,6 +40,7 @@ from app.table.casino_book import (
     CasinoFacts,
     Drive,
     Drop,
+    End,
     Expired,
     Gone,
     Readmit,
@@ -188,13 +189,13 @@ class CasinoHost(CasinoSide):
         self._drive()
         self._changed()
 
-    def leave(self) -> None:
-        """The host leaves: the table ends on every phone (``Bye("host_left")``)."""
+    def leave(self, reason: str = "host_left") -> None:
+        """The host leaves: the table ends on every phone (``Bye(reason)``)."""
         if not self.over:
             self.over = True
             self.book = CasinoBook(stage=Stage.OVER)
-            self.lobby.close("host_left")
-            self.note("table_closed", reason="host_left")
+            self.lobby.close(reason)
+            self.note("table_closed", reason=reason)
             self._changed()
 
     def close(self, reason: str = "host_left") -> None:
@@ -405,6 +406,9 @@ class CasinoHost(CasinoSide):
             self.note(effect.code, **effect.details)
         elif isinstance(effect, Readmit):
             self._readmit(effect)
+        elif isinstance(effect, End):
+            self.note("table_over", reason=effect.reason)
+            self.leave(effect.reason)
         elif isinstance(effect, Drop):
             self.note(
                 "cheat_named" if effect.reason == "cheat" else "player_stalled",

@@ -410,8 +410,12 @@ class CasinoPhone:
             if not rec.started:
                 rec.started = True
                 low, high = cut_range(rec.size, self.rules.penetration)
-                rec.cut = self.dealer.cut(rec.shoe, low, high)
-                self.outbox.extend(self.dealer.start_shoe(rec.shoe, rec.order, rec.size // 52))
+                try:
+                    rec.cut = self.dealer.cut(rec.shoe, low, high)
+                    self.outbox.extend(self.dealer.start_shoe(rec.shoe, rec.order, rec.size // 52))
+                except Exception as exc:  # the dealer refuses the shoe the host announced
+                    self._fault(HOST, "bad_shoe", f"shoe {rec.shoe}: {exc}")
+                    return
 
     def _shoes_dead(self, ann: CLeft) -> None:
         seat = self._player(ann.player).seat

@@ -35,6 +35,7 @@ from app.table.casino_book import (
     CasinoFacts,
     Drive,
     Drop,
+    End,
     Expired,
     Gone,
     Readmit,
@@ -83,7 +84,11 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
         if owing:
             effects = [SetTimer("stall", facts.turn_time)]
         return replace(book, stalling=owing), effects
-    if facts.want_shoe and facts.order:
+    if facts.want_shoe and len(facts.order) < 2:
+        # Nobody left to shuffle with: a shoe needs two phones (nobody may know it). The
+        # round in play, if any, is abandoned: its bets stay with their players.
+        return replace(book, stage=Stage.OVER), [End("too_few_players")]
+    if facts.want_shoe and len(facts.order) >= 2:
         shoe = CShoe(book.next_shoe, facts.order, facts.decks)
         return replace(book, next_shoe=book.next_shoe + 1), [Announce(shoe)]
     if facts.busy or not facts.has_shoe:

@@ -295,30 +295,75 @@ class TableService:
 
     # -- the casino table ------------------------------------------------------------------
 
-    def new_player_id(self) -> str:
-        """A fresh player id (the rejoin credential of this phone at one table)."""
-        return self._player_id()
-
-    def new_clock(self) -> Clock:
-        """The clock a table runs on."""
-        return self._clock()
-
-    def host_casino(self, **kwargs: Any) -> CasinoHost:
+    def host_casino(
+        self,
+        *,
+        name: str,
+        lang: str,
+        rules: TableRules,
+        on_change: Callable[[], None] | None = None,
+        bet_time: int = 30,
+        turn_time: int = 30,
+        round_pause: float = 0.0,
+        transport: Transport = None,
+        dealer: str | None = None,
+        listen: Callable[[Transport], Any] | None = None,
+        bot: CasinoBot | None = None,
+    ) -> CasinoHost:
         """Open a casino table on this phone (blocking: call from a worker thread).
 
-        Keywords: ``name``, ``lang``, ``rules`` (:class:`TableRules`; every phone plays
-        them without a private peek: :func:`app.table.casino_phone.networked_rules`),
-        ``on_change()`` (called from the table's thread after every change),
-        ``bet_time`` / ``turn_time`` (seconds), ``round_pause``, and as for
-        :meth:`host`: ``transport``, ``dealer``, ``listen``. Raises ``no_secure_dealer``
-        before listening."""
-        return _host_casino(self, **kwargs)
+        ``rules``: the table's rules (every phone plays them without a private peek:
+        :func:`app.table.casino_state.networked_rules`); ``on_change()`` is called from
+        the table's thread after every change; ``bet_time`` / ``turn_time`` in seconds;
+        ``transport``, ``dealer``, ``listen`` as for :meth:`host`. Raises
+        ``no_secure_dealer`` before listening."""
+        kind = dealer or self.dealer()
+        factory = shoe_factory(kind)
+        transport = transport or self.transport()
+        listener = listen(transport) if listen is not None else transport.listen()
+        return CasinoHost(
+            listener,
+            player_id=self._player_id(),
+            name=name,
+            lang=lang,
+            clock=self._clock(),
+            shoe_factory=factory,
+            rules=rules,
+            bet_time=bet_time,
+            turn_time=turn_time,
+            secret=kind != "open",
+            bot=bot,
+            on_change=on_change,
+            round_pause=round_pause,
+        )
 
-    def join_casino(self, address: str, **kwargs: Any) -> CasinoGuest:
+    def join_casino(
+        self,
+        address: str,
+        *,
+        name: str,
+        lang: str,
+        on_change: Callable[[], None] | None = None,
+        transport: Transport = None,
+        dealer: str | None = None,
+        timeout: float = 15.0,
+        bot: CasinoBot | None = None,
+    ) -> CasinoGuest:
         """Sit down at the casino table at ``address`` (blocking: call from a worker
-        thread); keywords ``name``, ``lang``, ``on_change``, ``transport``, ``dealer``,
-        ``timeout``. Raises ``no_secure_dealer`` before connecting."""
-        return _join_casino(self, address, **kwargs)
+        thread). Raises ``no_secure_dealer`` before connecting."""
+        factory = shoe_factory(dealer or self.dealer())
+        return CasinoGuest.join(
+            transport or self.transport(),
+            address,
+            timeout=timeout,
+            player_id=self._player_id(),
+            name=name,
+            lang=lang,
+            clock=self._clock(),
+            shoe_factory=factory,
+            bot=bot,
+            on_change=on_change,
+        )
 
 
 def shoe_factory(kind: str, seed: int | None = None) -> ShoeFactory:
@@ -339,69 +384,6 @@ def shoe_factory(kind: str, seed: int | None = None) -> ShoeFactory:
         rng = random.SystemRandom() if seed is None else random.Random(seed)
         return lambda seat, players: OpenShoe(seat, rng=rng)
     raise ValueError(f"unknown dealer {kind!r}")
-
-
-def _host_casino(
-    service: TableService,
-    *,
-    name: str,
-    lang: str,
-    rules: TableRules,
-    on_change: Callable[[], None] | None = None,
-    bet_time: int = 30,
-    turn_time: int = 30,
-    round_pause: float = 0.0,
-    transport: Transport = None,
-    dealer: str | None = None,
-    listen: Callable[[Transport], Any] | None = None,
-    bot: CasinoBot | None = None,
-) -> CasinoHost:
-    kind = dealer or service.dealer()
-    factory = shoe_factory(kind)
-    transport = transport or service.transport()
-    listener = listen(transport) if listen is not None else transport.listen()
-    return CasinoHost(
-        listener,
-        player_id=service.new_player_id(),
-        name=name,
-        lang=lang,
-        clock=service.new_clock(),
-        shoe_factory=factory,
-        rules=rules,
-        bet_time=bet_time,
-        turn_time=turn_time,
-        secret=kind != "open",
-        bot=bot,
-        on_change=on_change,
-        round_pause=round_pause,
-    )
-
-
-def _join_casino(
-    service: TableService,
-    address: str,
-    *,
-    name: str,
-    lang: str,
-    on_change: Callable[[], None] | None = None,
-    transport: Transport = None,
-    dealer: str | None = None,
-    timeout: float = 15.0,
-    bot: CasinoBot | None = None,
-) -> CasinoGuest:
-    factory = shoe_factory(dealer or service.dealer())
-    return CasinoGuest.join(
-        transport or service.transport(),
-        address,
-        timeout=timeout,
-        player_id=service.new_player_id(),
-        name=name,
-        lang=lang,
-        clock=service.new_clock(),
-        shoe_factory=factory,
-        bot=bot,
-        on_change=on_change,
-    )
 
 
 def platform_service(android: bool, dealer: Callable[[], str] = default_dealer) -> TableService:

@@ -127,9 +127,10 @@ class _Printer:
             if turn != self._turn and phone.turn() == self.table.me and self.table.bot is None:
                 print(_("Your decision (type help)."), flush=True)
             self._turn = turn
-        for n in notes[self._notes :] if len(notes) > self._notes else ():
+        fresh = min(len(notes), self.table.notes_total - self._notes)
+        for n in notes[len(notes) - fresh :] if fresh > 0 else ():
             print(f"* {n.code} {json.dumps(dict(n.params), default=str)}", flush=True)
-        self._notes = len(notes)
+        self._notes = self.table.notes_total
 
 
 def _rules(args: argparse.Namespace) -> TableRules:

@@ -42,6 +42,7 @@ class CasinoSide:
     rules: TableRules
     over: bool
     _notes: list[Notice]
+    notes_total: int
     _on_change: Callable[[], None] | None
     _deadline: tuple[object, float] | None
     _wishes: list[int]
@@ -62,6 +63,7 @@ class CasinoSide:
         self.phone = None
         self.over = False
         self._notes = []
+        self.notes_total = 0  # notices ever given (the screen keeps the newest only)
         self._on_change = on_change
         self._deadline = None
         self._wishes = []  # boxes asked for before the table began
@@ -78,6 +80,7 @@ class CasinoSide:
     def note(self, what: str, /, **params: Any) -> None:
         """A notice for the screen (a stable code the screen translates)."""
         self._notes = [*self._notes[-(KEEP_NOTICES - 1) :], Notice(what, params)]
+        self.notes_total += 1
 
     # -- intents ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.bluetooth.tcp import TcpTransport
+from app.table.lobby import HostLobby
 from app.table.messages import Options
 from app.table.table import GuestTable, HostTable, simple_bot
 
@@ -33,7 +34,8 @@ def pump(
 
 
 def _links(side: Any) -> list[Any]:
-    side = getattr(side, "lobby", side) if isinstance(side, HostTable) else side
+    lobby = getattr(side, "lobby", None)
+    side = lobby if isinstance(lobby, HostLobby) else side  # (a host holds its lobby)
     if hasattr(side, "_peers"):
         return [p.link for p in side._peers.values()]
     return [side.link]

@@ -133,7 +133,8 @@ def test_every_message_type_is_covered() -> None:
     covered = {Join, Ready, Act, Ping, Pong, Bye, Refused, Options, PlayerInfo, Lobby, Welcome}
     covered |= {Turn, Applied, Left, Begin, SetUp, Go, Deal, Dealt, CloseDeal, Drew, NewDeck}
     covered |= {Rejoin, Rekey, Resume, Void, NextRound, Ahead}
-    assert set(MESSAGES.values()) == covered
+    # (the casino table's messages, "c_...", are covered in tests/test_casino_phone.py)
+    assert {m for m in MESSAGES.values() if not m.TYPE.startswith("c_")} == covered
 
 
 @given(st.binary(max_size=200))

@@ -236,7 +236,20 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
 
 
 def demo_main(argv: Sequence[str]) -> int:
-    """Entry point of ``blu21 demo``: N bots, one process each, over loopback."""
+    """Entry point of ``blu21 demo``: N bots, one process each, over loopback
+    (``--game blackjack``: at a casino table, :mod:`app.table.casino_cli`)."""
+    argv = list(argv)
+    if "--game" in argv:
+        i = argv.index("--game")
+        game = argv[i + 1] if i + 1 < len(argv) else ""
+        if game not in ("oczko", "blackjack"):
+            print("blu21 demo: --game must be oczko or blackjack", file=sys.stderr)
+            return 2
+        del argv[i : i + 2]
+        if game == "blackjack":
+            from app.table.casino_cli import casino_demo_main
+
+            return casino_demo_main(argv)
     p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
     p.add_argument("--players", type=int, default=3, help="2-7")
     p.add_argument("--rounds", type=int, default=5)

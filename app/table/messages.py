@@ -555,6 +555,20 @@ MESSAGES: dict[str, type[Message]] = {
 }
 
 
+def register(*classes: type[Message]) -> None:
+    """Add another game's control messages (e.g. the casino table's) to :func:`decode`;
+    their wire names must be new."""
+    for cls in classes:
+        if MESSAGES.get(cls.TYPE, cls) is not cls:
+            raise ValueError(f"message type {cls.TYPE!r} is taken")
+        MESSAGES[cls.TYPE] = cls
+
+
+def build(cls: type[_M], body: Any) -> _M:
+    """``cls`` from a JSON object, checked field by field (ValueError naming the field)."""
+    return _build(cls, body)
+
+
 def _build(cls: type[_M], body: Any) -> _M:
     if not isinstance(body, dict):
         raise ValueError(f"{cls.TYPE}: an object")

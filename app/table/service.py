@@ -14,6 +14,7 @@ translated message of that code.
 
 from __future__ import annotations
 
+import importlib
 import random
 import threading
 from collections.abc import Callable
@@ -21,6 +22,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.bluetooth.ids import new_player_id
+from app.rules.table_rules import TableRules
+from app.table.casino_guest import CasinoGuest
+from app.table.casino_host import CasinoHost, ShoeFactory
+from app.table.casino_side import CasinoBot
 from app.table.clock import Clock, SystemClock
 from app.table.dealer import OpenDealer
 from app.table.errors import TableError
@@ -288,6 +293,98 @@ class TableService:
             on_notice=on_notice,
         )
 
+    # -- the casino table ------------------------------------------------------------------
+
+    def host_casino(
+        self,
+        *,
+        name: str,
+        lang: str,
+        rules: TableRules,
+        on_change: Callable[[], None] | None = None,
+        bet_time: int = 30,
+        turn_time: int = 30,
+        round_pause: float = 0.0,
+        transport: Transport = None,
+        dealer: str | None = None,
+        listen: Callable[[Transport], Any] | None = None,
+        bot: CasinoBot | None = None,
+    ) -> CasinoHost:
+        """Open a casino table on this phone (blocking: call from a worker thread).
+
+        ``rules``: the table's rules (every phone plays them without a private peek:
+        :func:`app.table.casino_state.networked_rules`); ``on_change()`` is called from
+        the table's thread after every change; ``bet_time`` / ``turn_time`` in seconds;
+        ``transport``, ``dealer``, ``listen`` as for :meth:`host`. Raises
+        ``no_secure_dealer`` before listening."""
+        kind = dealer or self.dealer()
+        factory = shoe_factory(kind)
+        transport = transport or self.transport()
+        listener = listen(transport) if listen is not None else transport.listen()
+        return CasinoHost(
+            listener,
+            player_id=self._player_id(),
+            name=name,
+            lang=lang,
+            clock=self._clock(),
+            shoe_factory=factory,
+            rules=rules,
+            bet_time=bet_time,
+            turn_time=turn_time,
+            secret=kind != "open",
+            bot=bot,
+            on_change=on_change,
+            round_pause=round_pause,
+        )
+
+    def join_casino(
+        self,
+        address: str,
+        *,
+        name: str,
+        lang: str,
+        on_change: Callable[[], None] | None = None,
+        transport: Transport = None,
+        dealer: str | None = None,
+        timeout: float = 15.0,
+        bot: CasinoBot | None = None,
+    ) -> CasinoGuest:
+        """Sit down at the casino table at ``address`` (blocking: call from a worker
+        thread). Raises ``no_secure_dealer`` before connecting."""
+        factory = shoe_factory(dealer or self.dealer())
+        return CasinoGuest.join(
+            transport or self.transport(),
+            address,
+            timeout=timeout,
+            player_id=self._player_id(),
+            name=name,
+            lang=lang,
+            clock=self._clock(),
+            shoe_factory=factory,
+            bot=bot,
+            on_change=on_change,
+        )
+
+
+def shoe_factory(kind: str, seed: int | None = None) -> ShoeFactory:
+    """Every phone's shoe at a casino table: ``sra`` (the SRA shoe, once
+    ``app/table/sra_shoe.py`` is there) or ``open`` (the test shoe: no secrecy)."""
+    if kind == "sra":
+        try:  # (helper "shoe" of issue 19 brings it; no silent fall-back without it)
+            module = importlib.import_module("app.table.sra_shoe")
+        except ImportError as exc:
+            raise TableError(
+                "no_secure_dealer", f"the SRA shoe cannot load ({exc}); no table without it"
+            ) from exc
+        factory: ShoeFactory = module.sra_shoe_factory()
+        return factory
+    if kind == "open":
+        from app.table.casino_open_shoe import OpenShoe
+
+        rng = random.SystemRandom() if seed is None else random.Random(seed)
+        return lambda seat, players: OpenShoe(seat, rng=rng)
+    raise ValueError(f"unknown dealer {kind!r}")
+
 
 def platform_service(android: bool, dealer: Callable[[], str] = default_dealer) -> TableService:
     """The app's service: Bluetooth RFCOMM on Android, TCP on loopback elsewhere."""
@@ -299,4 +396,3 @@ def platform_service(android: bool, dealer: Callable[[], str] = default_dealer) 
 def tcp_service(dealer: Callable[[], str] = default_dealer) -> TableService:
     """A desktop service over TCP (the terminal demos and tests)."""
     return platform_service(False, dealer)
-

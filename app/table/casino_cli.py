@@ -1,0 +1,355 @@
+"""``blu21 casino``: a networked casino blackjack table in the terminal; and
+``blu21 demo --game blackjack``: bots at one table, each in its own process.
+
+Host: ``blu21 casino --host [--rules PRESET] [--decks N] [--bot]``; guest:
+``blu21 casino --join HOST:PORT [--bot]``. Without ``--bot`` the player types
+commands (``help`` lists them); every phone prints the table's events as they happen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from app.bluetooth.ids import new_player_id
+from app.bluetooth.tcp import TcpTransport
+from app.i18n import LANGUAGES, _, set_language
+from app.i18n.codes import message_for
+from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.errors import IllegalAction
+from app.rules.money import money_text, to_money
+from app.rules.table_rules import PRESETS, RulesError, TableRules
+from app.spawn import blu21_command
+from app.table.casino_bot import casino_bot
+from app.table.casino_guest import CasinoGuest
+from app.table.casino_host import CasinoHost
+from app.table.casino_side import CasinoSide
+from app.table.clock import SystemClock
+from app.table.errors import TableError
+from app.table.service import default_dealer, shoe_factory
+
+#: A terminal table ends after this long at the latest (a guard for scripts and CI).
+MAX_SECONDS = 1800.0
+
+#: command -> (engine action or table intent, needs a box, needs an amount)
+COMMANDS: dict[str, tuple[str, bool, bool]] = {
+    "take": ("take_box", True, False),
+    "free": ("leave_box", True, False),
+    "bet": ("bet", True, True),
+    "side": ("side_bet", False, True),
+    "done": ("done", False, False),
+    "h": ("hit", False, False),
+    "s": ("stand", False, False),
+    "d": ("double", False, False),
+    "p": ("split", False, False),
+    "r": ("surrender", False, False),
+    "ins": ("insure", True, True),
+    "noins": ("decline_insurance", True, False),
+    "even": ("even_money", True, False),
+    "follow": ("follow_double", False, False),
+    "nofollow": ("decline_double", False, False),
+}
+
+
+def _stdin() -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            lines.put(line.strip())
+        lines.put("quit")
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _command(table: CasinoSide, line: str) -> str | None:
+    """Carry out one typed command; the text to print (None: nothing)."""
+    words = line.split()
+    if not words:
+        return None
+    if words[0] == "help":
+        return _(
+            "Commands: take BOX, free BOX, bet BOX AMOUNT, side AMOUNT, done, h (hit), "
+            "s (stand), d (double), p (split), r (surrender), ins BOX AMOUNT, noins BOX, "
+            "even BOX, follow, nofollow, start (host), quit"
+        )
+    if words[0] not in COMMANDS:
+        return _("Unknown command; type help.")
+    act, needs_box, needs_amount = COMMANDS[words[0]]
+    try:
+        box = int(words[1]) if needs_box else 0
+        amount = to_money(words[2 if needs_box else 1]) if needs_amount else None
+    except (IndexError, ValueError):
+        return _("Unknown command; type help.")
+    try:
+        if act == "take_box":
+            table.take_box(box)
+        elif act == "leave_box":
+            table.leave_box(box)
+        elif act == "done":
+            table.bets_done()
+        else:
+            table.act(Action(ActionKind(act), table.me, box or None, amount))
+    except (IllegalAction, TableError) as exc:
+        return message_for(exc.code, **getattr(exc, "details", {}))
+    return None
+
+
+class _Printer:
+    """Prints what changed at the table since the last call (terminal play)."""
+
+    def __init__(self, table: CasinoSide, quiet: bool) -> None:
+        self.table = table
+        self.quiet = quiet
+        self._seen = 0
+        self._notes = 0
+        self._turn: object = None
+
+    def __call__(self) -> None:
+        phone = self.table.phone
+        if self.quiet:
+            return
+        notes = self.table.snapshot().notices
+        if phone is not None:
+            for event in phone.log[self._seen :]:
+                print("  " + json.dumps(event, default=str), flush=True)
+            self._seen = len(phone.log)
+            turn = (phone.round_no, phone.turn(), phone.stage)
+            if turn != self._turn and phone.turn() == self.table.me and self.table.bot is None:
+                print(_("Your decision (type help)."), flush=True)
+            self._turn = turn
+        fresh = min(len(notes), self.table.notes_total - self._notes)
+        for n in notes[len(notes) - fresh :] if fresh > 0 else ():
+            print(f"* {n.code} {json.dumps(dict(n.params), default=str)}", flush=True)
+        self._notes = self.table.notes_total
+
+
+def _rules(args: argparse.Namespace) -> TableRules:
+    base = TableRules.preset(args.rules)
+    changes: dict[str, Any] = {}
+    if args.decks is not None:
+        changes["decks"] = args.decks
+    if args.penetration is not None:
+        changes["penetration"] = args.penetration
+    return base.replace(**changes) if changes else base
+
+
+def _result(table: CasinoSide, rounds: int) -> dict[str, Any]:
+    phone = table.phone
+    assert phone is not None
+    return {
+        "rounds": rounds,
+        "digests": [phone.records[r].digest for r in range(1, rounds + 1)],
+        "chips": {p: money_text(c) for p, c in sorted(phone.players_chips().items())},
+        "house": money_text(phone.house),
+        "conserved": phone.conservation() == phone.total,
+    }
+
+
+def casino_main(argv: Sequence[str]) -> int:
+    """Entry point of ``blu21 casino``."""
+    p = argparse.ArgumentParser(prog="blu21 casino", description=__doc__.split("\n\n")[0])
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--host", action="store_true", help="host a table")
+    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
+    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
+    p.add_argument("--name", default="Player")
+    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES))
+    p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
+    p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
+    p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
+    p.add_argument("--bet-time", type=int, default=30, help="host: seconds to bet (5-600)")
+    p.add_argument("--turn-time", type=int, default=30, help="host: seconds per decision")
+    p.add_argument("--bot", action="store_true", help="let the bot play this seat")
+    p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
+    p.add_argument("--rounds", type=int, default=0, help="end after N rounds (0: never)")
+    p.add_argument("--dealer", choices=["sra", "open"], default=None)
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--result-json", action="store_true", help="print the result as JSON")
+    args = p.parse_args(list(argv))
+    set_language(args.lang)
+    try:
+        kind = args.dealer or default_dealer()
+        factory = shoe_factory(kind)
+        if args.host:
+            host = CasinoHost(
+                TcpTransport(host=args.bind, port=args.port).listen(),
+                player_id=new_player_id(),
+                name=args.name,
+                lang=args.lang,
+                clock=SystemClock(),
+                shoe_factory=factory,
+                rules=_rules(args),
+                bet_time=args.bet_time,
+                turn_time=args.turn_time,
+                secret=kind != "open",
+                bot=casino_bot if args.bot else None,
+            )
+            print(f"listening on {host.address}", flush=True)
+            return _run(host, args)
+        guest = CasinoGuest.join(
+            TcpTransport(),
+            args.join,
+            player_id=new_player_id(),
+            name=args.name,
+            lang=args.lang,
+            clock=SystemClock(),
+            shoe_factory=factory,
+            bot=casino_bot if args.bot else None,
+        )
+        return _run(guest, args)
+    except (TableError, RulesError, ValueError, OSError) as exc:
+        code = getattr(exc, "code", "error")
+        print(f"blu21 casino: {code}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
+    commands = None if args.bot else _stdin()
+    show = _Printer(table, args.quiet)
+    deadline = time.monotonic() + MAX_SECONDS
+    printed = False
+    while time.monotonic() < deadline and not table.over:
+        table.step(0.05)
+        show()
+        phone = table.phone
+        if isinstance(table, CasinoHost) and phone is None:
+            n = len(table.lobby.seating.sitters)
+            if args.start_with and n >= args.start_with and table.lobby.seating.can_start():
+                with contextlib.suppress(TableError):  # (a key still on its way)
+                    table.start()
+        if args.rounds and phone is not None and args.rounds in phone.records and not printed:
+            done = isinstance(table, CasinoGuest) or len(phone.agreed.get(args.rounds, ())) >= (
+                len(phone.present) - 1
+            )
+            if done:
+                printed = True
+                result = _result(table, args.rounds)
+                if args.result_json:
+                    print("RESULT " + json.dumps(result), flush=True)
+                else:
+                    print(_("Chips: {chips}").format(chips=result["chips"]), flush=True)
+                if isinstance(table, CasinoHost):
+                    break
+                deadline = min(deadline, time.monotonic() + 30.0)  # until the host ends it
+        while commands is not None and not commands.empty():
+            line = commands.get()
+            if line in ("q", "quit"):
+                table.leave()
+            elif line == "start" and isinstance(table, CasinoHost):
+                try:
+                    table.start()
+                except TableError as exc:
+                    print(message_for(exc.code, **exc.details), flush=True)
+            else:
+                text = _command(table, line)
+                if text:
+                    print(text, flush=True)
+    fault = table.phone.fault if table.phone is not None else None
+    table.leave()
+    if isinstance(table, CasinoHost):
+        table.lobby.wait_closed(2.0)
+    return 0 if printed and fault is None else 1
+
+
+def casino_demo_main(argv: Sequence[str]) -> int:
+    """``blu21 demo --game blackjack``: N bots, one process each, at one casino table."""
+    p = argparse.ArgumentParser(
+        prog="blu21 demo --game blackjack", description="bots play casino blackjack"
+    )
+    p.add_argument("--players", type=int, default=3, help="2-7")
+    p.add_argument("--rounds", type=int, default=10)
+    p.add_argument("--rules", default="european", choices=sorted(PRESETS))
+    p.add_argument("--decks", type=int, default=1)
+    p.add_argument("--penetration", default="1/2")
+    p.add_argument("--dealer", choices=["sra", "open"], default=None)
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(list(argv))
+    if not 2 <= args.players <= 7:
+        p.error("--players must be 2-7")
+    try:
+        kind = args.dealer or default_dealer()
+        factory = shoe_factory(kind)
+        rules = _rules(args)
+    except (TableError, RulesError) as exc:
+        print(f"blu21 demo: {exc.code}: {exc} (--dealer open: no secrecy)", file=sys.stderr)
+        return 1
+    note = "" if kind == "sra" else " (test shoe without secrecy, shown on every phone)"
+    print(f"dealer: {kind}{note}", flush=True)
+    host = CasinoHost(
+        TcpTransport().listen(),
+        player_id=new_player_id(),
+        name="Bot0",
+        lang="en",
+        clock=SystemClock(),
+        shoe_factory=factory,
+        rules=rules,
+        bet_time=10,
+        turn_time=10,
+        secret=kind != "open",
+        bot=casino_bot,
+    )
+    guests = [
+        subprocess.Popen(
+            [
+                *blu21_command("casino", "--join", host.address, "--bot", "--quiet"),
+                *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
+                *("--rounds", str(args.rounds)),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(1, args.players)
+    ]
+    try:
+        deadline = time.monotonic() + MAX_SECONDS
+        mine = None
+        while time.monotonic() < deadline and not host.over:
+            host.step(0.02)
+            phone = host.phone
+            if phone is None:
+                seating = host.lobby.seating
+                if len(seating.sitters) == args.players and seating.can_start():
+                    with contextlib.suppress(TableError):  # (a key still on its way)
+                        host.start()
+            elif args.rounds in phone.records:
+                agreed = phone.agreed.get(args.rounds, set())
+                if len(agreed) >= args.players - 1 or phone.fault is not None:
+                    mine = _result(host, args.rounds)
+                    break
+            if any(g.poll() not in (None, 0) for g in guests):
+                break
+        host.leave()
+        host.lobby.wait_closed(2.0)
+        outputs = [g.communicate(timeout=60)[0] for g in guests]
+        results = []
+        for i, out in enumerate(outputs, 1):
+            line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
+            results.append(json.loads(line[7:]) if line else None)
+            if line is None or "Traceback" in out:
+                tail = "\n".join(out.splitlines()[-15:])
+                print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)
+        agree = mine is not None and all(r == mine for r in results)
+        conserved = mine is not None and mine["conserved"]
+        if mine is not None and not args.quiet:
+            print(f"chips: {json.dumps(mine['chips'])}, house {mine['house']}", flush=True)
+        print(f"rounds: {args.rounds}, chips conserved: {'yes' if conserved else 'NO'}")
+        print(f"every phone agrees: {'yes' if agree and conserved else 'NO'}", flush=True)
+        return 0 if agree and conserved else 1
+    finally:
+        for g in guests:
+            if g.poll() is None:
+                g.kill()
+                g.wait()
+        host.leave()

@@ -1,0 +1,490 @@
+"""The casino host's phone: the lobby, then the table's I/O around the pure sequencer.
+
+:class:`CasinoHost` seats guests through a :class:`~app.table.lobby.HostLobby` it holds
+by composition (the lobby hands it the guests' casino messages, arrivals and
+departures through :class:`~app.table.lobby.MatchHooks`). Once started it:
+
+* checks every guest's signed intent (his own player id on his own link, his key, a new
+  counter, and what the host's engine copy says of it) and relays it unchanged to
+  every phone, itself included; an intent in another player's name or with a bad
+  signature is a cheat (the link is dropped, the player named); an intent the engine
+  refuses is answered ``CNo`` (it may be an honest race with the table);
+* relays the shoe frames after its own dealer authenticated them;
+* relays each player's signed round digest (``CAgree``) once it equals its own; a
+  guest whose digest differs is removed (``disagree``);
+* feeds :func:`app.table.casino_sequencer.step` and carries out its effects: the
+  shoes, the betting, the deal, time-outs and departures, with the timers on the
+  injected clock.
+"""
+
+from __future__ import annotations
+
+import queue
+import secrets
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from app.bluetooth.link import Link, Listener
+from app.protocol.group import DEFAULT_GROUP, Group
+from app.protocol.keys import verify
+from app.rules.errors import IllegalAction
+from app.rules.table_rules import TableRules
+from app.table.casino_book import (
+    Announce,
+    Back,
+    CancelTimer,
+    CasinoBook,
+    CasinoEffect,
+    CasinoEvent,
+    CasinoFacts,
+    Drive,
+    Drop,
+    End,
+    Expired,
+    Gone,
+    Readmit,
+    Say,
+    SetTimer,
+    Stage,
+    Started,
+)
+from app.table.casino_generations import ShoeGenerations
+from app.table.casino_messages import (
+    LEFT_REASONS,
+    Announcement,
+    CAgree,
+    CBack,
+    CBegin,
+    CIntent,
+    CKey,
+    CNo,
+    CPlayer,
+    CResume,
+    signed_bytes_of_key,
+)
+from app.table.casino_phone import HOST, CasinoPhone, player_id
+from app.table.casino_sequencer import step
+from app.table.casino_side import CasinoBot, CasinoSide
+from app.table.clock import Clock, Timers
+from app.table.dealer import DealerViolation
+from app.table.errors import TableError
+from app.table.lobby import HostLobby, Notice
+from app.table.messages import Message, Options, ProtocolFrame
+from app.table.shoe_dealer import ShoeDealer
+
+ShoeFactory = Callable[[int, int], ShoeDealer]  # (my seat, players) -> shoe dealer
+#: intents the host's engine refused that a guest may send in one round (honest races
+#: are a few); past it he floods the table and is removed
+MAX_REFUSED = 32
+
+
+class CasinoHost(CasinoSide):
+    """The host's phone at a casino table (seat 0, player ``p0``)."""
+
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        shoe_factory: ShoeFactory,
+        rules: TableRules,
+        bet_time: int = 30,
+        turn_time: int = 30,
+        secret: bool = True,
+        bot: CasinoBot | None = None,
+        on_change: Callable[[], None] | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        group: Group = DEFAULT_GROUP,
+        round_pause: float = 0.0,
+    ) -> None:
+        self._init_side(clock, group, bot, on_change)
+        self.me = HOST
+        self.rules = rules
+        self.bet_time, self.turn_time, self.secret = bet_time, turn_time, secret
+        self.round_pause = round_pause
+        self.lobby = HostLobby(
+            listener,
+            player_id=player_id,
+            name=name,
+            lang=lang,
+            clock=clock,
+            options=Options(rounds=1, turn_time=turn_time, secret=secret),
+            on_notice=on_notice,
+            hooks=self,
+        )
+        self._shoe_factory = shoe_factory
+        self.timers = Timers(clock)
+        self.book = CasinoBook()
+        self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
+        self._refusals: dict[str, int] = {}
+        self._held: list[tuple[int, CAgree]] = []  # digests of rounds I have not settled
+        self._names = {HOST: self.lobby.seating.sitters[0].name}
+
+    # -- what the lobby offers --------------------------------------------------------------
+
+    @property
+    def address(self) -> str:
+        return self.lobby.address
+
+    @property
+    def inbox(self) -> queue.Queue[Any]:
+        return self.lobby.inbox
+
+    @property
+    def closed(self) -> bool:
+        return self.lobby.closed
+
+    @property
+    def notices(self) -> list[Notice]:
+        return self.lobby.notices
+
+    def link_of(self, seat: int) -> Link | None:
+        return self.lobby.link_of(seat)
+
+    # -- the host player's intents ----------------------------------------------------------
+
+    def start(self) -> None:
+        """Close the lobby and begin: every phone gets the players, their keys and the
+        rules, and the first shoe is shuffled (TableError ``too_few_players``,
+        ``player_not_ready`` naming a guest whose key has not come)."""
+        if self.phone is not None:
+            return
+        sitters = self.lobby.seating.sitters
+        missing = [s.name for i, s in enumerate(sitters) if i and i not in self._keys]
+        if missing:
+            raise TableError("player_not_ready", f"no key from {missing[0]}", name=missing[0])
+        seating = self.lobby.start()
+        chips = Fraction(self.rules.starting_chips)
+        players = tuple(
+            CPlayer(
+                player_id(i),
+                i,
+                s.name,
+                format(self.identity.sign_pub, "x") if i == 0 else self._keys[i],
+                chips,
+            )
+            for i, s in enumerate(seating.sitters)
+        )
+        begin = CBegin(
+            secrets.token_hex(16),
+            self.rules,
+            players,
+            (),
+            self.bet_time,
+            self.turn_time,
+            self.secret,
+        )
+        self.lobby.broadcast(begin)
+        self._names = {p.pid: p.name for p in players}
+        dealer = ShoeGenerations(self._shoe_factory(0, len(players)))
+        self.phone = CasinoPhone(HOST, begin, dealer, self.group, self.identity)
+        for frame in self.phone.dealer.hello():
+            self.lobby.broadcast(ProtocolFrame(frame))
+        self.note("table_started", players=len(players))
+        self._feed(Started())
+        self._drive()
+        self._changed()
+
+    def leave(self, reason: str = "host_left") -> None:
+        """The host leaves: the table ends on every phone (``Bye(reason)``)."""
+        if not self.over:
+            self.over = True
+            self.book = CasinoBook(stage=Stage.OVER)
+            self.lobby.close(reason)
+            self.note("table_closed", reason=reason)
+            self._changed()
+
+    def close(self, reason: str = "host_left") -> None:
+        """Alias of :meth:`leave` for the shells that close tables."""
+        self.leave()
+
+    def _send_intent(self, intent: CIntent) -> None:
+        self._announce(intent)
+        self._drive()
+        self._changed()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def step(self, wait: float = 0.0) -> None:
+        """The links' events (up to ``wait`` s for the first), the due timers, and what
+        the host's phone computed meanwhile."""
+        due = self.timers.next_in()
+        self.lobby.step(wait if due is None else min(wait, due))
+        for name in self.timers.due():
+            if self.timers.remaining(name) is None:
+                self._feed(Expired(name))
+        phone = self.phone
+        if phone is not None and not self.over:
+            phone.work()
+            self._flush()
+            self._drive()
+            self._play_bot()
+            self._track_deadline()
+        self._changed()
+
+    # -- the lobby's hooks --------------------------------------------------------------------
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        """A guest's casino message (TableError: the lobby drops him)."""
+        if isinstance(message, CKey):
+            self._key(seat, message)
+            return
+        phone = self.phone
+        if phone is None or self.over:
+            raise TableError("bad_message", "the table has not begun")
+        pid = player_id(seat)
+        if isinstance(message, ProtocolFrame):
+            try:
+                phone.dealer.authenticate(message.data)
+            except DealerViolation as exc:
+                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            self.lobby.broadcast(message, skip=seat)
+            phone.frame(message.data)
+            self._flush()
+        elif isinstance(message, CIntent):
+            self._relay_intent(seat, pid, message)
+        elif isinstance(message, CAgree):
+            self._relay_agree(seat, pid, message)
+        else:
+            raise TableError("bad_message", f"{type(message).__name__} is not for the host")
+        self._drive()
+        self._changed()
+
+    def _key(self, seat: int, message: CKey) -> None:
+        try:
+            key = int(message.key, 16)
+            ok = self.group.is_element(key) and verify(
+                self.group,
+                key,
+                b"blu21/casino-key",
+                signed_bytes_of_key("", message.key),
+                bytes.fromhex(message.sig),
+            )
+        except ValueError:
+            ok = False
+        if not ok:
+            raise TableError("cheat", "a key without its proof")
+        phone = self.phone
+        if phone is not None:
+            pid = player_id(seat)
+            if pid not in phone.players or phone.players[pid].present:
+                raise TableError("bad_message", "a new key during the table")
+            self._feed(Back(pid, message.key))  # back on a new phone: from the next round
+            self._drive()
+        self._keys[seat] = message.key
+
+    def _relay_intent(self, seat: int, pid: str, intent: CIntent) -> None:
+        phone = self.phone
+        assert phone is not None
+        p = phone.players.get(pid)
+        if intent.player != pid or p is None:
+            raise TableError("cheat", f"seat {seat} sent an intent in the name of {intent.player}")
+        sig_ok = verify(
+            self.group,
+            p.key,
+            b"blu21/casino-intent",
+            intent.signed_bytes(phone.table),
+            bytes.fromhex(intent.sig),
+            check_pub=False,
+        )
+        if not sig_ok or intent.n <= p.n:
+            raise TableError("cheat", f"an intent of {pid} with a bad signature or counter")
+        try:
+            phone.check(intent)
+        except IllegalAction as exc:
+            refused = self._refusals.get(pid, 0) + 1
+            self._refusals[pid] = refused
+            if refused > MAX_REFUSED:
+                raise TableError("flood", f"{refused} refused intents") from None
+            link = self.link_of(seat)
+            if link is not None:
+                self.lobby.send(link, CNo(intent.n, exc.code))
+            self.note("intent_refused", player=pid, code=exc.code)
+            return
+        self._announce(intent)
+
+    def _relay_agree(self, seat: int, pid: str, message: CAgree) -> None:
+        phone = self.phone
+        assert phone is not None
+        if message.player != pid:
+            raise TableError("cheat", f"seat {seat} agreed in the name of {message.player}")
+        if message.round not in phone.records:  # (his phone was quicker than mine)
+            if message.round > phone.round_no or len(self._held) > 64:
+                raise TableError("cheat", f"a result of round {message.round}, not played")
+            self._held.append((seat, message))
+            return
+        try:
+            phone.agree(message)
+        except ValueError as exc:
+            raise TableError("cheat", str(exc)) from exc
+        if pid in phone.disagreeing(message.round):
+            self.note("cheat_named", player=pid, code="disagree")
+            raise TableError("disagree", f"{pid}'s round {message.round} differs from the host's")
+        self.lobby.broadcast(message, skip=seat)
+
+    def on_joined(self, seat: int) -> None:
+        """A guest sat down (lobby) or came back (a running table: he plays again from
+        the next round once his new key is in)."""
+        if self.phone is None:
+            self._names = {player_id(i): s.name for i, s in enumerate(self.lobby.seating.sitters)}
+
+    def on_gone(self, seat: int, reason: str) -> None:
+        """A guest's link is gone (``reason``: the lobby's code)."""
+        if self.phone is None:
+            self._keys.pop(seat, None)
+            # (before the table the seats behind move up: so do their keys)
+            self._keys = {(s - 1 if s > seat else s): k for s, k in self._keys.items()}
+            return
+        if reason in ("cheat", "disagree"):
+            self.note("cheat_named", player=player_id(seat), code=reason)
+        code = reason if reason in LEFT_REASONS else "lost"
+        self._feed(Gone(player_id(seat), code))
+        self._drive()
+
+    # -- the shell around the sequencer -----------------------------------------------------
+
+    def _observe(self) -> CasinoFacts:
+        phone = self.phone
+        assert phone is not None
+        r = phone.round
+        present = frozenset(phone.present)
+        connected = frozenset(
+            p.pid for p in phone.players.values() if p.seat == 0 or self.link_of(p.seat)
+        )
+        here = connected & present
+        order = tuple(sorted(p.seat for p in phone.players.values() if p.pid in here))
+        phase = "" if r is None else r.phase.value
+        return CasinoFacts(
+            round=phone.round_no,
+            betting=phase == "betting",
+            settled=r is None or r.settled,
+            bets=r is not None and bool(r.hands),
+            all_done=present <= phone.done | (present - connected),
+            busy=phone.waiting,
+            deciders=phone.deciders(),
+            decision=0 if r is None else len(r.events),
+            phase=phase,
+            connected=connected,
+            present=present,
+            want_shoe=phone.next_shoe_wanted(),
+            has_shoe=phone.shoe_ready(),
+            order=order,
+            decks=phone.rules.decks,
+            dead={p.pid: phone.dead_points(p.seat) for p in phone.players.values() if p.seat},
+            bet_time=float(self.bet_time),
+            turn_time=float(self.turn_time),
+            pause=self.round_pause,
+            owing=frozenset(player_id(s) for s in phone.holding_up() if s),
+            closed=self.closed or self.over,
+        )
+
+    def _feed(self, event: CasinoEvent) -> bool:
+        if self.phone is None:
+            return False
+        before = self.book
+        self.book, effects = step(before, event, self._observe())
+        for effect in effects:
+            self._perform(effect)
+        return bool(effects) or self.book != before
+
+    def _drive(self) -> None:
+        while not self.over and not self.closed and self._feed(Drive()):
+            pass
+
+    def _perform(self, effect: CasinoEffect) -> None:
+        if isinstance(effect, Announce):
+            self._announce(effect.message)
+        elif isinstance(effect, SetTimer):
+            self.timers.set(effect.name, effect.seconds)
+        elif isinstance(effect, CancelTimer):
+            self.timers.cancel(effect.name)
+        elif isinstance(effect, Say):
+            self.note(effect.code, **effect.details)
+        elif isinstance(effect, Readmit):
+            self._readmit(effect)
+        elif isinstance(effect, End):
+            self.note("table_over", reason=effect.reason)
+            self.leave(effect.reason)
+        elif isinstance(effect, Drop):
+            self.note(
+                "cheat_named" if effect.reason == "cheat" else "player_stalled",
+                player=effect.player,
+            )
+            self.lobby.drop_seat(int(effect.player[1:]), effect.reason)  # (p<seat>)
+
+    def _begin_now(self) -> CBegin:
+        """The table's players as they stand (chips, presence, keys) for a returner."""
+        phone = self.phone
+        assert phone is not None
+        players = tuple(
+            CPlayer(p.pid, p.seat, p.name, format(p.key, "x"), p.chips, p.present)
+            for p in phone.players.values()
+        )
+        return CBegin(
+            phone.table, self.rules, players, (), self.bet_time, self.turn_time, self.secret
+        )
+
+    def _readmit(self, effect: Readmit) -> None:
+        phone = self.phone
+        assert phone is not None
+        link = self.link_of(phone.players[effect.player].seat)
+        if link is not None:
+            state = {**phone.snapshot(), "first_shoe": effect.first_shoe}
+            self.lobby.send(link, CResume(self._begin_now(), state))
+        self.note("player_back", player=effect.player)
+
+    def _announce(self, message: Announcement) -> None:
+        phone = self.phone
+        assert phone is not None
+        if isinstance(message, CBack):  # every phone sets its shoe dealer up anew
+            absent = [
+                p.seat for p in phone.players.values() if not p.present and p.pid != message.player
+            ]
+            dealer = self._shoe_factory(0, len(phone.players))
+            hello = phone.generations.rekey(message.shoe, dealer, absent)
+            self.lobby.broadcast(message)  # (first: the guests set up anew on it)
+            for frame in hello:
+                self.lobby.broadcast(ProtocolFrame(frame))
+        else:
+            self.lobby.broadcast(message)
+        phone.receive(message)
+        self._flush()
+
+    def _flush(self) -> None:
+        phone = self.phone
+        while phone is not None and phone.outbox:
+            item = phone.outbox.pop(0)
+            if isinstance(item, bytes):
+                self.lobby.broadcast(ProtocolFrame(item))
+            elif isinstance(item, CAgree):
+                self.lobby.broadcast(item)
+        if phone is not None and not self.over:
+            held, self._held = self._held, []
+            for seat, message in held:
+                if self.link_of(seat) is None:
+                    continue
+                try:
+                    self._relay_agree(seat, player_id(seat), message)
+                except TableError as exc:
+                    self.lobby.drop_seat(seat, exc.code, str(exc))
+            for rnd, late in phone.missing_agreements().items():
+                for pid in sorted(late):  # a phone that does not sign its round's result
+                    self.note("player_stalled", player=pid, round=rnd)
+                    self.lobby.drop_seat(phone.players[pid].seat, "stalled", "no agreement")
+        if phone is not None and phone.fault is not None and not self.over:
+            f = phone.fault
+            seat = phone.players[f.player].seat if f.player in phone.players else 0
+            if seat:
+                phone.fault = None  # a guest's fault: he is removed, the table goes on
+                self.note("cheat_named", player=f.player, code=f.code)
+                self.lobby.drop_seat(seat, "cheat", f.code)
+            else:
+                self.note("table_fault", code=f.code, detail=f.detail)
+                self.leave()
+
+
+__all__ = ["CasinoHost", "ShoeFactory"]

@@ -1,0 +1,148 @@
+"""The casino host's decisions: a pure function of its book, an event and its facts.
+
+``step(book, event, facts) -> (book, effects)`` decides every public event of the
+table that is the host's to decide: when a shoe is started (the first one, then always
+one in the background behind the shoe in play, and a fresh one when a shuffler left),
+when bets open and close (everybody said his bets are in, or the betting time ran
+out; a box without a bet sits the round out), whose time ran out (his pending
+decisions take their defaults: stand, no insurance, no double), and who left. A player
+whose phone is gone decides nothing: his decisions take their defaults at once.
+
+The players' own intents are not the sequencer's: the shell checks each against the
+host's engine copy and relays it unchanged.
+
+>>> from app.table.casino_book import CasinoBook, CasinoFacts, Started
+>>> facts = CasinoFacts(round=0, betting=False, settled=True, bets=False, all_done=False,
+...     busy=False, deciders=(), decision=0, connected=frozenset({"p0", "p1"}),
+...     present=frozenset({"p0", "p1"}), want_shoe=True, has_shoe=False, order=(0, 1),
+...     decks=1)
+>>> book, effects = step(CasinoBook(), Started(), facts)
+>>> book.stage, effects[0].message
+(<Stage.PLAY: 'play'>, CShoe(shoe=1, order=(0, 1), decks=1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.table.casino_book import (
+    Announce,
+    Back,
+    CancelTimer,
+    CasinoBook,
+    CasinoEffect,
+    CasinoEvent,
+    CasinoFacts,
+    Drive,
+    Drop,
+    End,
+    Expired,
+    Gone,
+    Readmit,
+    Say,
+    SetTimer,
+    Stage,
+    Started,
+)
+from app.table.casino_messages import CBack, CDeal, CLeft, COpenBets, CShoe, CTimeout
+
+Step = tuple[CasinoBook, list[CasinoEffect]]
+
+
+def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
+    """The host's next book and the effects of ``event`` (see the module doc)."""
+    if book.stage is Stage.OVER or facts.closed:
+        return book, []
+    if isinstance(event, Started):
+        if book.stage is not Stage.LOBBY:
+            return book, []
+        return _drive(replace(book, stage=Stage.PLAY), facts)
+    if book.stage is not Stage.PLAY:
+        return book, []
+    if isinstance(event, Drive):
+        return _drive(book, facts)
+    if isinstance(event, Expired):
+        return _expired(book, event.name, facts)
+    if isinstance(event, Gone):
+        if event.player not in facts.present:  # (gone again before he was back)
+            back = tuple(r for r in book.returning if r[0] != event.player)
+            return replace(book, returning=back), []
+        left = CLeft(event.player, event.reason, facts.dead.get(event.player, ()))
+        return book, [Announce(left), Say("player_left", {"player": event.player})]
+    if isinstance(event, Back):
+        if event.player in facts.present:
+            return book, []
+        back = tuple(r for r in book.returning if r[0] != event.player)
+        return replace(book, returning=(*back, (event.player, event.key))), []
+    return book, []
+
+
+def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
+    owing = facts.owing & facts.connected - {"p0"}
+    if owing != book.stalling:  # a phone holds the cards up: it has a decision's time
+        effects: list[CasinoEffect] = [CancelTimer("stall")]
+        if owing:
+            effects = [SetTimer("stall", facts.turn_time)]
+        return replace(book, stalling=owing), effects
+    if facts.want_shoe and len(facts.order) < 2:
+        # Nobody left to shuffle with: a shoe needs two phones (nobody may know it). The
+        # round in play, if any, is abandoned: its bets stay with their players.
+        return replace(book, stage=Stage.OVER), [End("too_few_players")]
+    if facts.want_shoe and len(facts.order) >= 2:
+        shoe = CShoe(book.next_shoe, facts.order, facts.decks)
+        return replace(book, next_shoe=book.next_shoe + 1), [Announce(shoe)]
+    if facts.busy or not facts.has_shoe:
+        return book, []
+    if facts.settled:
+        if book.returning:  # back between two rounds: the table as it stands, then CBack
+            (player, signs), rest = book.returning[0], book.returning[1:]
+            first = book.next_shoe
+            return replace(book, returning=rest), [
+                Readmit(player, first),
+                Announce(CBack(player, signs, first)),
+            ]
+        if book.round and book.paused < book.round:  # show the result first
+            if book.pausing == book.round:
+                return book, []
+            if facts.pause <= 0:
+                return replace(book, paused=book.round), []
+            return replace(book, pausing=book.round), [SetTimer("pause", facts.pause)]
+        nxt = book.round + 1
+        return replace(book, round=nxt, deciding=None), [
+            Announce(COpenBets(nxt)),
+            SetTimer("bet", facts.bet_time),
+        ]
+    if facts.betting:
+        if facts.bets and facts.all_done:
+            return book, [CancelTimer("bet"), Announce(CDeal(book.round))]
+        return book, []
+    late = book.overdue[2] if book.overdue and book.overdue[:2] == (book.round, facts.phase) else ()
+    gone = [p for p in facts.deciders if p not in facts.connected or p in late]
+    if gone:  # a player whose phone is gone decides nothing: his defaults at once
+        return book, [Announce(CTimeout(book.round, gone[0]))]
+    key = (book.round, facts.decision)
+    if facts.deciders and book.deciding != key:
+        return replace(book, deciding=key), [SetTimer("turn", facts.turn_time)]
+    return book, []
+
+
+def _expired(book: CasinoBook, name: str, facts: CasinoFacts) -> Step:
+    if name == "stall":
+        late = sorted(book.stalling & facts.owing & facts.connected)
+        return replace(book, stalling=frozenset()), [Drop(p, "stalled") for p in late[:1]]
+    if name == "pause":
+        return replace(book, pausing=None, paused=book.pausing or book.paused), []
+    if name == "bet" and facts.betting and not facts.busy:
+        if facts.bets:
+            return book, [Announce(CDeal(book.round))]
+        # Nobody bet: the betting stays open for another period (every box sits out).
+        return book, [Say("no_bets"), SetTimer("bet", facts.bet_time)]
+    if name == "turn" and facts.deciders and book.deciding == (book.round, facts.decision):
+        overdue = (book.round, facts.phase, frozenset(facts.deciders))
+        return replace(book, deciding=None, overdue=overdue), [
+            Announce(CTimeout(book.round, facts.deciders[0]))
+        ]
+    return book, []
+
+
+__all__ = ["step"]

@@ -1,0 +1,202 @@
+"""What the casino host's and a guest's phone share: the snapshot, the bot, the intents.
+
+Both shells (:mod:`app.table.casino_host`, :mod:`app.table.casino_guest`) hold a
+:class:`~app.table.casino_phone.CasinoPhone` once the table began; this mixin turns it
+into the :class:`~app.table.casino_snapshot.CasinoSnapshot` a screen renders, turns
+the screen's intents into signed ones (checked by the phone's own engine copy first),
+and lets a bot play the seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.protocol.group import Group
+from app.protocol.keys import Identity
+from app.rules.blackjack_actions import Action
+from app.rules.errors import IllegalAction
+from app.rules.money import ZERO, Money
+from app.rules.table_rules import TableRules
+from app.table.casino_bot import Intent
+from app.table.casino_messages import CIntent
+from app.table.casino_phone import CasinoPhone, networked_rules
+from app.table.casino_snapshot import CasinoSnapshot, CasinoStage, Notice
+from app.table.clock import Clock
+from app.table.errors import TableError
+
+CasinoBot = Callable[[CasinoPhone], Intent | None]
+#: The notices a screen keeps (newest last).
+KEEP_NOTICES = 20
+
+
+class CasinoSide:
+    """The shared half of a casino table shell (``_send_intent`` is the shell's)."""
+
+    me: str
+    phone: CasinoPhone | None
+    clock: Clock
+    group: Group
+    identity: Identity
+    bot: CasinoBot | None
+    rules: TableRules
+    over: bool
+    _notes: list[Notice]
+    notes_total: int
+    _on_change: Callable[[], None] | None
+    _deadline: tuple[object, float] | None
+    _wishes: list[int]
+    _refused: set[int]
+    _names: dict[str, str]
+
+    def _init_side(
+        self,
+        clock: Clock,
+        group: Group,
+        bot: CasinoBot | None,
+        on_change: Callable[[], None] | None,
+    ) -> None:
+        self.clock = clock
+        self.group = group
+        self.identity = Identity.generate(group)
+        self.bot = bot
+        self.phone = None
+        self.over = False
+        self._notes = []
+        self.notes_total = 0  # notices ever given (the screen keeps the newest only)
+        self._on_change = on_change
+        self._deadline = None
+        self._wishes = []  # boxes asked for before the table began
+        self._refused: set[int] = set()  # my intents the host did not relay (CNo)
+        self._names = {}
+
+    def _send_intent(self, intent: CIntent) -> None:
+        raise NotImplementedError
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
+
+    def note(self, what: str, /, **params: Any) -> None:
+        """A notice for the screen (a stable code the screen translates)."""
+        self._notes = [*self._notes[-(KEEP_NOTICES - 1) :], Notice(what, params)]
+        self.notes_total += 1
+
+    # -- intents ----------------------------------------------------------------------------
+
+    def _intend(self, act: str, box: int = 0, amount: Money = ZERO) -> None:
+        phone = self.phone
+        if phone is None or self.over:
+            raise TableError("not_now", "the table has not begun")
+        self._send_intent(phone.intent(act, box, amount))
+
+    def take_box(self, box: int) -> None:
+        """Sit down at a free box (before the table begins: as soon as it does)."""
+        if self.phone is None:
+            if not 1 <= box <= self.rules.boxes:
+                raise IllegalAction("bad_box", f"no box {box}")
+            if box not in self._wishes:
+                self._wishes.append(box)
+            return
+        self._intend("take_box", box)
+
+    def leave_box(self, box: int) -> None:
+        """Give up an own box (between rounds, or while bets are open and it has none)."""
+        if self.phone is None:
+            self._wishes = [b for b in self._wishes if b != box]
+            return
+        self._intend("leave_box", box)
+
+    def act(self, action: Action) -> None:
+        """A bet, side bet or decision of this phone's player (checked here first)."""
+        if action.player not in (None, self.me):
+            raise IllegalAction("not_your_turn", "a phone acts only for its own player")
+        self._intend(action.kind.value, action.box or 0, action.amount or ZERO)
+
+    def bets_done(self) -> None:
+        """This player's bets are in (the deal comes once everybody said so)."""
+        self._intend("done")
+
+    def _play_bot(self) -> None:
+        phone = self.phone
+        if phone is None or self.over:
+            return
+        while self._wishes and not phone.waiting:
+            box = self._wishes.pop(0)
+            try:
+                self._intend("take_box", box)
+            except IllegalAction:
+                self.note("box_taken", box=box)
+        if self.bot is None or phone.waiting:
+            return
+        if phone.players[self.me].n < phone.sent and phone.sent not in self._refused:
+            return  # my last intent is on its way: the host relays or refuses it first
+        choice = self.bot(phone)
+        if choice is None:
+            return
+        act, box, amount = choice
+        try:
+            self._intend(act, box, amount)
+        except IllegalAction as exc:
+            self.note("bot_refused", code=exc.code)
+
+    # -- the snapshot ---------------------------------------------------------------------
+
+    def _track_deadline(self) -> None:
+        """The local time limit of the decision or the betting the table waits for."""
+        phone = self.phone
+        if phone is None:
+            return
+        stage = phone.stage
+        if stage is CasinoStage.BETTING:
+            key: object = ("bet", phone.round_no)
+            limit = phone.bet_time
+        elif phone.deciders():
+            key = ("turn", phone.round_no, phone.deciders(), len(phone.log))
+            limit = phone.turn_time
+        else:
+            self._deadline = None
+            return
+        if self._deadline is None or self._deadline[0] != key:
+            self._deadline = (key, self.clock.now() + limit)
+
+    def snapshot(self) -> CasinoSnapshot:
+        """The table as this phone sees it now."""
+        phone = self.phone
+        if phone is None:
+            me_name = self._names.get(self.me, "")
+            return CasinoSnapshot(
+                me=self.me,
+                rules=networked_rules(self.rules),
+                players=tuple(self._names) or (self.me,),
+                names=dict(self._names) or {self.me: me_name},
+                chips={},
+                stage=CasinoStage.OVER if self.over else CasinoStage.LOBBY,
+                notices=tuple(self._notes),
+            )
+        live = phone.live_shoe()
+        progress = 1.0 if live is None else phone.dealer.progress(live.shoe)
+        later = [s for s in phone.shoes if live is None or s.shoe > live.shoe]
+        cheat = next((n.params.get("player") for n in self._notes if n.code == "cheat_named"), None)
+        return CasinoSnapshot(
+            me=self.me,
+            rules=phone.rules,
+            players=tuple(phone.players),
+            names={p.pid: p.name for p in phone.players.values()},
+            # (an abandoned round is not resumed: its bets are back with their players)
+            chips=phone.players_chips() if self.over else phone.chips(),
+            boxes=dict(phone.boxes),
+            round=phone.round,
+            stage=CasinoStage.OVER if self.over else phone.stage,
+            turn=phone.turn(),
+            deadline=None if self._deadline is None else self._deadline[1],
+            shuffle_progress=progress if live is not None else 0.0,
+            next_shoe_progress=phone.dealer.progress(later[0].shoe) if later else 0.0,
+            cards_left=phone.cards_left(),
+            house=phone.house,
+            notices=tuple(self._notes),
+            cheater=None if cheat is None else str(cheat),
+        )
+
+
+__all__ = ["KEEP_NOTICES", "CasinoBot", "CasinoSide"]

@@ -1,0 +1,418 @@
+"""Faults and cheats at a casino table, over real TCP links with the real host and
+guests; in each test only the attacker's phone is modified. Each cheat is caught, the
+right phone is named, nobody honest is blamed or dropped, and the honest phones agree."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from app.bluetooth.tcp import TcpTransport
+from app.protocol.keys import DeterministicRng
+from app.rules.table_rules import TableRules
+from app.table.casino_bot import casino_bot
+from app.table.casino_guest import CasinoGuest
+from app.table.casino_host import CasinoHost
+from app.table.casino_messages import CAgree, CIntent
+from app.table.casino_phone import CasinoPhone
+from app.table.casino_snapshot import CasinoStage
+from app.table.clock import FakeClock
+from app.table.messages import Message, ProtocolFrame
+from app.table.sra_shoe import SraShoe
+from tests.casino_net import GROUP, IDS, digests, open_table, run, settled, shoes
+
+RULES = TableRules.preset("european", decks=1, penetration="1/2")
+
+
+def named(side: Any, player: str) -> bool:
+    return any(n.code == "cheat_named" and n.params.get("player") == player for n in side._notes)
+
+
+def left(side: Any, player: str, reason: str) -> bool:
+    return any(
+        e.get("event") == "player_left" and e["player"] == player and e["reason"] == reason
+        for e in side.phone.log
+    )
+
+
+def honest_agree(sides: list[Any], rnd: int) -> None:
+    for s in sides:
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+        assert not s.over, s.me
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p2" for n in s._notes)
+        assert s.phone.conservation() == s.phone.total
+    ref = digests(sides[0])[:rnd]
+    assert all(digests(s)[:rnd] == ref for s in sides)
+
+
+def sra(seat: int, players: int) -> SraShoe:
+    return SraShoe(seat, players, group=GROUP, rng=DeterministicRng(seat))
+
+
+@pytest.mark.parametrize("shoe", ["open", "sra"])
+def test_a_phone_killed_mid_round_keeps_its_chips_and_its_hands_stand(shoe: str) -> None:
+    """With the SRA shoe the shoes he shuffled die where they are: the round in play
+    goes on from a fresh shoe shuffled among the others."""
+    clock = FakeClock()
+    factory = sra if shoe == "sra" else None
+    host, guests = open_table(3, RULES, clock=clock, seed=11, factory=factory)
+    victim = guests[1]  # p2
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+
+    def his_hand_in_play() -> bool:
+        r = host.phone.round
+        return (
+            host.phone.stage is CasinoStage.PLAYING
+            and r is not None
+            and any(h.stake_of("p2") for h in r.hands)
+        )
+
+    run(sides, his_hand_in_play, clock)
+    victim.bot = None
+    rnd = host.phone.round_no
+    before = host.phone.players["p2"].chips
+    victim.link.close(linger=0)  # killed: no goodbye
+    victim.over = True
+    rest = [host, guests[0]]
+    run(rest, settled(rest, rnd + 2), clock)
+    for s in rest:
+        # (over TCP a killed app's socket closes like a goodbye: "left")
+        assert left(s, "p2", "lost") or left(s, "p2", "left")
+        p2 = s.phone.players["p2"]
+        assert not p2.present
+        # his chips are kept: what he had, plus what his hands of that round brought
+        assert p2.chips == before + s.phone.records[rnd].net.get("p2", Fraction(0))
+        assert "p2" not in s.phone.boxes.values()  # his box is free from the next round
+        # the shoes he shuffled died at the cards opened; a fresh one without him followed
+        dead = [r for r in s.phone.shoes if r.dead is not None]
+        assert dead and any(r.order == (0, 1) for r in s.phone.shoes if r.shoe > dead[-1].shoe)
+    honest_agree(rest, rnd + 2)
+
+
+class ForgingGuest(CasinoGuest):
+    """Sends a bet in the name of another player (signed with its own key)."""
+
+    forged = False
+
+    def _send_intent(self, intent: CIntent) -> None:
+        if intent.act == "bet" and not self.forged and self.phone and self.phone.round_no >= 2:
+            self.forged = True
+            intent = replace(intent, player="p1")
+        super()._send_intent(intent)
+
+
+def test_a_bet_in_another_players_name_names_the_forger() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=12, start=False)
+    # (the guest class is the attacker's only change: re-join seat 2 as a forger)
+    guests[1].leave()
+    run([host, guests[0]], lambda: len(host.lobby.seating.sitters) == 2, clock)
+    attacker = _join(host, ForgingGuest, 2, clock)
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: attacker.forged and host.phone.round_no >= 4, clock)
+    run(rest, settled(rest, host.phone.round_no), clock)
+    for s in rest:
+        assert left(s, "p2", "cheat")
+    assert named(host, "p2")
+    honest_agree(rest, host.phone.round_no - 1)
+
+
+class LyingGuest(CasinoGuest):
+    """Signs a digest of round 2 that is not the table's (a forged settlement)."""
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        if isinstance(message, CAgree) and message.round == 2 and self.phone is not None:
+            fake = CAgree(message.player, 2, "0" * 64)
+            sig = self.identity.sign(b"blu21/casino-agree", fake.signed_bytes(self.phone.table))
+            message = replace(fake, sig=sig.hex())
+        return super().send(link, message)
+
+
+class CardClaimingGuest(CasinoGuest):
+    """Sends a shoe frame 'opening' a card it does not hold."""
+
+    def _after(self) -> None:
+        super()._after()
+        phone = self.phone
+        if phone is not None and phone.round_no == 2 and not getattr(self, "claimed", False):
+            self.claimed = True
+            frame = b'{"k":"open","sh":1,"p":[40],"c":[0]}'
+            super().send(self.link, ProtocolFrame(frame))
+
+
+def _join(host: CasinoHost, cls: type[CasinoGuest], seat: int, clock: FakeClock) -> CasinoGuest:
+    return cls.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[seat],
+        name=f"P{seat}",
+        lang="pl",
+        clock=clock,
+        shoe_factory=shoes(seat),
+        bot=casino_bot,
+        group=GROUP,
+    )
+
+
+def _cheat_by_guest(cls: type[CasinoGuest], reason: str, seed: int) -> None:
+    clock = FakeClock()
+    host, guests = open_table(2, RULES, clock=clock, seed=seed, start=False)
+    attacker = _join(host, cls, 2, clock)
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    for s in rest:
+        assert left(s, "p2", reason), [e for e in s.phone.log if e.get("event") == "player_left"]
+    assert named(host, "p2")
+    honest_agree(rest, host.phone.round_no - 1)
+
+
+def test_a_forged_settlement_names_the_liar() -> None:
+    _cheat_by_guest(LyingGuest, "disagree", 13)
+
+
+def test_a_card_the_guest_does_not_hold_names_him() -> None:
+    _cheat_by_guest(CardClaimingGuest, "cheat", 14)
+
+
+class AlteringHost(CasinoHost):
+    """Relays a guest's bet with a doubled amount (the signature left as it was)."""
+
+    altered = False
+
+    def _announce(self, message: Any) -> None:
+        if (
+            isinstance(message, CIntent)
+            and message.player == "p1"
+            and message.act == "bet"
+            and not self.altered
+            and self.phone is not None
+            and self.phone.round_no >= 2
+        ):
+            self.altered = True
+            message = replace(message, amount=message.amount * 2)
+            self.lobby.broadcast(message)  # to the guests only: its own phone stays honest
+            return
+        super()._announce(message)
+
+
+def test_a_host_altering_a_relayed_bet_is_named_by_every_guest() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=15, host_cls=AlteringHost)
+    run([host, *guests], lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        assert named(g, "p0"), [n.code for n in g._notes]
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+        v = [n for n in g.notices if n.code == "violation"]
+        assert v and v[0].details["code"] == "forged_intent"
+
+
+class EquivocatingHost(CasinoHost):
+    """Tells guest p2 that a round's deal came before p1's bet (another log)."""
+
+    done = False
+
+    def _announce(self, message: Any) -> None:
+        phone = self.phone
+        if (
+            not self.done
+            and isinstance(message, CIntent)
+            and message.act == "done"
+            and phone is not None
+            and phone.round_no == 3
+            and message.player == "p1"
+        ):
+            self.done = True
+            link = self.link_of(2)
+            for peer in self.lobby._peers.values():
+                if peer.link is not link:
+                    self.lobby.send(peer.link, message)
+            phone.receive(message)
+            self._flush()
+            return
+        super()._announce(message)
+
+
+def test_a_host_sending_two_logs_is_named_by_the_guests() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=16, host_cls=EquivocatingHost)
+    sides = [host, *guests]
+    run(sides, lambda: host.done and any(g.over for g in guests), clock)
+    caught = [g for g in guests if g.over]
+    for g in caught:
+        assert named(g, "p0")
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+
+
+def test_bad_input_from_a_guest_changes_nothing() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=17)
+    sides = [host, *guests]
+    run(sides, settled(sides, 1), clock)
+    phone: CasinoPhone = host.phone
+    guests[0].link.send(b'\x01{"t":"c_intent","player":"p1","n":"x"}')
+    run(sides, lambda: guests[0].closed, clock)
+    assert left(host, "p1", "bad_message")  # only the link that sent it is dropped
+    rest = [host, guests[1]]
+    run(rest, settled(rest, phone.round_no + 1), clock)
+    honest_agree(rest, phone.round_no)
+    # and with nobody left to shuffle a shoe with, the table ends, every chip counted
+    guests[1].leave()
+    run([host], lambda: host.over, clock)
+    assert phone.fault is None
+    assert sum(phone.players_chips().values()) + phone.house == phone.total
+    assert any(
+        n.code == "table_over" and n.params["reason"] == "too_few_players" for n in host._notes
+    )
+
+
+def test_the_host_leaving_ends_the_table_everywhere_with_the_chips() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=18)
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+    run(sides, lambda: all(s.phone.stage is CasinoStage.BETTING for s in sides), clock)
+    chips = host.phone.players_chips()
+    host.leave()
+    run(guests, lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        snap = g.snapshot()
+        assert snap.stage is CasinoStage.OVER
+        assert any(
+            n.code == "table_closed" and n.params["reason"] == "host_left" for n in snap.notices
+        )
+        assert g.phone.players_chips() == chips  # each player's chips as they were
+        assert snap.chips == chips  # the abandoned round's bets are back with their players
+        assert g.phone.fault is None
+
+
+def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
+    clock = FakeClock()
+    factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    host, guests = open_table(3, RULES, clock=clock, factory=factory)
+    sides = [host, *guests]
+    run(sides, settled(sides, 2), clock)
+    guests[1].link.close(linger=0)  # p2's phone dies
+    guests[1].over = True
+    rest = [host, guests[0]]
+    run(rest, lambda: not host.phone.players["p2"].present, clock)
+    gone_at = host.phone.round_no
+    run(rest, settled(rest, gone_at + 1), clock)
+    chips = host.phone.players["p2"].chips
+    # the same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer
+    back = CasinoGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    sides = [host, guests[0], back]
+    run(sides, lambda: back.phone is not None and back.phone.players["p2"].present, clock)
+    first = back.phone.round_no + 1
+    assert back.phone.players["p2"].chips == chips  # his chips were kept
+    run(sides, settled(sides, first + 2), clock)
+    for s in sides:
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+        assert s.phone.records[first + 1].digest == host.phone.records[first + 1].digest
+        assert s.phone.conservation() == s.phone.total
+    assert "p2" in host.phone.round.players() or host.phone.records[first + 1].net.get("p2")
+    assert len(host.phone.agreed[first + 1]) == 2  # both guests' digests matched the host's
+
+
+class StallingGuest(CasinoGuest):
+    """From round 3 on sends none of its shoe frames (its keys): the cards cannot open."""
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        if isinstance(message, ProtocolFrame) and self.phone and self.phone.round_no >= 3:
+            return True
+        return super().send(link, message)
+
+
+def test_a_phone_holding_the_cards_up_is_removed_after_a_decisions_time() -> None:
+    clock = FakeClock()
+    factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    host, guests = open_table(2, RULES, clock=clock, factory=factory, start=False)
+    attacker = StallingGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    sides = [host, guests[0], attacker]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    run(sides, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    for s in rest:
+        assert left(s, "p2", "stalled")
+    assert any(n.code == "player_stalled" and n.params["player"] == "p2" for n in host._notes)
+    honest_agree(rest, host.phone.round_no - 1)
+
+
+class WithholdingHost(CasinoHost):
+    """Does not pass p2's signed results on to p1 (p1 could compare them with its own)."""
+
+    def on_game_message(self, seat: int, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, CAgree) and seat == 2 and self.phone is not None:
+            self.phone.agree(message)
+            link = self.link_of(2)
+            for peer in self.lobby._peers.values():
+                if peer.link is not link and peer.seat != 1:
+                    self.lobby.send(peer.link, message)
+            return
+        super().on_game_message(seat, message)
+
+
+def test_a_host_withholding_a_players_result_is_named() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=19, host_cls=WithholdingHost)
+    run([host, *guests], lambda: guests[0].over, clock)
+    assert named(guests[0], "p0")
+    v = [n for n in guests[0].notices if n.code == "violation"]
+    assert v and v[0].details["code"] == "withheld_agreement"
+    assert not named(guests[1], "p1") and not named(host, "p1")  # nobody honest blamed
+
+
+class SilentDealerHost(CasinoHost):
+    """From round 3 on sends none of its own shoe frames (its keys)."""
+
+    def _flush(self) -> None:
+        phone = self.phone
+        if phone is not None and phone.round_no >= 3:
+            phone.outbox = [m for m in phone.outbox if not isinstance(m, bytes)]
+        super()._flush()
+
+
+def test_a_host_holding_the_cards_up_ends_the_table_and_blames_nobody_honest() -> None:
+    """The host's watchdog runs before the guests' patience (as at the Oczko table): a
+    host withholding its own keys removes the guests it starves as ``stalled`` (a host
+    may always drop a guest); no honest phone names an honest player, and every guest
+    ends up off the table, naming the host if it was not removed first."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, host_cls=SilentDealerHost)
+    run([host, *guests], lambda: all(g.over for g in guests), clock)
+    for g in guests:
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
+        assert g.phone.fault is None or g.phone.fault.player == "p0"
+    assert host.over

@@ -51,6 +51,7 @@ from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, to_money
 from app.rules.shoe import Shoe, ShoeEmpty
+from app.rules.table_rules import networked_rules
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     Announcement,
@@ -73,7 +74,6 @@ from app.table.casino_state import (
     ShoeRec,
     Waiting,
     cut_range,
-    networked_rules,
     player_id,
 )
 from app.table.dealer import DealerViolation

@@ -17,10 +17,10 @@ from app.protocol.keys import Identity
 from app.rules.blackjack_actions import Action
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money
-from app.rules.table_rules import TableRules
+from app.rules.table_rules import TableRules, networked_rules
 from app.table.casino_bot import Intent
 from app.table.casino_messages import CIntent
-from app.table.casino_phone import CasinoPhone, networked_rules
+from app.table.casino_phone import CasinoPhone
 from app.table.casino_snapshot import CasinoSnapshot, CasinoStage, Notice
 from app.table.clock import Clock
 from app.table.errors import TableError

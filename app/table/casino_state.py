@@ -1,7 +1,7 @@
-"""The values a casino phone keeps: players, shoes, faults, round records, and the
-rules a networked table plays (no private peek).
+"""The values a casino phone keeps: players, shoes, faults, round records (the rules a
+networked table plays, without a private peek, are ``table_rules.networked_rules``).
 
->>> from app.rules.table_rules import TableRules
+>>> from app.rules.table_rules import TableRules, networked_rules
 >>> r = networked_rules(TableRules())     # a peek table is played without a peek
 >>> r.hole_card, r.enhc_original_bets_only
 ('enhc', True)
@@ -11,31 +11,10 @@ rules a networked table plays (no private peek).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.money import ZERO, Money
-from app.rules.table_rules import TableRules
-
-
-def networked_rules(rules: TableRules) -> TableRules:
-    """The rules a networked table plays: without a private hole card (no phone may
-    look at one), a peek table deals the dealer's second card after the players and
-    lets a dealer blackjack take only the original bets, which gives the players the
-    money of the peek (see docs/scenarios.md); late surrender, which needs the peek,
-    is taken by the rules module's own conversion once it has one."""
-    try:  # the rules' own conversion (surrender after the peek's equivalent)
-        from app.rules import table_rules as tr
-
-        convert: Callable[[TableRules], TableRules] | None = getattr(tr, "networked_rules", None)
-    except ImportError:  # pragma: no cover
-        convert = None
-    if convert is not None:
-        return convert(rules)
-    if rules.hole_card != "peek":
-        return rules
-    return rules.replace(hole_card="enhc", enhc_original_bets_only=True, late_surrender=False)
 
 
 def player_id(seat: int) -> str:

@@ -313,7 +313,7 @@ class TableService:
         """Open a casino table on this phone (blocking: call from a worker thread).
 
         ``rules``: the table's rules (every phone plays them without a private peek:
-        :func:`app.table.casino_state.networked_rules`); ``on_change()`` is called from
+        :func:`app.rules.table_rules.networked_rules`); ``on_change()`` is called from
         the table's thread after every change; ``bet_time`` / ``turn_time`` in seconds;
         ``transport``, ``dealer``, ``listen`` as for :meth:`host`. Raises
         ``no_secure_dealer`` before listening."""

@@ -416,3 +416,32 @@ def test_a_host_holding_the_cards_up_ends_the_table_and_blames_nobody_honest() -
         assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
         assert g.phone.fault is None or g.phone.fault.player == "p0"
     assert host.over
+
+
+@pytest.mark.parametrize("shoe", ["open", "sra"])
+def test_a_phone_paused_in_the_background_is_waited_for_not_dropped(shoe: str) -> None:
+    """An Android app put in the background stops for a while (here 8 s of the table's
+    clock, below the 10 s decision time): frames for it pile up unread and it sends
+    nothing, its part of the shoe included. When it comes back the table goes on with
+    it: nobody is dropped or named, every phone agrees and the chips are conserved."""
+    clock = FakeClock()
+    factory = sra if shoe == "sra" else None
+    host, guests = open_table(3, RULES, clock=clock, seed=23, factory=factory)
+    sides = [host, *guests]
+    run(sides, settled(sides, 1), clock)
+    run(sides, lambda: host.phone.stage is CasinoStage.PLAYING, clock)
+    rest = [host, guests[0]]  # p2 (guests[1]) does not step: paused
+    held = host.phone.round_no
+    until = clock.now() + 8.0
+    run(rest, lambda: clock.now() >= until, clock)
+    assert host.phone.players["p2"].present
+    assert held not in host.phone.records  # the round waited for p2's part of the cards
+    target = host.phone.round_no + 2
+    run(sides, settled(sides, target), clock)
+    for s in sides:
+        assert not left(s, "p2", "stalled") and not left(s, "p2", "gone")
+        assert not any(n.code == "cheat_named" for n in s._notes), s.me
+        assert s.phone.fault is None
+        assert s.phone.conservation() == s.phone.total
+    ref = digests(host)[:target]
+    assert all(digests(s)[:target] == ref for s in sides)

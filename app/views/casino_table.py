@@ -260,12 +260,12 @@ class CasinoTableScreen(CasinoScreen):
                         quiet=True,
                     )
                 )
+            if vm.can_deal:  # (the deal comes once every player said so, or at the time)
+                row.add_widget(self._button("deal", _("Deal"), self.deal))
             if row.children:
                 box.add_widget(row)
             if vm.can_start:
                 box.add_widget(self._button("start", _("Start the table"), self.start))
-            if vm.can_deal:  # (the deal comes once every player said so, or at the time)
-                box.add_widget(self._button("deal", _("Deal"), self.deal))
             return
         if any(vm.actions.values()):
             box.add_widget(

@@ -13,6 +13,7 @@ from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
 from app.views.casino_net import CasinoNet
+from app.views.casino_vm import present_casino
 
 #: real seconds after which a wait counts as hung (a guard, not a speed target)
 HANG = 60.0
@@ -55,6 +56,10 @@ def test_two_phones_sit_bet_and_deal_through_their_workers() -> None:
         assert guest.send("act", Action.bet("p1", 2, 20)) == ""
         assert host.send("bets_done") == ""
         assert host.snapshot().bets_in == {"p0"}
+        # the screen tells him why nothing happens yet; the guest may still bet
+        waiting = present_casino(host.snapshot(), clock.now(), hosting=True)
+        assert waiting.turn.startswith("Your bets are in") and not waiting.can_deal
+        assert present_casino(guest.snapshot(), clock.now()).can_deal
         assert guest.send("bets_done") == ""  # everybody's bets are in: the deal comes
         for net in (host, guest):
             until(lambda n=net: n.snapshot().stage is not CasinoStage.BETTING, "the deal")

@@ -271,6 +271,8 @@ def turn_line(s: CasinoSnapshot, r: Round | None, left: int | None) -> str:
     text = ""
     if s.stage is CasinoStage.LOBBY:
         text = _("Take a free box; the host starts the table.")
+    elif s.stage is CasinoStage.BETTING and s.me in s.bets_in:
+        text = _("Your bets are in: the cards come when every player is ready.")
     elif s.stage is CasinoStage.BETTING:
         text = _("Place your bets: choose a box, then a chip.")
     elif s.stage is CasinoStage.PLAYING and r is not None:

@@ -121,6 +121,13 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 self.send(self.link, CKey(key, sig.hex()))
                 self.set_ready(True)
 
+    def lobby_names(self) -> dict[str, str]:
+        """The players seated in the lobby as the host's last lobby message says."""
+        lobby = self.lobby
+        if lobby is None:
+            return super().lobby_names()
+        return {player_id(p.seat): p.name for p in lobby.players}
+
     def _seat_may_change(self) -> bool:
         return self.phone is None
 

@@ -145,6 +145,10 @@ class CasinoHost(CasinoSide):
     def link_of(self, seat: int) -> Link | None:
         return self.lobby.link_of(seat)
 
+    def lobby_names(self) -> dict[str, str]:
+        """The players seated in the lobby, host first."""
+        return {player_id(i): s.name for i, s in enumerate(self.lobby.seating.sitters)}
+
     # -- the host player's intents ----------------------------------------------------------
 
     def start(self) -> None:

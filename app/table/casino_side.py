@@ -142,6 +142,10 @@ class CasinoSide:
 
     # -- the snapshot ---------------------------------------------------------------------
 
+    def lobby_names(self) -> dict[str, str]:
+        """Who sits at the table before it begins (player id -> name; the shells know)."""
+        return dict(self._names)
+
     def _track_deadline(self) -> None:
         """The local time limit of the decision or the betting the table waits for."""
         phone = self.phone
@@ -164,13 +168,15 @@ class CasinoSide:
         """The table as this phone sees it now."""
         phone = self.phone
         if phone is None:
-            me_name = self._names.get(self.me, "")
+            names = self.lobby_names() or {self.me: self._names.get(self.me, "")}
             return CasinoSnapshot(
                 me=self.me,
                 rules=networked_rules(self.rules),
-                players=tuple(self._names) or (self.me,),
-                names=dict(self._names) or {self.me: me_name},
+                players=tuple(names),
+                names=names,
                 chips={},
+                # the boxes asked for: taken as soon as the table begins
+                boxes={box: self.me for box in self._wishes},
                 stage=CasinoStage.OVER if self.over else CasinoStage.LOBBY,
                 notices=tuple(self._notes),
             )
@@ -196,6 +202,7 @@ class CasinoSide:
             house=phone.house,
             notices=tuple(self._notes),
             cheater=None if cheat is None else str(cheat),
+            bets_in=frozenset(phone.done),
         )
 
 

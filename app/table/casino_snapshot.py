@@ -67,6 +67,8 @@ class CasinoSnapshot:
     house: Money = Fraction(0)  # the house's result since the table opened
     notices: tuple[Notice, ...] = ()  # newest last
     cheater: str | None = None  # a player named by the audit (None: nobody)
+    #: players who said their bets are in (the deal comes once every player did)
+    bets_in: frozenset[str] = frozenset()
 
     @property
     def my_boxes(self) -> tuple[int, ...]:
@@ -103,6 +105,11 @@ class CasinoTable(Protocol):
 
     def act(self, action: Action) -> None:
         """A bet (own box or behind another), a side bet or a decision of this player."""
+        ...
+
+    def bets_done(self) -> None:
+        """This player's bets are in: the deal comes once every player said so (or
+        when the bet time runs out)."""
         ...
 
     def start(self) -> None:

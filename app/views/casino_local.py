@@ -130,6 +130,13 @@ class LocalCasinoTable:
         self._run_bots()
         self._changed()
 
+    def bets_done(self) -> None:
+        """The bots are always done: the player's word deals at once."""
+        if self.stage is not CasinoStage.BETTING:
+            raise IllegalAction("wrong_phase", "betting is over")
+        self.intents.append(("bets_done", None))
+        self.close_bets()
+
     def start(self) -> None:
         self.intents.append(("start", None))
         self._new_round()

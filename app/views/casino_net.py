@@ -3,22 +3,39 @@ the app's table service, and the screens' side of it.
 
 Opening a table blocks (listening, connecting, the first messages), so
 :class:`CasinoNet` opens it on a worker thread through ``TableService.host_casino`` /
-``join_casino``; the table then runs its own worker and calls ``on_change`` from it
-after every change. Here that only counts a version under a lock: the screens poll
-:meth:`CasinoNet.tick` from a Kivy ``Clock`` event (the main thread) and read
-:meth:`snapshot`. Intents go straight to the table, which checks them with its own
-engine copy first; a refused intent comes back as a translated message.
+``join_casino``; that thread then steps the table (its links, timers, the shoe's
+arithmetic, the bot) until it is over. The table calls ``on_change`` from it after
+every step that may have changed something; the worker then takes a snapshot and
+counts a new version (under a lock) only when it differs from the last one: the
+screens poll :meth:`CasinoNet.tick` from a Kivy ``Clock`` event (the main thread),
+read :meth:`snapshot` (that immutable value) and redraw only on a real change. The table
+object is not thread-safe, so only the worker touches it while it runs: an intent is
+handed to it through a queue and the tap waits for its answer (a step waits at most
+:data:`STEP` s for the links). The table checks every intent with its own engine copy
+first; a refused intent comes back as a translated message.
 """
 
 from __future__ import annotations
 
 import contextlib
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from app.i18n.codes import error_message, message_for
 from app.table.casino_snapshot import CasinoSnapshot, CasinoStage, CasinoTable
+
+#: How long one step of the worker waits for the links (seconds): about the longest a
+#: tap waits for the table to take its intent.
+STEP = 0.02
+#: How long a tap waits for the worker at most (a stuck table: the tap is refused).
+ANSWER = 5.0
+#: How long a hosted table shows a settled round on every phone before the next bets
+#: open (seconds on the table's clock; the table's default of 0 is for bots).
+ROUND_PAUSE = 8.0
+#: How long the host's last frames (``Bye``) may take to leave after it closed (s).
+LINGER = 2.0
 
 
 class CasinoNet:
@@ -45,6 +62,8 @@ class CasinoNet:
         #: an error code when the table could not be opened or joined
         self.error: str | None = None
         self._service = service
+        if hosting:  # the players read the round's result before the next bets open
+            options.setdefault("round_pause", ROUND_PAUSE)
         self._options = options
         self._table: CasinoTable | None = None
         #: keeps the screen on while the table is open (called on the main thread)
@@ -52,6 +71,12 @@ class CasinoNet:
         self._version = 0
         self._seen = -1
         self._lock = threading.Lock()
+        #: intents for the worker: (intent, args, answer box, done)
+        self._intents: queue.Queue[tuple[str, tuple[Any, ...], list[str], threading.Event]]
+        self._intents = queue.Queue()
+        self._running = False  # the worker steps the table (only it touches it)
+        self._snap: CasinoSnapshot | None = None
+        self._dirty = False  # the running table called on_change since the last snapshot
         self._opened = threading.Event()
         if make is not None:  # a table on this phone (demos): nothing to wait for
             self._table = make(self._bump)
@@ -63,12 +88,15 @@ class CasinoNet:
     def _open(self) -> None:
         try:
             if self.hosting:
-                table = self._service.host_casino(on_change=self._bump, **self._options)
+                table = self._service.host_casino(on_change=self._touched, **self._options)
                 self.address = str(getattr(table, "address", "") or self.address)
             else:
                 table = self._service.join_casino(
-                    self.address, on_change=self._bump, **self._options
+                    self.address, on_change=self._touched, **self._options
                 )
+            if hasattr(table, "step"):  # from now on only the worker touches it
+                self._snap = table.snapshot()
+                self._running = True
             self._table = table
             self._service.on_main(lambda: self._awake(True))
         except Exception as exc:  # any failure to open is shown by its code
@@ -76,6 +104,68 @@ class CasinoNet:
             self.error = "connect_failed" if code == "timeout" else str(code)
         finally:
             self._opened.set()
+            self._bump()
+        if self._table is not None:
+            self._run(self._table)
+
+    def _run(self, table: Any) -> None:
+        """Step the table until it is over (links, timers, shoe, bot)."""
+        step = getattr(table, "step", None)
+        if step is None:  # a table that runs itself (the screens' fakes)
+            return
+        try:
+            while not table.over:
+                self._do_intents(table)
+                step(STEP)
+                self._publish(table)
+        except Exception:  # a broken table is over for this phone; the screen says so
+            self.error = "connection_lost"
+            with contextlib.suppress(Exception):
+                table.leave()
+        finally:
+            self._running = False
+            self._do_intents(table)  # (answered: the table is over)
+            self._dirty = True
+            self._publish(table)
+            lobby = getattr(table, "lobby", None)
+            if self.hosting and lobby is not None:  # the guests get the host's Bye
+                lobby.wait_closed(LINGER)
+            self._service.on_main(lambda: self._awake(False))
+            self._bump()
+
+    def _do_intents(self, table: Any) -> None:
+        while True:
+            try:
+                intent, args, answer, done = self._intents.get_nowait()
+            except queue.Empty:
+                return
+            answer.append(self._call(table, intent, args))
+            self._dirty = True
+            self._publish(table)
+            done.set()
+
+    def _publish(self, table: Any) -> None:
+        """A new snapshot for the screens when the table changed (worker thread)."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        snap = table.snapshot()
+        if snap != self._snap:
+            self._snap = snap
+            self._bump()
+
+    @staticmethod
+    def _call(table: Any, intent: str, args: tuple[Any, ...]) -> str:
+        try:
+            getattr(table, intent)(*args)
+        except Exception as exc:  # IllegalAction / TableError: shown, nothing changes
+            return error_message(exc)
+        return ""
+
+    def _touched(self) -> None:
+        if self._running:  # the worker publishes what changed after its step
+            self._dirty = True
+        else:
             self._bump()
 
     def _bump(self) -> None:
@@ -101,7 +191,10 @@ class CasinoNet:
 
     def snapshot(self) -> CasinoSnapshot | None:
         """The table as this phone sees it now (None until it is open)."""
-        return None if self._table is None else self._table.snapshot()
+        table = self._table
+        if table is None:
+            return None
+        return self._snap if self._running else table.snapshot()
 
     @property
     def closed(self) -> bool:
@@ -117,18 +210,20 @@ class CasinoNet:
         table = self._table
         if table is None:
             return message_for("connection_lost")
-        try:
-            getattr(table, intent)(*args)
-        except Exception as exc:  # IllegalAction / TableError: shown, nothing changes
-            return error_message(exc)
-        return ""
+        if not self._running:  # a table that runs itself, or one that is over
+            return self._call(table, intent, args)
+        answer: list[str] = []
+        done = threading.Event()
+        self._intents.put((intent, args, answer, done))
+        if not done.wait(ANSWER) or not answer:
+            return message_for("connection_lost")
+        return answer[0]
 
     def leave(self) -> None:
         """Leave the table (the host's leaving ends it for every phone)."""
         table = self._table
         if table is not None:
             # a link that is already gone has nothing more to say
-            with contextlib.suppress(Exception):
-                table.leave()
+            self.send("leave")
         self._service.on_main(lambda: self._awake(False))
         self._bump()

@@ -260,6 +260,8 @@ class CasinoTableScreen(CasinoScreen):
                         quiet=True,
                     )
                 )
+            if vm.can_deal:  # (the deal comes once every player said so, or at the time)
+                row.add_widget(self._button("deal", _("Deal"), self.deal))
             if row.children:
                 box.add_widget(row)
             if vm.can_start:
@@ -310,6 +312,10 @@ class CasinoTableScreen(CasinoScreen):
 
     def leave_box(self, number: int) -> None:
         self._send("leave_box", number)
+
+    def deal(self) -> None:
+        """The player's bets are in."""
+        self._send("bets_done")
 
     def start(self) -> None:
         self._send("start")

@@ -117,6 +117,8 @@ class CasinoVM:
     cheater: str = ""  # a player named by the audit
     over: bool = False
     can_start: bool = False
+    #: this player may say his bets are in ("Deal": the deal comes once everybody did)
+    can_deal: bool = False
     rules: str = ""
 
     @property
@@ -134,14 +136,33 @@ def name_of(s: CasinoSnapshot, player: str | None) -> str:
     return s.names.get(player, player)
 
 
+#: the table's routine notices: nothing to tell the player (the screen shows it all)
+QUIET_NOTICES = frozenset(
+    {"table_started", "bets_open", "round_settled", "audit", "bot_refused", "table_resumed"}
+)
+#: the table's notices that say the same as one of the screen's messages
+SAME_AS = {"cheat_named": "cheater", "fault": "cheater", "left_table": "table_over"}
+
+
 def notice_text(s: CasinoSnapshot, n: Notice) -> str:
-    """A table notice, translated; a ``player`` parameter is shown by name."""
+    """A table notice, translated ('' for a routine one); a ``player`` parameter is
+    shown by name."""
     params = dict(n.params)
     if "player" in params and "name" not in params:
         params["name"] = s.names.get(str(params["player"]), str(params["player"]))
-    if n.code in MESSAGES or n.code not in CASINO_NOTICES:
-        return message_for(n.code, **params)
-    text = _(CASINO_NOTICES[n.code])
+    code = SAME_AS.get(n.code, n.code)
+    if code in QUIET_NOTICES:
+        return ""
+    if code in ("table_closed", "table_over"):  # why: the host left, lost, ...
+        reason = str(params.get("reason", ""))
+        code = reason if reason in MESSAGES else "table_over"
+    elif code in ("intent_refused", "table_fault"):  # the table's reason
+        if params.get("player") not in (None, s.me):
+            return ""  # (the host refused another phone's intent: his screen says why)
+        code = str(params.get("code", "")) or code
+    if code in MESSAGES or code not in CASINO_NOTICES:
+        return message_for(code, **params)
+    text = _(CASINO_NOTICES[code])
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):
@@ -250,6 +271,8 @@ def turn_line(s: CasinoSnapshot, r: Round | None, left: int | None) -> str:
     text = ""
     if s.stage is CasinoStage.LOBBY:
         text = _("Take a free box; the host starts the table.")
+    elif s.stage is CasinoStage.BETTING and s.me in s.bets_in:
+        text = _("Your bets are in: the cards come when every player is ready.")
     elif s.stage is CasinoStage.BETTING:
         text = _("Place your bets: choose a box, then a chip.")
     elif s.stage is CasinoStage.PLAYING and r is not None:
@@ -328,6 +351,10 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
         cheater=cheater,
         over=over,
         can_start=hosting and s.stage is CasinoStage.LOBBY and bool(s.boxes),
+        can_deal=s.stage is CasinoStage.BETTING
+        and r is not None
+        and r.phase.value == "betting"
+        and s.me not in s.bets_in,
         rules=rules_summary(s.rules),
     )
 

@@ -1,15 +1,15 @@
-/* The 64-bit kernel for aarch64 (arm64-v8a phones): Montgomery products two rows at
- * a time, the rows' inner loop in inline assembly.
+/* The 64-bit kernel for aarch64 (arm64-v8a phones): Montgomery products and
+ * squares by passes of 8 rows, in assembly.
  *
- * A pass adds x0 * a + x1 * a * 2^64 to the accumulator, loading and storing each
- * of its limbs once for both rows (paired ldp/stp, four columns a step). aarch64
- * has one carry flag, so a step runs four short adcs chains one after the other
- * (row 1's products, row 0's products, then each row sum into the accumulator);
- * each chain's carry is folded into the high limb the next step starts from, which
- * cannot overflow (see the bound in sra_scalar.h). mul/umulh take constant time on
- * the ARM cores we know of (Cortex-A5x/A7x, Apple, Neoverse: fixed latency), and
- * nothing here branches on the data. Every aarch64 CPU has these instructions:
- * the kernel is offered on any aarch64 build and needs no capability check.
+ * Numbers have a multiple of 8 limbs (the modulus is padded with zero limbs, R
+ * grows with it). The product is nl/8 passes t += a[i..i+8) * b, the reduction
+ * nl/8 passes t += u * m with the quotient digits u made in the pass; the square
+ * takes each cross product once (the block triangles, then passes over the limbs
+ * above each block), doubles and adds the squares in one pass. mul/umulh take
+ * constant time on the ARM cores we know of (Cortex-A5x/A7x, Apple, Neoverse:
+ * fixed latency), and nothing here branches on the data or indexes memory with
+ * it. Every aarch64 CPU has these instructions (NEON included): the kernel is
+ * offered on any aarch64 build and needs no capability check.
  */
 #include <string.h>
 
@@ -17,11 +17,13 @@
 
 #if defined(SRA_HAVE_A64)
 
-/* The passes: t[0..8c) += x * a[0..8c) for an 8-limb multiplier x, out[0..8) = the
- * 8 limbs above (sra_a64_mac8), and the same with x = u, the 8 Montgomery quotient
- * digits, computed from t on the way (sra_a64_redc8: u[k] = t[k] n0 after the rows
- * before it). A pass goes over a in chunks of 8 limbs a0..a7 (registers x13-x17,
- * x19-x21) and, per chunk, over the 8 rows: row k adds x[k] * (a0..a7) into columns
+/* The passes: t[0..8c) + win + x * a[0..8c) = t' + out * 2^(64*8c) for an
+ * 8-limb multiplier x, win and out 8 limbs (sra_a64_mac8; win carries in the upper
+ * half of a squaring block's triangle, else zero), and the same with x = u, the 8
+ * Montgomery quotient digits, computed from t on the way (sra_a64_redc8: u[k] is
+ * column k times n0 once the rows before it are in), its 8 limbs above added to t.
+ * A pass goes over a in chunks of 8 limbs a0..a7 (registers x13-x17, x19-x21) and,
+ * per chunk, over the 8 rows: row k adds x[k] * (a0..a7) into columns
  * k..k+8 of the chunk, which sit in a window of 8 registers (x5-x12) plus the row's
  * new top column: one adds/adcs chain over the low halves (its carry goes into the
  * high half of the top product, which cannot overflow: a high half is at most
@@ -422,20 +424,23 @@ static void a64_redc(uint64_t *r, uint64_t *t, const uint64_t *m, uint64_t n0, i
     a64_csub(r, t + nl, top, m, nl);
 }
 
-/* sel = table[idx] (nl a multiple of 8, at most 64 entries), reading every entry: per
- * 128 (or 64) bytes of the result the entries are folded into NEON registers with
- * bit (insert the bits where the mask is set), the mask all-ones for entry idx alone,
- * so an entry costs its loads and one instruction per 16 bytes. */
+/* sel = table[idx] for nl >= 16 (a multiple of 8; at most 64 entries), reading every
+ * entry: per 128 bytes of the result (the last 128 overlapping the ones before when
+ * nl is an odd multiple of 8) the entries are folded into NEON registers with bit
+ * (insert the bits where the mask is set), the mask all-ones for entry idx alone, so
+ * an entry costs its loads and one instruction per 16 bytes. Returns 0, doing
+ * nothing, for smaller numbers: the portable select of sra_scalar.h does those. */
 typedef uint64_t a64_v2 __attribute__((vector_size(16)));
-static void a64_select(uint64_t *sel, const uint64_t *table, int entries, int nl, unsigned idx) {
+static int a64_select(uint64_t *sel, const uint64_t *table, int entries, int nl, unsigned idx) {
+    if (nl < 16) return 0;
     a64_v2 masks[64];
     for (int x = 0; x < entries; x++) {
         uint64_t mask = sra_ct_eq_mask((unsigned)x, idx);
         masks[x] = (a64_v2){mask, mask};
     }
     const uint64_t stride = (uint64_t)nl * 8;
-    int j = 0;
-    for (; j + 16 <= nl; j += 16) {
+    for (int j = 0; j < nl; j += 16) {
+        if (j + 16 > nl) j = nl - 16;
         const uint64_t *row = table + j;
         const a64_v2 *mk = masks;
         uint64_t k = (uint64_t)entries;
@@ -468,29 +473,7 @@ static void a64_select(uint64_t *sel, const uint64_t *table, int entries, int nl
             : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18",
               "v19", "v20", "v21", "v22");
     }
-    if (j < nl) { /* 8 limbs left */
-        const uint64_t *row = table + j;
-        const a64_v2 *mk = masks;
-        uint64_t k = (uint64_t)entries;
-        __asm__ volatile(
-            "movi v0.16b, #0\n\tmovi v1.16b, #0\n\tmovi v2.16b, #0\n\tmovi v3.16b, #0\n"
-            "1:\n\t"
-            "ldr q16, [%[mk]], #16\n\t"
-            "ldp q17, q18, [%[row]]\n\t"
-            "ldp q19, q20, [%[row], #32]\n\t"
-            "add %[row], %[row], %[stride]\n\t"
-            "bit v0.16b, v17.16b, v16.16b\n\t"
-            "bit v1.16b, v18.16b, v16.16b\n\t"
-            "bit v2.16b, v19.16b, v16.16b\n\t"
-            "bit v3.16b, v20.16b, v16.16b\n\t"
-            "subs %[k], %[k], #1\n\t"
-            "b.ne 1b\n\t"
-            "stp q0, q1, [%[out]]\n\t"
-            "stp q2, q3, [%[out], #32]\n\t"
-            : [row] "+r"(row), [mk] "+r"(mk), [k] "+r"(k)
-            : [stride] "r"(stride), [out] "r"(sel + j)
-            : "cc", "memory", "v0", "v1", "v2", "v3", "v16", "v17", "v18", "v19", "v20");
-    }
+    return 1;
 }
 
 static const uint64_t a64_zero8[8];

@@ -245,9 +245,8 @@ static void SRA_FN(free_state)(void *p) {
 typedef SRA_L SRA_FN(vec) __attribute__((vector_size(16)));
 #define SRA_VL ((int)(16 / sizeof(SRA_L)))
 static void SRA_FN(select)(SRA_L *sel, const SRA_L *table, int entries, int nl, unsigned idx) {
-#if defined(SRA_SELECT)
-    SRA_SELECT(sel, table, entries, nl, idx);
-    return;
+#if defined(SRA_SELECT) /* the kernel's own, where it has one for this size */
+    if (SRA_SELECT(sel, table, entries, nl, idx)) return;
 #endif
     SRA_FN(vec) masks[64];
     for (int x = 0; x < entries; x++) {

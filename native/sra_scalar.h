@@ -4,6 +4,9 @@
  * (32-bit limbs, uint64_t products) after defining
  *   SRA_L   limb type          SRA_DL  double-width type
  *   SRA_LB  bits per limb      SRA_FN(x) name prefix
+ * and optionally a kernel's own pieces: SRA_ADDMUL / SRA_ADDMUL2 (rows: sra_adx.c,
+ * sra_c32.c), or SRA_MONT_MUL / SRA_MONT_SQR (the whole Montgomery product and
+ * square) with SRA_LIMB_ALIGN, SRA_SCRATCH and SRA_SELECT (sra_a64.c).
  *
  * Constant time with respect to the exponent: every loop bound depends only on
  * the limb count and the exponent's allocated length; the window table is read
@@ -52,10 +55,6 @@ static void SRA_FN(to_bytes)(uint8_t *b, const SRA_L *x, size_t nbytes) {
  * a masked select, no branch on the value. */
 #if !defined(SRA_MONT_MUL) /* else the kernel reduces its own way */
 static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, int nl) {
-#if defined(SRA_CSUB)
-    SRA_CSUB(r, t, top, m, nl);
-    return;
-#endif
     SRA_L borrow = 0;
     for (int j = 0; j < nl; j++) {
         SRA_DL d = (SRA_DL)t[j] - m[j] - borrow;
@@ -189,9 +188,6 @@ static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int 
     for (int j = 0; j < 2 * nl; j++) t[j] = 0;
     SRA_FN(cross)(t, a, nl);
     /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
-#if defined(SRA_DOUBLE_ADD_SQUARES) /* t = 2 t + sum a[i]^2 2^(2 i LB) in one pass */
-    SRA_DOUBLE_ADD_SQUARES(t, a, nl);
-#else
     SRA_L hi = 0;
     for (int k = 0; k < 2 * nl; k++) {
         SRA_L v = t[k];
@@ -207,7 +203,6 @@ static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int 
         t[2 * i + 1] = (SRA_L)c;
         c >>= SRA_LB;
     }
-#endif
     SRA_FN(redc)(r, t, m, n0, nl);
 }
 #endif

@@ -10,7 +10,7 @@
  *   SRA_K_ADX     the same with x86-64 mulx/adcx/adox rows (BMI2 + ADX CPUs)
  *   SRA_K_IFMA    x86-64 AVX-512 IFMA, 52-bit digits, one number per call
  *   SRA_K_IFMA8   x86-64 AVX-512 IFMA, 52-bit digits, 8 numbers in 8 lanes
- *   SRA_K_A64     aarch64: two rows per pass in inline assembly (every aarch64 CPU)
+ *   SRA_K_A64     aarch64: 8-row passes in assembly, 8-limb blocks (every aarch64 CPU)
  *   SRA_K_NEON    32-bit ARM NEON: 28-bit digits, vmlal.u32 on 64-bit columns (CPUs with NEON)
  *
  * The Python boundary (sra.pyx) chooses the kernels with sra_plan, computes

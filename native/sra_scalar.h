@@ -4,6 +4,9 @@
  * (32-bit limbs, uint64_t products) after defining
  *   SRA_L   limb type          SRA_DL  double-width type
  *   SRA_LB  bits per limb      SRA_FN(x) name prefix
+ * and optionally a kernel's own pieces: SRA_ADDMUL / SRA_ADDMUL2 (rows: sra_adx.c,
+ * sra_c32.c), or SRA_MONT_MUL / SRA_MONT_SQR (the whole Montgomery product and
+ * square) with SRA_LIMB_ALIGN, SRA_SCRATCH and SRA_SELECT (sra_a64.c).
  *
  * Constant time with respect to the exponent: every loop bound depends only on
  * the limb count and the exponent's allocated length; the window table is read
@@ -23,7 +26,19 @@ typedef struct {
     SRA_L *r2;    /* R^2 mod m */
 } SRA_FN(state);
 
-static size_t SRA_FN(nlimbs)(size_t nbytes) { return (nbytes * 8 + SRA_LB - 1) / SRA_LB; }
+/* SRA_LIMB_ALIGN: a kernel whose passes work on blocks of limbs rounds the limb
+ * count up to a multiple of it (the modulus gets zero limbs on top; R grows with it). */
+#ifndef SRA_LIMB_ALIGN
+#define SRA_LIMB_ALIGN 1
+#endif
+/* SRA_SCRATCH: limbs of scratch a Montgomery product or square needs, in numbers of nl */
+#ifndef SRA_SCRATCH
+#define SRA_SCRATCH 2
+#endif
+static size_t SRA_FN(nlimbs)(size_t nbytes) {
+    size_t n = (nbytes * 8 + SRA_LB - 1) / SRA_LB;
+    return (n + SRA_LIMB_ALIGN - 1) / SRA_LIMB_ALIGN * SRA_LIMB_ALIGN;
+}
 
 static size_t SRA_FN(rbits)(size_t nbytes) { return SRA_FN(nlimbs)(nbytes) * SRA_LB; }
 
@@ -38,11 +53,8 @@ static void SRA_FN(to_bytes)(uint8_t *b, const SRA_L *x, size_t nbytes) {
 
 /* r = t - m if that is >= 0 else t, where t = top * 2^(nl*LB) + t[0..nl) < 2m;
  * a masked select, no branch on the value. */
+#if !defined(SRA_MONT_MUL) /* else the kernel reduces its own way */
 static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, int nl) {
-#if defined(SRA_CSUB)
-    SRA_CSUB(r, t, top, m, nl);
-    return;
-#endif
     SRA_L borrow = 0;
     for (int j = 0; j < nl; j++) {
         SRA_DL d = (SRA_DL)t[j] - m[j] - borrow;
@@ -53,6 +65,7 @@ static void SRA_FN(csub)(SRA_L *r, const SRA_L *t, SRA_L top, const SRA_L *m, in
     SRA_L keep = (SRA_L)0 - ((top | (borrow ^ 1)) & 1);
     for (int j = 0; j < nl; j++) r[j] = t[j] ^ ((t[j] ^ r[j]) & keep);
 }
+#endif
 
 /* r[0..n) += x * a[0..n); returns the carry limb. The product plus two limbs
  * fits the double-width type exactly: (2^L - 1)^2 + 2 (2^L - 1) = 2^2L - 1. */
@@ -85,7 +98,16 @@ static inline SRA_L SRA_FN(redc_row)(SRA_L *t, const SRA_L *m, SRA_L n0, int nl,
     return (SRA_L)(x >> SRA_LB);
 }
 
-#if defined(SRA_ADDMUL2)
+#if defined(SRA_MONT_MUL)
+/* The kernel's own Montgomery product and square (t: SRA_SCRATCH * nl limbs). */
+static void SRA_FN(mul)(SRA_L *r, const SRA_L *a, const SRA_L *b, const SRA_L *m, SRA_L n0, int nl,
+                        SRA_L *t) {
+    SRA_MONT_MUL(r, a, b, m, n0, nl, t);
+}
+static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int nl, SRA_L *t) {
+    SRA_MONT_SQR(r, a, m, n0, nl, t);
+}
+#elif defined(SRA_ADDMUL2)
 /* SRA_ADDMUL2(r, a, x0, x1, n, cin, out): two rows at once,
  * r[0..n) + cin + x0 * a[0..n) + x1 * a[0..n) * 2^LB
  * = r'[0..n) + out[0] * 2^(n LB) + out[1] * 2^((n+1) LB); it fits, the sum being
@@ -160,14 +182,12 @@ static void SRA_FN(cross)(SRA_L *t, const SRA_L *a, int nl) {
 }
 #endif
 
+#if !defined(SRA_MONT_MUL)
 /* r = a^2 / R mod m: each cross product once, doubled, plus the diagonal. */
 static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int nl, SRA_L *t) {
     for (int j = 0; j < 2 * nl; j++) t[j] = 0;
     SRA_FN(cross)(t, a, nl);
     /* 2 * cross < a^2 < 2^(2 nl LB): no bit falls off the top */
-#if defined(SRA_DOUBLE_ADD_SQUARES) /* t = 2 t + sum a[i]^2 2^(2 i LB) in one pass */
-    SRA_DOUBLE_ADD_SQUARES(t, a, nl);
-#else
     SRA_L hi = 0;
     for (int k = 0; k < 2 * nl; k++) {
         SRA_L v = t[k];
@@ -183,9 +203,9 @@ static void SRA_FN(sqr)(SRA_L *r, const SRA_L *a, const SRA_L *m, SRA_L n0, int 
         t[2 * i + 1] = (SRA_L)c;
         c >>= SRA_LB;
     }
-#endif
     SRA_FN(redc)(r, t, m, n0, nl);
 }
+#endif
 
 static void *SRA_FN(init)(const uint8_t *mb, const uint8_t *r2b, size_t nbytes) {
     SRA_FN(state) *s = (SRA_FN(state) *)calloc(1, sizeof *s);
@@ -220,6 +240,9 @@ static void SRA_FN(free_state)(void *p) {
 typedef SRA_L SRA_FN(vec) __attribute__((vector_size(16)));
 #define SRA_VL ((int)(16 / sizeof(SRA_L)))
 static void SRA_FN(select)(SRA_L *sel, const SRA_L *table, int entries, int nl, unsigned idx) {
+#if defined(SRA_SELECT) /* the kernel's own, where it has one for this size */
+    if (SRA_SELECT(sel, table, entries, nl, idx)) return;
+#endif
     SRA_FN(vec) masks[64];
     for (int x = 0; x < entries; x++) {
         SRA_L mask = (SRA_L)sra_ct_eq_mask((unsigned)x, idx);
@@ -290,7 +313,7 @@ static int SRA_FN(pow)(const void *p, const uint8_t *bases, const uint8_t *exps,
                        size_t ebytes, size_t count, uint8_t *out) {
     const SRA_FN(state) *s = (const SRA_FN(state) *)p;
     int win = sra_window(ebytes * 8);
-    SRA_L *w = (SRA_L *)malloc(((size_t)(1 << win) + 4) * (size_t)s->nl * sizeof(SRA_L));
+    SRA_L *w = (SRA_L *)malloc(((size_t)(1 << win) + 2 + SRA_SCRATCH) * (size_t)s->nl * sizeof(SRA_L));
     if (!w) return -1;
     for (size_t i = 0; i < count; i++)
         SRA_FN(pow1)(s, bases + i * s->nbytes, exps + i * estride, ebytes, out + i * s->nbytes,

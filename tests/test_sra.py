@@ -100,6 +100,17 @@ def test_largest_digits_at_the_neon_width_switch(bits: int) -> None:
         assert ctx.pow(base, exp) == pow(base, exp, m)
 
 
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("bits", [511, 512, 513])
+def test_largest_limbs_at_a_block_boundary(kernel: str, bits: int) -> None:
+    # the a64 kernel works on blocks of 8 limbs (512 bits) and pads the rest with zero
+    # limbs; the all-ones modulus and exponent and the base m - 1 carry through every column
+    m = 2**bits - 1
+    ctx = sra.MontContext(m, kernel=kernel)
+    for base, exp in [(m - 1, m), (m - 2, 2**bits - 1), (random.Random(bits).randrange(m), m - 2)]:
+        assert ctx.pow(base, exp) == pow(base, exp, m)
+
+
 def hwcap() -> int | None:
     """AT_HWCAP from /proc/self/auxv (native-word pairs), or None where there is none."""
     try:

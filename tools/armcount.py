@@ -6,7 +6,7 @@
     python3 tools/armcount.py baseline     # counts against tools/arm-baseline.json (2%)
     python3 tools/armcount.py baseline --update   # write the measured counts there
     python3 tools/armcount.py spread       # a 52-value batch over 4 threads: per-thread counts
-    python3 tools/armcount.py ci           # trace, then table + baseline check (tools/ci-cross.sh)
+    python3 tools/armcount.py ci           # trace, our counts against the baseline (CI)
 
 One 2048-bit modexp (RFC 7919 ffdhe2048, full 2048-bit exponent) by bench/native/modexp_count.c,
 cross-compiled against the Debian bookworm sysroots of tools/cross-build.sh (with Debian's
@@ -18,7 +18,9 @@ the harness's ct_trace_begin/ct_trace_end, for two base/exponent pairs; builds w
 secret-dependent branch or table index must be caught; on armhf it also checks the run-time
 choice: a CPU model without NEON (Cortex-R5F) must not be offered the NEON kernel. The spread:
 52 values, one exponent, 4 threads through sra_pow_batch (the driver of MontContext.pow_batch),
-counted per thread with tools/qemu-plugins/threads.c. Standard library only.
+counted per thread with tools/qemu-plugins/threads.c. `ci` counts only ours (the peers in its
+table come from the baseline) and leaves the spread to `table`, `baseline` and `spread`.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -163,6 +165,14 @@ def qemu_cmd(arch: str, exe: Path, plugin: str) -> tuple[list[str], dict[str, st
     return [t.qemu, "-plugin", plugin, "-d", "plugin", str(exe)], env
 
 
+def found_int(pattern: str, out: str) -> int:
+    """The number the pattern's group captures in a tool's output."""
+    found = re.search(pattern, out)
+    if not found:
+        raise SystemExit(f"armcount: no {pattern!r} in:\n{out}")
+    return int(found.group(1))
+
+
 def count(arch: str, exe: Path, mode: str, env: dict[str, str] | None = None) -> int:
     """Instructions of one modexp (or one batch of 52 Jacobi symbols)."""
     totals = []
@@ -179,38 +189,37 @@ def count(arch: str, exe: Path, mode: str, env: dict[str, str] | None = None) ->
                 ],
                 env,
             )
-            totals.append(int(re.search(r"Collected : *(\d+)", out).group(1)))
+            totals.append(found_int(r"Collected : *(\d+)", out))
         else:
             cmd, qenv = qemu_cmd(arch, exe, str(WORK / "count.so"))
             out = run([*cmd, mode, str(reps)], {**qenv, **(env or {})})
-            totals.append(int(re.search(r"insns: (\d+)", out).group(1)))
+            totals.append(found_int(r"insns: (\d+)", out))
     return totals[1] - totals[0]
 
 
-def measure(exes: dict[str, Path]) -> dict[str, int]:
-    """Every count of the table, keyed 'target mode[ extra]'; the two ARM lanes side by side."""
+CountJob = tuple[str, str, str, dict[str, str]]  # key, target, harness mode, environment
 
-    def lane(arch: str) -> dict[str, int]:
-        res = {}
-        if arch == "x86_64":
-            for k in HOST_KERNELS:
-                res[f"x86_64 sra-{k}"] = count(arch, exes[arch], f"sra-{k}")
-            return res
-        for k in TARGETS[arch].kernels:
-            res[f"{arch} sra-{k}"] = count(arch, exes[arch], f"sra-{k}")
-        for _, mode, env in PEERS[arch]:
-            key = f"{arch} {mode}" + ("-noneon" if env else "")
-            res[key] = count(arch, exes[arch], mode, env)
-        for mode in ("jacobi-sra", "jacobi-gmp"):
-            res[f"{arch} {mode}"] = count(arch, exes[arch], mode)
-        return res
 
+def count_jobs(peers: bool = True) -> list[CountJob]:
+    """(key 'target mode[ extra]', target, harness mode, extra environment) of every count:
+    our kernels and Jacobi on every target, and the peers' unless peers is False."""
+    jobs: list[CountJob] = [("x86_64 sra-" + k, "x86_64", "sra-" + k, {}) for k in HOST_KERNELS]
+    for arch, t in TARGETS.items():
+        jobs += [(f"{arch} sra-{k}", arch, f"sra-{k}", {}) for k in t.kernels]
+        jobs.append((f"{arch} jacobi-sra", arch, "jacobi-sra", {}))
+        if peers:
+            for _, mode, env in PEERS[arch]:
+                jobs.append((f"{arch} {mode}" + ("-noneon" if env else ""), arch, mode, env))
+            jobs.append((f"{arch} jacobi-gmp", arch, "jacobi-gmp", {}))
+    return jobs
+
+
+def measure(exes: dict[str, Path], peers: bool = True) -> dict[str, int]:
+    """Every count of the table (only ours when peers is False), two at a time."""
+    jobs = count_jobs(peers)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        lanes = list(pool.map(lane, ["aarch64", "armhf"]))
-    counts = lane("x86_64")
-    for part in lanes:
-        counts.update(part)
-    return counts
+        done = pool.map(lambda j: count(j[1], exes[j[1]], j[2], j[3]), jobs)
+        return {job[0]: n for job, n in zip(jobs, done, strict=True)}
 
 
 def mega(n: int | None) -> str:
@@ -314,24 +323,49 @@ def trace_line(arch: str, exe: Path, kernel: str, which: int) -> str:
     return found.group(0)
 
 
-def trace(exes: dict[str, Path]) -> list[str]:
-    """Every ARM kernel: identical traces for both inputs; the planted leaks: different."""
-    jobs = []
+TraceJob = tuple[str, str, str, bool]  # target, harness variant, kernel, traces must be equal
+
+
+def trace_jobs() -> list[TraceJob]:
+    """Every ARM kernel with the plain harness; the planted leaks in the default kernel's."""
+    jobs: list[TraceJob] = []
     for arch, t in TARGETS.items():
         jobs += [(arch, "", k, True) for k in t.kernels]
         jobs += [(arch, v, t.default, False) for v in ("-leak-branch", "-leak-index")]
+    return jobs
 
-    def one(job: tuple[str, str, str, bool]) -> str | None:
-        arch, variant, kernel, want_same = job
-        a, b = (trace_line(arch, exes[arch + variant], kernel, i) for i in (0, 1))
-        name = f"{arch} {kernel}{' with a planted ' + variant[6:] + ' leak' if variant else ''}"
-        print(f"{name}: input 0 {a}\n{' ' * len(name)}  input 1 {b}", flush=True)
-        if (a == b) != want_same:
-            return f"{name}: the traces {'differ' if want_same else 'are identical'}"
-        return None
 
+def trace_one(exes: dict[str, Path], job: TraceJob) -> str | None:
+    """Both inputs' traces; a problem when they differ (or, for a planted leak, do not)."""
+    arch, variant, kernel, want_same = job
+    a, b = (trace_line(arch, exes[arch + variant], kernel, i) for i in (0, 1))
+    name = f"{arch} {kernel}{' with a planted ' + variant[6:] + ' leak' if variant else ''}"
+    print(f"{name}: input 0 {a}\n{' ' * len(name)}  input 1 {b}", flush=True)
+    if (a == b) != want_same:
+        return f"{name}: the traces {'differ' if want_same else 'are identical'}"
+    return None
+
+
+def trace(exes: dict[str, Path]) -> list[str]:
+    """Every ARM kernel: identical traces for both inputs; the planted leaks: different."""
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        return [p for p in pool.map(one, jobs) if p]
+        return [p for p in pool.map(lambda j: trace_one(exes, j), trace_jobs()) if p]
+
+
+def ci(exes: dict[str, Path]) -> tuple[dict[str, int], list[str]]:
+    """The CI step: the trace check, the run-time choice on armhf and our counts (not the
+    peers', which are Debian's and stay in the baseline), all on one pool of two workers,
+    the longest jobs first so neither waits at the end. Returns the counts and problems."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        # the 125M-instruction c32 traces and counts first
+        traces = sorted(trace_jobs(), key=lambda j: j[2] != "c32")
+        counts = sorted(count_jobs(peers=False), key=lambda j: not j[2].endswith("c32"))
+        trace_futs = [pool.submit(trace_one, exes, j) for j in traces]
+        count_futs = [(j[0], pool.submit(count, j[1], exes[j[1]], j[2], j[3])) for j in counts]
+        dispatch_fut = pool.submit(dispatch, exes)
+        problems = [p for f in trace_futs if (p := f.result())]
+        problems += dispatch_fut.result()
+        return {key: f.result() for key, f in count_futs}, problems
 
 
 def dispatch(exes: dict[str, Path]) -> list[str]:
@@ -432,17 +466,24 @@ def main() -> int:
             raise SystemExit(f"armcount: {tool} missing (tools/ci-cross.sh installs it)")
     exes = build()
     problems: list[str] = []
-    if args.command in ("trace", "ci"):
+    if args.command == "trace":
         problems += trace(exes)
         problems += dispatch(exes)
-    if args.command in ("table", "baseline", "ci"):
+    if args.command == "ci":
+        counts, problems = ci(exes)
+        peers = json.loads(BASELINE.read_text())["peers"]
+        print(table({**peers, **counts}))
+        print(f"(peers: from {BASELINE.relative_to(ROOT)}, measured with its counts)")
+        save_history(counts)
+        problems += check_baseline(counts)
+    if args.command in ("table", "baseline"):
         counts = measure(exes)
         print(table(counts))
         print(spread(exes))
         save_history(counts)
         if args.command == "baseline" and args.update:
             write_baseline(counts)
-        elif args.command in ("baseline", "ci"):
+        elif args.command == "baseline":
             problems += check_baseline(counts)
     if args.command == "spread":
         print(spread(exes))

@@ -9,8 +9,9 @@
 # build/cross/<arch>/target, installs the pure-Python test dependencies into
 # build/cross/test-site-<python> (shared by both targets) and runs pytest on the native-core tests
 # (the reference comparisons of sra and handeval, the card and hand modules, the build
-# checks) with qemu-<arch>-static. Extra arguments go to pytest. BLU21_CROSS_SUITE and
-# BLU21_CROSS_PY pick another Debian release and its Python, as for tools/cross-build.sh
+# checks) with qemu-<arch>-static, under the hypothesis profile "cross" of tests/conftest.py
+# (fewer examples than on the host, the same ones every run). Extra arguments go to pytest.
+# BLU21_CROSS_SUITE and BLU21_CROSS_PY pick another Debian release and its Python, as for tools/cross-build.sh
 # (e.g. BLU21_CROSS_SUITE=sid BLU21_CROSS_PY=3.14: the CPython python-for-android ships).
 set -euo pipefail
 
@@ -46,7 +47,16 @@ TEST_REQS=("pytest>=8" "hypothesis>=6.100")
 log() { echo "cross-test[$ARCH]: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-wheel=$("$ROOT/tools/cross-build.sh" "$ARCH" | tail -n 1)
+# BLU21_CROSS_PREBUILT=1 (tools/ci-cross.sh, after its prepare step): the wheel is built.
+if [[ ${BLU21_CROSS_PREBUILT:-} == 1 ]]; then
+  shopt -s nullglob
+  built=("$WORK"/dist/*.whl)
+  shopt -u nullglob
+  [[ ${#built[@]} -eq 1 ]] || die "BLU21_CROSS_PREBUILT: expected one wheel in $WORK/dist"
+  wheel=${built[0]}
+else
+  wheel=$("$ROOT/tools/cross-build.sh" "$ARCH" | tail -n 1)
+fi
 
 if ! command -v "$QEMU" >/dev/null; then
   [[ $(id -u) -eq 0 ]] || die "$QEMU missing (apt-get install qemu-user-static as root)"
@@ -91,6 +101,7 @@ done
 # -P: not the work tree's app/ (it has no compiled modules) but the wheel's, via PYTHONPATH.
 run() {
   PYTHONPATH=$TARGET:$SITE PYTHONDONTWRITEBYTECODE=1 QEMU_LD_PREFIX=$SYSROOT QEMU_CPU=$CPU \
+    BLU21_HYPOTHESIS_PROFILE=${BLU21_HYPOTHESIS_PROFILE:-cross} \
     "$QEMU" "$SYSROOT/usr/bin/python$PYVER" -S -P "$@"
 }
 run -c '

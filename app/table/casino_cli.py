@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import json
 import queue
-import subprocess
 import sys
 import threading
 import time
@@ -27,7 +26,7 @@ from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
 from app.rules.money import money_text, to_money
 from app.rules.table_rules import PRESETS, RulesError, TableRules
-from app.spawn import blu21_command
+from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
@@ -236,7 +235,7 @@ def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
                 printed = True
                 result = _result(table, args.rounds)
                 if args.result_json:
-                    print("RESULT " + json.dumps(result), flush=True)
+                    print_result(result)
                 else:
                     print(_("Chips: {chips}").format(chips=result["chips"]), flush=True)
                 if isinstance(table, CasinoHost):
@@ -299,19 +298,14 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         secret=kind != "open",
         bot=casino_bot,
     )
-    guests = [
-        subprocess.Popen(
-            [
-                *blu21_command("casino", "--join", host.address, "--bot", "--quiet"),
-                *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
-                *("--rounds", str(args.rounds)),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    guests = start_bots(
+        [
+            *("casino", "--join", host.address, "--bot", "--quiet"),
+            *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
+            *("--rounds", str(args.rounds)),
+        ]
         for i in range(1, args.players)
-    ]
+    )
     try:
         deadline = time.monotonic() + MAX_SECONDS
         mine = None
@@ -333,13 +327,10 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         host.leave()
         host.lobby.wait_closed(2.0)
         outputs = [g.communicate(timeout=60)[0] for g in guests]
-        results = []
+        results = [result_in(out) for out in outputs]
         for i, out in enumerate(outputs, 1):
-            line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
-            results.append(json.loads(line[7:]) if line else None)
-            if line is None or "Traceback" in out:
-                tail = "\n".join(out.splitlines()[-15:])
-                print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)
+            if results[i - 1] is None or "Traceback" in out:
+                print_tail(i, guests[i - 1], out)
         agree = mine is not None and all(r == mine for r in results)
         conserved = mine is not None and mine["conserved"]
         if mine is not None and not args.quiet:
@@ -348,8 +339,5 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         print(f"every phone agrees: {'yes' if agree and conserved else 'NO'}", flush=True)
         return 0 if agree and conserved else 1
     finally:
-        for g in guests:
-            if g.poll() is None:
-                g.kill()
-                g.wait()
+        stop_bots(guests)
         host.leave()

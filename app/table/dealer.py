@@ -160,17 +160,15 @@ class Dealer(FrameDealer, Protocol):
         ...
 
 
-class OpenDealer:
-    """Test dealer: the host shuffles and announces every card openly. NOT secret."""
+class OpenSetup:
+    """The set-up of a test dealer without secrecy (Oczko's :class:`OpenDealer`, the
+    casino's :class:`~app.table.casino_open_shoe.OpenShoe`): nothing to set up, no
+    background work; the host (``host``) shuffles with ``rng`` and sends JSON frames."""
 
     def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
         self.seat = seat
         self.host = host
         self._rng = rng or random.Random(seat)
-        self._decks: dict[int, list[int]] = {}
-        self._mine: dict[tuple[int, int], int] = {}
-        self._claims: dict[tuple[int, int], dict[int, int]] = {}
-        self._dealt: dict[tuple[int, int], int] = {}  # host: (deck, position) -> seat
 
     def hello(self) -> list[bytes]:
         return []
@@ -189,6 +187,23 @@ class OpenDealer:
     @staticmethod
     def _frame(**fields: object) -> bytes:
         return json.dumps(fields, separators=(",", ":")).encode()
+
+    def has_work(self) -> bool:
+        return False
+
+    def work(self) -> list[bytes]:
+        return []
+
+
+class OpenDealer(OpenSetup):
+    """Test dealer: the host shuffles and announces every card openly. NOT secret."""
+
+    def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
+        super().__init__(seat, host, rng)
+        self._decks: dict[int, list[int]] = {}
+        self._mine: dict[tuple[int, int], int] = {}
+        self._claims: dict[tuple[int, int], dict[int, int]] = {}
+        self._dealt: dict[tuple[int, int], int] = {}  # host: (deck, position) -> seat
 
     def authenticate(self, frame: bytes) -> None:
         self._parse(frame)
@@ -216,12 +231,6 @@ class OpenDealer:
                     if self._dealt.get((deck, p)) != seat or truth[p] != c:
                         raise DealerViolation(seat, "false_claim", f"position {p}")
             self._claims[(deck, seat)] = cards
-        return []
-
-    def has_work(self) -> bool:
-        return False
-
-    def work(self) -> list[bytes]:
         return []
 
     def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:

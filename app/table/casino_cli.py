@@ -20,7 +20,7 @@ from typing import Any
 
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import LANGUAGES, _, set_language
+from app.i18n import _, set_language
 from app.i18n.codes import message_for
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
@@ -31,6 +31,7 @@ from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_side import CasinoSide
+from app.table.cli_common import failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.service import default_dealer, shoe_factory
@@ -156,14 +157,7 @@ def _result(table: CasinoSide, rounds: int) -> dict[str, Any]:
 
 def casino_main(argv: Sequence[str]) -> int:
     """Entry point of ``blu21 casino``."""
-    p = argparse.ArgumentParser(prog="blu21 casino", description=__doc__.split("\n\n")[0])
-    mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--host", action="store_true", help="host a table")
-    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
-    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
-    p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES))
+    p = table_parser("blu21 casino", __doc__.split("\n\n")[0])
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
@@ -208,9 +202,7 @@ def casino_main(argv: Sequence[str]) -> int:
         )
         return _run(guest, args)
     except (TableError, RulesError, ValueError, OSError) as exc:
-        code = getattr(exc, "code", "error")
-        print(f"blu21 casino: {code}: {exc}", file=sys.stderr)
-        return 1
+        return failed("blu21 casino", exc)
 
 
 def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:

@@ -26,8 +26,8 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import LANGUAGES
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
+from app.table.cli_common import failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.lobby import Notice
@@ -69,14 +69,7 @@ def _result(phone: Any) -> dict[str, Any]:
 
 def table_main(argv: Sequence[str]) -> int:
     """Entry point of ``blu21 table``."""
-    p = argparse.ArgumentParser(prog="blu21 table", description=__doc__.split("\n\n")[0])
-    mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--host", action="store_true", help="host a table")
-    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
-    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
-    p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES), help="language")
+    p = table_parser("blu21 table", __doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--turn-time", type=int, default=30)
     p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")
@@ -96,9 +89,7 @@ def table_main(argv: Sequence[str]) -> int:
             return _host(args, factory)
         return _guest(args, factory)
     except (TransportError, TableError, ValueError) as exc:
-        code = getattr(exc, "code", "error")
-        print(f"blu21 table: {code}: {exc}", file=sys.stderr)
-        return 1
+        return failed("blu21 table", exc)
 
 
 def _options(p: argparse.ArgumentParser, args: argparse.Namespace) -> Options:

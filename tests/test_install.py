@@ -70,6 +70,7 @@ def test_demo_from_the_clone_after_a_plain_install(tmp_path: Path) -> None:
 def test_a_bot_that_cannot_start_is_reported_as_such(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import app.table.bot_guests as bot_guests
     import app.table.cli as table_cli
 
     # Bots whose interpreter fails before reaching the table (as an ImportError would).
@@ -77,7 +78,7 @@ def test_a_bot_that_cannot_start_is_reported_as_such(
     def broken(*args: str) -> list[str]:
         return [sys.executable, "-c", "raise ImportError('no app here')"]
 
-    monkeypatch.setattr(table_cli, "blu21_command", broken)
+    monkeypatch.setattr(bot_guests, "blu21_command", broken)
     argv = ["--players", "2", "--dealer", "open", "--quiet", "--turn-time", "5"]
     code = table_cli.demo_main(argv)
     out = capsys.readouterr().out

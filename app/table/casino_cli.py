@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import json
 import queue
-import subprocess
 import sys
 import threading
 import time
@@ -21,17 +20,18 @@ from typing import Any
 
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import LANGUAGES, _, set_language
+from app.i18n import _, set_language
 from app.i18n.codes import message_for
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
 from app.rules.money import money_text, to_money
 from app.rules.table_rules import PRESETS, RulesError, TableRules
-from app.spawn import blu21_command
+from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_side import CasinoSide
+from app.table.cli_common import failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.service import default_dealer, shoe_factory
@@ -157,14 +157,7 @@ def _result(table: CasinoSide, rounds: int) -> dict[str, Any]:
 
 def casino_main(argv: Sequence[str]) -> int:
     """Entry point of ``blu21 casino``."""
-    p = argparse.ArgumentParser(prog="blu21 casino", description=__doc__.split("\n\n")[0])
-    mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--host", action="store_true", help="host a table")
-    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
-    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
-    p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES))
+    p = table_parser("blu21 casino", __doc__.split("\n\n")[0])
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
@@ -209,9 +202,7 @@ def casino_main(argv: Sequence[str]) -> int:
         )
         return _run(guest, args)
     except (TableError, RulesError, ValueError, OSError) as exc:
-        code = getattr(exc, "code", "error")
-        print(f"blu21 casino: {code}: {exc}", file=sys.stderr)
-        return 1
+        return failed("blu21 casino", exc)
 
 
 def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
@@ -236,7 +227,7 @@ def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
                 printed = True
                 result = _result(table, args.rounds)
                 if args.result_json:
-                    print("RESULT " + json.dumps(result), flush=True)
+                    print_result(result)
                 else:
                     print(_("Chips: {chips}").format(chips=result["chips"]), flush=True)
                 if isinstance(table, CasinoHost):
@@ -299,19 +290,14 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         secret=kind != "open",
         bot=casino_bot,
     )
-    guests = [
-        subprocess.Popen(
-            [
-                *blu21_command("casino", "--join", host.address, "--bot", "--quiet"),
-                *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
-                *("--rounds", str(args.rounds)),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    guests = start_bots(
+        [
+            *("casino", "--join", host.address, "--bot", "--quiet"),
+            *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
+            *("--rounds", str(args.rounds)),
+        ]
         for i in range(1, args.players)
-    ]
+    )
     try:
         deadline = time.monotonic() + MAX_SECONDS
         mine = None
@@ -333,13 +319,10 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         host.leave()
         host.lobby.wait_closed(2.0)
         outputs = [g.communicate(timeout=60)[0] for g in guests]
-        results = []
+        results = [result_in(out) for out in outputs]
         for i, out in enumerate(outputs, 1):
-            line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
-            results.append(json.loads(line[7:]) if line else None)
-            if line is None or "Traceback" in out:
-                tail = "\n".join(out.splitlines()[-15:])
-                print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)
+            if results[i - 1] is None or "Traceback" in out:
+                print_tail(i, guests[i - 1], out)
         agree = mine is not None and all(r == mine for r in results)
         conserved = mine is not None and mine["conserved"]
         if mine is not None and not args.quiet:
@@ -348,8 +331,5 @@ def casino_demo_main(argv: Sequence[str]) -> int:
         print(f"every phone agrees: {'yes' if agree and conserved else 'NO'}", flush=True)
         return 0 if agree and conserved else 1
     finally:
-        for g in guests:
-            if g.poll() is None:
-                g.kill()
-                g.wait()
+        stop_bots(guests)
         host.leave()

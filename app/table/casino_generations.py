@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from app.table.dealer import DeckVerdict
+from app.table.dealer import DeckVerdict, Generations
 from app.table.limits import protocol_header
 from app.table.shoe_dealer import ShoeDealer
 
@@ -30,13 +30,9 @@ def shoe_of(frame: bytes) -> int:
     return shoe if isinstance(shoe, int) and not isinstance(shoe, bool) else 0
 
 
-class ShoeGenerations:
+class ShoeGenerations(Generations[ShoeDealer]):
     """A :class:`~app.table.shoe_dealer.ShoeDealer` over dealers set up one after the
     other (``first_shoe`` of each, ascending)."""
-
-    def __init__(self, dealer: ShoeDealer, first_shoe: int = 0) -> None:
-        self.seat = dealer.seat
-        self._gens: list[tuple[int, ShoeDealer]] = [(first_shoe, dealer)]
 
     def rekey(self, first_shoe: int, dealer: ShoeDealer, absent: Sequence[int]) -> list[bytes]:
         """From ``first_shoe`` on, deal with ``dealer``, set up without ``absent``."""
@@ -45,10 +41,6 @@ class ShoeGenerations:
         for seat in absent:
             out += dealer.leave_out(seat)
         return out
-
-    @property
-    def current(self) -> ShoeDealer:
-        return self._gens[-1][1]
 
     def _for(self, shoe: int) -> ShoeDealer | None:
         if shoe == 0:
@@ -59,31 +51,8 @@ class ShoeGenerations:
                 found = dealer
         return found
 
-    def hello(self) -> list[bytes]:
-        return self.current.hello()
-
-    @property
-    def ready(self) -> bool:
-        return self.current.ready
-
-    @property
-    def fingerprint(self) -> str:
-        return self.current.fingerprint
-
-    def leave_out(self, seat: int) -> list[bytes]:
-        return self.current.leave_out(seat)
-
-    def authenticate(self, frame: bytes) -> None:
-        dealer = self._for(shoe_of(frame))
-        if dealer is not None:
-            dealer.authenticate(frame)
-
-    def handle(self, frame: bytes) -> list[bytes]:
-        dealer = self._for(shoe_of(frame))
-        return [] if dealer is None else dealer.handle(frame)
-
-    def has_work(self) -> bool:
-        return any(d.has_work() for _, d in self._gens)
+    def _route(self, frame: bytes) -> ShoeDealer | None:
+        return self._for(shoe_of(frame))
 
     def work(self) -> list[bytes]:
         for _, d in reversed(self._gens):

@@ -18,7 +18,6 @@ import queue
 from collections.abc import Callable
 from typing import Any
 
-from app.bluetooth.link import LinkInbox
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.rules.table_rules import TableRules
 from app.table.casino_generations import ShoeGenerations
@@ -79,15 +78,6 @@ class CasinoGuest(GuestLobby, CasinoSide):
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
         )
-
-    @classmethod
-    def join(
-        cls, transport: Any, address: str, *, timeout: float = 15.0, **kwargs: Any
-    ) -> CasinoGuest:
-        """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue[Any] = LinkInbox()
-        link = transport.connect(address, timeout=timeout, inbox=inbox)
-        return cls(link, inbox, **kwargs)
 
     # -- CasinoTable ------------------------------------------------------------------------
 

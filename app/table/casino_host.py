@@ -19,13 +19,11 @@ departures through :class:`~app.table.lobby.MatchHooks`). Once started it:
 
 from __future__ import annotations
 
-import queue
 import secrets
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
 
-from app.bluetooth.link import Link, Listener
+from app.bluetooth.link import Listener
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import verify
 from app.rules.errors import IllegalAction
@@ -70,6 +68,7 @@ from app.table.clock import Clock, Timers
 from app.table.dealer import DealerViolation
 from app.table.errors import TableError
 from app.table.lobby import HostLobby, Notice
+from app.table.lobby_shell import LobbyShell
 from app.table.messages import Message, Options, ProtocolFrame
 from app.table.shoe_dealer import ShoeDealer
 
@@ -79,7 +78,7 @@ ShoeFactory = Callable[[int, int], ShoeDealer]  # (my seat, players) -> shoe dea
 MAX_REFUSED = 32
 
 
-class CasinoHost(CasinoSide):
+class CasinoHost(LobbyShell, CasinoSide):
     """The host's phone at a casino table (seat 0, player ``p0``)."""
 
     def __init__(
@@ -123,27 +122,6 @@ class CasinoHost(CasinoSide):
         self._refusals: dict[str, int] = {}
         self._held: list[tuple[int, CAgree]] = []  # digests of rounds I have not settled
         self._names = {HOST: self.lobby.seating.sitters[0].name}
-
-    # -- what the lobby offers --------------------------------------------------------------
-
-    @property
-    def address(self) -> str:
-        return self.lobby.address
-
-    @property
-    def inbox(self) -> queue.Queue[Any]:
-        return self.lobby.inbox
-
-    @property
-    def closed(self) -> bool:
-        return self.lobby.closed
-
-    @property
-    def notices(self) -> list[Notice]:
-        return self.lobby.notices
-
-    def link_of(self, seat: int) -> Link | None:
-        return self.lobby.link_of(seat)
 
     def lobby_names(self) -> dict[str, str]:
         """The players seated in the lobby, host first."""
@@ -216,11 +194,8 @@ class CasinoHost(CasinoSide):
     def step(self, wait: float = 0.0) -> None:
         """The links' events (up to ``wait`` s for the first), the due timers, and what
         the host's phone computed meanwhile."""
-        due = self.timers.next_in()
-        self.lobby.step(wait if due is None else min(wait, due))
-        for name in self.timers.due():
-            if self.timers.remaining(name) is None:
-                self._feed(Expired(name))
+        for name in self._expired(wait):
+            self._feed(Expired(name))
         phone = self.phone
         if phone is not None and not self.over:
             phone.work()

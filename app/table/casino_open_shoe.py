@@ -20,38 +20,18 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from app.table.dealer import DealerViolation, DeckVerdict
+from app.table.dealer import DealerViolation, DeckVerdict, OpenSetup
 
 
-class OpenShoe:
+class OpenShoe(OpenSetup):
     """Test shoe dealer: the host shuffles and announces every opened card. NOT secret."""
 
     def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
-        self.seat = seat
-        self.host = host
-        self._rng = rng or random.Random(seat)
+        super().__init__(seat, host, rng)
         self._orders: dict[int, list[int]] = {}  # host: shoe -> card codes
         self._shuffled: set[int] = set()
         self._cards: dict[tuple[int, int], int] = {}
         self._wanted: dict[int, set[int]] = {}  # shoe -> positions opened but not in
-
-    def hello(self) -> list[bytes]:
-        return []
-
-    @property
-    def ready(self) -> bool:
-        return True
-
-    @property
-    def fingerprint(self) -> str:
-        return "open"
-
-    def leave_out(self, seat: int) -> list[bytes]:
-        return []
-
-    @staticmethod
-    def _frame(**fields: object) -> bytes:
-        return json.dumps(fields, separators=(",", ":")).encode()
 
     def _parse(self, frame: bytes, sender: int) -> dict[str, Any]:
         try:
@@ -85,12 +65,6 @@ class OpenShoe:
             for p, c in zip(data["p"], data["c"], strict=True):
                 self._cards[(shoe, p)] = c
                 self._wanted.get(shoe, set()).discard(p)
-        return []
-
-    def has_work(self) -> bool:
-        return False
-
-    def work(self) -> list[bytes]:
         return []
 
     def start_shoe(self, shoe: int, order: Sequence[int], decks: int) -> list[bytes]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import subprocess
 import sys
 import threading
 import time
@@ -27,8 +26,8 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import LANGUAGES
-from app.spawn import blu21_command
+from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
+from app.table.cli_common import failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.lobby import Notice
@@ -70,14 +69,7 @@ def _result(phone: Any) -> dict[str, Any]:
 
 def table_main(argv: Sequence[str]) -> int:
     """Entry point of ``blu21 table``."""
-    p = argparse.ArgumentParser(prog="blu21 table", description=__doc__.split("\n\n")[0])
-    mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--host", action="store_true", help="host a table")
-    mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
-    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
-    p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES), help="language")
+    p = table_parser("blu21 table", __doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--turn-time", type=int, default=30)
     p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")
@@ -97,9 +89,7 @@ def table_main(argv: Sequence[str]) -> int:
             return _host(args, factory)
         return _guest(args, factory)
     except (TransportError, TableError, ValueError) as exc:
-        code = getattr(exc, "code", "error")
-        print(f"blu21 table: {code}: {exc}", file=sys.stderr)
-        return 1
+        return failed("blu21 table", exc)
 
 
 def _options(p: argparse.ArgumentParser, args: argparse.Namespace) -> Options:
@@ -172,7 +162,7 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
 def _finish(phone: Any, args: argparse.Namespace) -> None:
     result = _result(phone)
     if args.result_json:
-        print("RESULT " + json.dumps(result), flush=True)
+        print_result(result)
     else:
         print(f"match over: winner seat {result['winner']}, points {result['points']}", flush=True)
 
@@ -307,20 +297,15 @@ def demo_main(argv: Sequence[str]) -> int:
         on_log=None if args.quiet else (lambda e: print(_describe(e), flush=True)),
     )
     host.silence_limit = args.silence_limit
-    guests = [
-        subprocess.Popen(
-            [
-                *blu21_command("table", "--join", host.address),
-                *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind),
-                *(() if args.guest_log else ("--quiet",)),
-                *("--faults", faults.get(i, ""), "--silence-limit", str(args.silence_limit)),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    guests = start_bots(
+        [
+            *("table", "--join", host.address),
+            *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind),
+            *(() if args.guest_log else ("--quiet",)),
+            *("--faults", faults.get(i, ""), "--silence-limit", str(args.silence_limit)),
+        ]
         for i in range(1, args.players)
-    ]
+    )
     try:
         deadline = time.monotonic() + MAX_SECONDS
         joined: set[str] = set()  # every bot that ever sat down, to tell a start-up failure
@@ -357,8 +342,7 @@ def demo_main(argv: Sequence[str]) -> int:
             if "Traceback" in out:
                 print(f"Bot{i} crashed:\n{out}", flush=True)
                 ok = False
-            line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
-            result = json.loads(line[7:]) if line else None
+            result = result_in(out)
             if i in faults:
                 # A faulted seat may have been dropped; if it finished, it must agree, and
                 # a dropped seat is out for the match and cannot win.
@@ -377,14 +361,10 @@ def demo_main(argv: Sequence[str]) -> int:
             notes = [f"{n.code} {n.details}" for n in host.notices if n.code not in ("turn",)]
             print("--- host:\n" + "\n".join(notes[-12:]), flush=True)
             for i, out in enumerate(outputs, 1):
-                tail = "\n".join(out.splitlines()[-15:])
-                print(f"--- Bot{i} (exit {guests[i - 1].returncode}):\n{tail}", flush=True)
+                print_tail(i, guests[i - 1], out)
         print(f"result: {json.dumps(mine)}", flush=True)
         print(f"every phone agrees: {'yes' if agree else 'NO'}", flush=True)
         return 0 if agree else 1
     finally:
-        for g in guests:
-            if g.poll() is None:
-                g.kill()
-                g.wait()
+        stop_bots(guests)
         host.close()

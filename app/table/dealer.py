@@ -23,7 +23,7 @@ import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 CLAIM_PERSIAN = "persian"
 CLAIM_SHOWDOWN = "showdown"
@@ -47,13 +47,16 @@ class DeckVerdict:
     cheaters: tuple[int, ...] = ()
 
 
-class Dealer(Protocol):
-    """One seat's side of the card protocol (frames are opaque bytes to the table)."""
+class FrameDealer(Protocol):
+    """What every seat's dealer does with frames (opaque bytes to the table): the set-up,
+    the host's check before relaying, and the background work. Oczko's :class:`Dealer`
+    and the casino's :class:`~app.table.shoe_dealer.ShoeDealer` are both one."""
 
     seat: int
 
     def hello(self) -> list[bytes]:
-        """Frames that set the table up (keys); :attr:`ready` once everybody's are in."""
+        """Frames that set the table up (keys; the shoe's joint seed); :attr:`ready` once
+        everybody's are in."""
         ...
 
     @property
@@ -82,6 +85,10 @@ class Dealer(Protocol):
     def work(self) -> list[bytes]:
         """One bounded step of background computation; frames to send."""
         ...
+
+
+class Dealer(FrameDealer, Protocol):
+    """One seat's side of the card protocol (frames are opaque bytes to the table)."""
 
     def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
         """A deck is shuffled among ``order`` (every phone is told; one whose seat is not
@@ -153,17 +160,15 @@ class Dealer(Protocol):
         ...
 
 
-class OpenDealer:
-    """Test dealer: the host shuffles and announces every card openly. NOT secret."""
+class OpenSetup:
+    """The set-up of a test dealer without secrecy (Oczko's :class:`OpenDealer`, the
+    casino's :class:`~app.table.casino_open_shoe.OpenShoe`): nothing to set up, no
+    background work; the host (``host``) shuffles with ``rng`` and sends JSON frames."""
 
     def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
         self.seat = seat
         self.host = host
         self._rng = rng or random.Random(seat)
-        self._decks: dict[int, list[int]] = {}
-        self._mine: dict[tuple[int, int], int] = {}
-        self._claims: dict[tuple[int, int], dict[int, int]] = {}
-        self._dealt: dict[tuple[int, int], int] = {}  # host: (deck, position) -> seat
 
     def hello(self) -> list[bytes]:
         return []
@@ -182,6 +187,23 @@ class OpenDealer:
     @staticmethod
     def _frame(**fields: object) -> bytes:
         return json.dumps(fields, separators=(",", ":")).encode()
+
+    def has_work(self) -> bool:
+        return False
+
+    def work(self) -> list[bytes]:
+        return []
+
+
+class OpenDealer(OpenSetup):
+    """Test dealer: the host shuffles and announces every card openly. NOT secret."""
+
+    def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:
+        super().__init__(seat, host, rng)
+        self._decks: dict[int, list[int]] = {}
+        self._mine: dict[tuple[int, int], int] = {}
+        self._claims: dict[tuple[int, int], dict[int, int]] = {}
+        self._dealt: dict[tuple[int, int], int] = {}  # host: (deck, position) -> seat
 
     def authenticate(self, frame: bytes) -> None:
         self._parse(frame)
@@ -209,12 +231,6 @@ class OpenDealer:
                     if self._dealt.get((deck, p)) != seat or truth[p] != c:
                         raise DealerViolation(seat, "false_claim", f"position {p}")
             self._claims[(deck, seat)] = cards
-        return []
-
-    def has_work(self) -> bool:
-        return False
-
-    def work(self) -> list[bytes]:
         return []
 
     def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
@@ -296,58 +312,28 @@ class OpenDealer:
         return deck if isinstance(deck, int) else 0
 
 
-class Rekeyed:
-    """A phone's dealers over the match: a player's return sets the table up anew (his
-    old keys died with his phone), with fresh dealers from ``first_deck`` on; the
-    earlier decks stay with the dealers that shuffled them (their audits still come in).
+D = TypeVar("D", bound=FrameDealer)
 
-    Frames are routed by the deck they belong to (``deck_of``; set-up frames go to the
-    newest dealer).
-    """
 
-    def __init__(self, dealer: Dealer, first_deck: int = 0) -> None:
+class Generations(Generic[D]):
+    """A seat's dealers set up one after the other (a returning player's old keys died
+    with his phone), each from its first deck or shoe on (ascending). The set-up goes
+    to the newest; a frame goes to the dealer :meth:`_route` finds for it."""
+
+    def __init__(self, dealer: D, first: int = 0) -> None:
         self.seat = dealer.seat
-        # A returning phone starts at ``first_deck``: frames of earlier decks (relayed
-        # audits of rounds played without it) are not for it.
-        self._gens: list[tuple[int, Dealer]] = [(first_deck, dealer)]
-
-    def rekey(self, first_deck: int, dealer: Dealer) -> list[bytes]:
-        """From ``first_deck`` on, deal with ``dealer`` (set up anew): its hello frames."""
-        self._gens.append((first_deck, dealer))
-        return dealer.hello()
+        self._gens: list[tuple[int, D]] = [(first, dealer)]
 
     @property
-    def current(self) -> Dealer:
+    def current(self) -> D:
         return self._gens[-1][1]
 
-    def _for(self, deck: int) -> Dealer:
-        found = self._gens[0][1]
-        for first, dealer in self._gens:
-            if first <= deck:
-                found = dealer
-        return found
-
-    def _route(self, frame: bytes) -> Dealer | None:
-        deck = getattr(self.current, "deck_of", lambda f: 0)(frame)
-        if deck == 0:
-            return self.current
-        return None if deck < self._gens[0][0] else self._for(deck)
+    def _route(self, frame: bytes) -> D | None:
+        """The dealer of the deck or shoe ``frame`` belongs to (None: not this phone's)."""
+        raise NotImplementedError
 
     def hello(self) -> list[bytes]:
         return self.current.hello()
-
-    def extend(self, deck: int, upto: int) -> None:
-        """Lock ``deck`` up to position ``upto`` in the background, if the dealer locks."""
-        extend = getattr(self._for(deck), "extend", None)
-        if extend is not None:
-            extend(deck, upto)
-
-    def first_reader(self, frame: bytes) -> int | None:
-        """The seat that computes next on ``frame`` (a relay serves it first), if any."""
-        dealer = self._route(frame)
-        first = getattr(dealer, "first_reader", None)
-        found = first(frame) if first is not None else None
-        return found if isinstance(found, int) else None
 
     @property
     def ready(self) -> bool:
@@ -371,6 +357,52 @@ class Rekeyed:
 
     def has_work(self) -> bool:
         return any(d.has_work() for _, d in self._gens)
+
+
+class Rekeyed(Generations[Dealer]):
+    """A phone's dealers over the match: a player's return sets the table up anew (his
+    old keys died with his phone), with fresh dealers from ``first_deck`` on; the
+    earlier decks stay with the dealers that shuffled them (their audits still come in).
+
+    Frames are routed by the deck they belong to (``deck_of``; set-up frames go to the
+    newest dealer).
+    """
+
+    def __init__(self, dealer: Dealer, first_deck: int = 0) -> None:
+        # A returning phone starts at ``first_deck``: frames of earlier decks (relayed
+        # audits of rounds played without it) are not for it.
+        super().__init__(dealer, first_deck)
+
+    def rekey(self, first_deck: int, dealer: Dealer) -> list[bytes]:
+        """From ``first_deck`` on, deal with ``dealer`` (set up anew): its hello frames."""
+        self._gens.append((first_deck, dealer))
+        return dealer.hello()
+
+    def _for(self, deck: int) -> Dealer:
+        found = self._gens[0][1]
+        for first, dealer in self._gens:
+            if first <= deck:
+                found = dealer
+        return found
+
+    def _route(self, frame: bytes) -> Dealer | None:
+        deck = getattr(self.current, "deck_of", lambda f: 0)(frame)
+        if deck == 0:
+            return self.current
+        return None if deck < self._gens[0][0] else self._for(deck)
+
+    def extend(self, deck: int, upto: int) -> None:
+        """Lock ``deck`` up to position ``upto`` in the background, if the dealer locks."""
+        extend = getattr(self._for(deck), "extend", None)
+        if extend is not None:
+            extend(deck, upto)
+
+    def first_reader(self, frame: bytes) -> int | None:
+        """The seat that computes next on ``frame`` (a relay serves it first), if any."""
+        dealer = self._route(frame)
+        first = getattr(dealer, "first_reader", None)
+        found = first(frame) if first is not None else None
+        return found if isinstance(found, int) else None
 
     def work(self) -> list[bytes]:
         for _, d in self._gens:

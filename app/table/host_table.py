@@ -16,7 +16,6 @@ with the time left, runs the match's timers on the injected clock and drops link
 
 from __future__ import annotations
 
-import queue
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -55,6 +54,7 @@ from app.table.host_book import (
 from app.table.host_sequencer import blockers, step
 from app.table.limits import FrameBudget, frame_deck
 from app.table.lobby import HostLobby, Notice
+from app.table.lobby_shell import LobbyShell
 from app.table.messages import (
     Act,
     Begin,
@@ -77,7 +77,7 @@ BACKGROUND_BYTES_PER_S = 30_000.0
 Bot = Callable[[PhoneMatch], str | None]
 
 
-class HostTable:
+class HostTable(LobbyShell):
     """The host's phone (seat 0): lobby, then the match's sequencer and relay."""
 
     def __init__(
@@ -133,22 +133,6 @@ class HostTable:
     @property
     def seating(self) -> Seating:
         return self.lobby.seating
-
-    @property
-    def address(self) -> str:
-        return self.lobby.address
-
-    @property
-    def notices(self) -> list[Notice]:
-        return self.lobby.notices
-
-    @property
-    def closed(self) -> bool:
-        return self.lobby.closed
-
-    @property
-    def inbox(self) -> queue.Queue[Any]:
-        return self.lobby.inbox
 
     @property
     def silence_limit(self) -> float:
@@ -216,10 +200,6 @@ class HostTable:
             if seat not in (skip, first) and other is not None:
                 self.send(other, frame)
 
-    def link_of(self, seat: int) -> Link | None:
-        """The link of the guest at ``seat`` (None for the host or a disconnected seat)."""
-        return self.lobby.link_of(seat)
-
     def set_options(self, options: Options) -> None:
         """Change the options (before the match) and tell everyone."""
         self.lobby.set_options(options)
@@ -286,12 +266,8 @@ class HostTable:
     def step_links(self, wait: float = 0.0) -> None:
         """Only the links' events and the due timers: the dealer's own work waits (a
         phone busy elsewhere, in tests)."""
-        due = self.timers.next_in()
-        self.lobby.step(wait if due is None else min(wait, due))
-        for name in self.timers.due():
-            if name == "pace":
-                continue  # (it only wakes the loop: ``step`` sends what is due)
-            if self.timers.remaining(name) is None:  # (not re-armed by an earlier one)
+        for name in self._expired(wait):
+            if name != "pace":  # (it only wakes the loop: ``step`` sends what is due)
                 self._feed(Expired(name))
 
     # -- the lobby's hooks ----------------------------------------------------------------

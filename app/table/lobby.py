@@ -24,7 +24,7 @@ import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic as _monotonic
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.link import (
@@ -464,11 +464,24 @@ class GuestLobby(_Side):
         on_notice: Callable[[Notice], None] | None = None,
     ) -> GuestLobby:
         """Connect to the host at ``address`` and ask for a seat (blocking)."""
+        return cls.join(
+            transport,
+            address,
+            timeout=timeout,
+            player_id=player_id,
+            name=name,
+            lang=lang,
+            clock=clock,
+            on_notice=on_notice,
+        )
+
+    @classmethod
+    def join(cls, transport: Any, address: str, *, timeout: float = 15.0, **kwargs: Any) -> Self:
+        """Connect to the host at ``address`` and ask for a seat (blocking); ``kwargs``
+        go to the constructor (the table shells built on this lobby take more)."""
         inbox: queue.Queue[Any] = LinkInbox()
         link = transport.connect(address, timeout=timeout, inbox=inbox)
-        return cls(
-            link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
-        )
+        return cls(link, inbox, **kwargs)
 
     def _links(self) -> list[Link]:
         return [self.link]

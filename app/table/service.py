@@ -19,7 +19,7 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from app.bluetooth.ids import new_player_id
 from app.rules.table_rules import TableRules
@@ -37,6 +37,17 @@ from app.table.table import DealerFactory, GuestTable, HostTable
 #: a transport: ``listen()`` / ``connect(address, ...)`` (app.bluetooth.link.Transport);
 #: on Android also the set-up calls (permissions, ``state()``, ``paired_devices()``, ...)
 Transport = Any
+
+
+class Sitter(TypedDict):
+    """The keywords every table shell takes for the phone's own player."""
+
+    player_id: str
+    name: str
+    lang: str
+    clock: Clock
+
+
 TransportFactory = Callable[[], Transport]
 OnMain = Callable[[Callable[[], object]], object]
 #: the dealer kinds: ``sra`` (mental poker, the default) and ``open`` (no card secrecy;
@@ -218,6 +229,16 @@ class TableService:
         ``no_secure_dealer`` when there is none (ask before showing a lobby)."""
         return self._dealer()
 
+    def _listener(self, transport: Transport, listen: Callable[[Transport], Any] | None) -> Any:
+        """Listen on ``transport`` (the service's by default) or through ``listen``."""
+        transport = transport or self.transport()
+        return listen(transport) if listen is not None else transport.listen()
+
+    def _sitter(self, name: str, lang: str) -> Sitter:
+        """Who sits down at a table this phone opens or joins (a new player id each
+        time) and the clock the table runs on."""
+        return Sitter(player_id=self._player_id(), name=name, lang=lang, clock=self._clock())
+
     # -- finding, hosting, joining -----------------------------------------------------
     def find_tables(
         self, situation: Situation, on_change: Callable[[], None], transport: Transport = None
@@ -253,14 +274,9 @@ class TableService:
         """
         kind = dealer or self._dealer()
         factory = dealer_factory(kind)
-        transport = transport or self.transport()
-        listener = listen(transport) if listen is not None else transport.listen()
         return HostTable(
-            listener,
-            player_id=self._player_id(),
-            name=name,
-            lang=lang,
-            clock=self._clock(),
+            self._listener(transport, listen),
+            **self._sitter(name, lang),
             dealer_factory=factory,
             options=table_options(Options(rounds=rounds, turn_time=turn_time), kind),
             on_notice=on_notice,
@@ -285,10 +301,7 @@ class TableService:
             transport or self.transport(),
             address,
             timeout=timeout,
-            player_id=self._player_id(),
-            name=name,
-            lang=lang,
-            clock=self._clock(),
+            **self._sitter(name, lang),
             dealer_factory=factory,
             on_notice=on_notice,
         )
@@ -319,14 +332,9 @@ class TableService:
         ``no_secure_dealer`` before listening."""
         kind = dealer or self.dealer()
         factory = shoe_factory(kind)
-        transport = transport or self.transport()
-        listener = listen(transport) if listen is not None else transport.listen()
         return CasinoHost(
-            listener,
-            player_id=self._player_id(),
-            name=name,
-            lang=lang,
-            clock=self._clock(),
+            self._listener(transport, listen),
+            **self._sitter(name, lang),
             shoe_factory=factory,
             rules=rules,
             bet_time=bet_time,
@@ -356,10 +364,7 @@ class TableService:
             transport or self.transport(),
             address,
             timeout=timeout,
-            player_id=self._player_id(),
-            name=name,
-            lang=lang,
-            clock=self._clock(),
+            **self._sitter(name, lang),
             shoe_factory=factory,
             bot=bot,
             on_change=on_change,

@@ -29,44 +29,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from app.table.dealer import DeckVerdict
+from app.table.dealer import DeckVerdict, FrameDealer
 
 
-class ShoeDealer(Protocol):
-    """One seat's side of the shoe protocol (frames are opaque bytes to the table)."""
-
-    seat: int
-
-    def hello(self) -> list[bytes]:
-        """Frames that set the table up (keys, the joint seed); :attr:`ready` once in."""
-        ...
-
-    @property
-    def ready(self) -> bool: ...
-
-    @property
-    def fingerprint(self) -> str:
-        """A short code every screen shows once set up (equal on every honest phone)."""
-        ...
-
-    def leave_out(self, seat: int) -> list[bytes]:
-        """``seat`` left before the set-up finished: set up without him."""
-        ...
-
-    def authenticate(self, frame: bytes) -> None:
-        """Host: check a guest's frame before relaying it
-        (:class:`~app.table.dealer.DealerViolation` names who is to blame)."""
-        ...
-
-    def handle(self, frame: bytes) -> list[bytes]:
-        """Take in a frame from another seat (:class:`~app.table.dealer.DealerViolation`)."""
-        ...
-
-    def has_work(self) -> bool: ...
-
-    def work(self) -> list[bytes]:
-        """One bounded step of background computation; frames to send."""
-        ...
+class ShoeDealer(FrameDealer, Protocol):
+    """One seat's side of the shoe protocol (frames are opaque bytes to the table; the
+    set-up and frame handling as every :class:`~app.table.dealer.FrameDealer`)."""
 
     def start_shoe(self, shoe: int, order: Sequence[int], decks: int) -> list[bytes]:
         """Public event: shoe ``shoe`` of ``decks`` decks is shuffled among ``order``

@@ -28,7 +28,6 @@ import queue
 from collections.abc import Callable
 from typing import Any
 
-from app.bluetooth.link import LinkInbox
 from app.rules.errors import IllegalAction
 from app.table.clock import Clock
 from app.table.dealer import Dealer, OpenDealer
@@ -109,20 +108,6 @@ class GuestTable(GuestLobby):
         self._accused: set[int] = set()  # players my phone caught, for the host to remove
         self._host_owes: object = None  # what my dealer waits for from the host, and since when
         self._asked = 0  # the last round whose deal I asked for (NextRound)
-
-    @classmethod
-    def join(
-        cls,
-        transport: Any,
-        address: str,
-        *,
-        timeout: float = 15.0,
-        **kwargs: Any,
-    ) -> GuestTable:
-        """Connect to the host at ``address`` and ask for a seat (blocking)."""
-        inbox: queue.Queue[Any] = LinkInbox()
-        link = transport.connect(address, timeout=timeout, inbox=inbox)
-        return cls(link, inbox, **kwargs)
 
     def act(self, action: str) -> None:
         """My decision (the host applies it and tells everyone)."""

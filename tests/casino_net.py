@@ -38,13 +38,17 @@ def links(side: Any) -> list[Any]:
 
 
 def quiet(sides: Sequence[Any]) -> bool:
-    """No frame in flight or waiting in an inbox, no link with unsent data: only then
-    may the test move the fake clock (a slow machine must not see time pass while a
-    frame is on its way)."""
+    """No frame in flight or waiting in an inbox, no link with unsent data, no phone
+    with shoe work left: only then may the test move the fake clock (a slow machine must
+    not see time pass while a frame is on its way or a phone computes)."""
     for side in sides:
         if side.closed:
             continue
         if not side.inbox.empty() or any(getattr(k, "buffered", 0) for k in links(side)):
+            return False
+        # a phone still computing its part of a shoe is busy, not idle: on a loaded
+        # machine its steps take longer, and the table's clock must not run meanwhile
+        if side.phone is not None and not side.over and side.phone.dealer.has_work():
             return False
     return not in_flight(sides)
 

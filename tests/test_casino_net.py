@@ -16,7 +16,7 @@ from app.views.casino_net import CasinoNet
 from app.views.casino_vm import present_casino
 
 #: real seconds after which a wait counts as hung (a guard, not a speed target)
-HANG = 60.0
+HANG = 240.0  # as tests/casino_net.py: a loaded CI machine is slow, never this slow
 
 
 def until(cond: Callable[[], bool], what: str) -> None:

@@ -182,7 +182,7 @@ class CasinoHost(LobbyShell, CasinoSide):
 
     def close(self, reason: str = "host_left") -> None:
         """Alias of :meth:`leave` for the shells that close tables."""
-        self.leave()
+        self.leave(reason)
 
     def _send_intent(self, intent: CIntent) -> None:
         self._announce(intent)

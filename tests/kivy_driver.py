@@ -104,3 +104,26 @@ def step_through(app, steps, result: dict, out: Path, finish=None, delay: float 
             Clock.schedule_once(step, delay)
 
     step(0)
+
+
+def start_headless(out: Path, width: int, height: int) -> Path:
+    """In a driver subprocess: a fresh data folder with English prefs for "Zosia", the
+    project and tests/ importable, Kivy headless at ``width`` x ``height``; returns the
+    data folder (for ``TestApp(data_dir=...)``)."""
+    import tempfile
+
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
+    (data_dir / "prefs.json").write_text(
+        json.dumps({"animation_speed": "off", "language": "en", "player_name": "Zosia"})
+    )
+    here = Path(__file__).resolve().parent
+    sys.path.insert(0, str(here.parent))
+    sys.path.insert(0, str(here))
+    from app.views.screenshot import headless_environment
+
+    headless_environment()
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(width))
+    Config.set("graphics", "height", str(height))
+    return data_dir

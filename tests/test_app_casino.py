@@ -27,10 +27,8 @@ played once at 320x480.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -123,19 +121,10 @@ def test_countdown_cheater_and_host_leaving_are_shown(run: dict) -> None:
 
 
 def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the subprocess
-    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
-    (data_dir / "prefs.json").write_text(
-        json.dumps({"animation_speed": "off", "language": "en", "player_name": "Zosia"})
-    )
-    sys.path.insert(0, str(HERE.parents[1]))
     sys.path.insert(0, str(HERE.parent))
-    from app.views.screenshot import headless_environment
+    from kivy_driver import start_headless
 
-    headless_environment()
-    from kivy.config import Config
-
-    Config.set("graphics", "width", "320")
-    Config.set("graphics", "height", "480")
+    data_dir = start_headless(out, 320, 480)
     from casino_fakes import FakeCasinoService, FakeCasinoTable
     from kivy.clock import Clock
     from kivy.core.window import Window

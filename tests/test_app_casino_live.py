@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -123,19 +122,10 @@ class Peer:  # pragma: no cover - runs in the driver
 
 
 def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
-    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=out))
-    (data_dir / "prefs.json").write_text(
-        json.dumps({"animation_speed": "off", "language": "en", "player_name": "Zosia"})
-    )
-    sys.path.insert(0, str(HERE.parents[1]))
     sys.path.insert(0, str(HERE.parent))
-    from app.views.screenshot import headless_environment
+    from kivy_driver import start_headless
 
-    headless_environment()
-    from kivy.config import Config
-
-    Config.set("graphics", "width", "360")
-    Config.set("graphics", "height", "640")
+    data_dir = start_headless(out, 360, 640)
     from kivy.clock import Clock
     from kivy_driver import press, run_steps, tap, wait_for
 

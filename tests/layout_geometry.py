@@ -3,8 +3,9 @@
 What a player sees must fit: every visible button is at least 48 dp in both directions,
 no text is wider (or taller) than its box, no word is broken inside or cut off (the
 rendered lines of the label's texture are compared with its text), and no widget lies
-outside the window (inside a vertical scroll view only the horizontal extent counts:
-the rest is reached by scrolling).
+outside the window (inside a vertical scroll view only the horizontal extent counts,
+inside a row that scrolls sideways only the vertical one: the rest is reached by
+scrolling).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _visible_children(widget: Any, clip: tuple | None) -> Iterator[tuple[Any, tu
     yield widget, clip
     if isinstance(widget, ScrollView):
         x, y = widget.to_window(widget.x, widget.y)
-        clip = (x, y, x + widget.width, y + widget.height)
+        # (a row that scrolls sideways: its fifth item tells which way it is clipped)
+        clip = (x, y, x + widget.width, y + widget.height, not widget.do_scroll_y)
     for child in widget.children:
         yield from _visible_children(child, clip)
 
@@ -84,11 +86,14 @@ def check_tree(root: Any, where: str, window_size: tuple[float, float]) -> list[
         name = f"{where}:{type(w).__name__}"
         x0, y0 = w.to_window(w.x, w.y)
         x1, y1 = x0 + w.width, y0 + w.height
-        if x0 < -SLACK or x1 > ww + SLACK:
+        sideways = clip is not None and clip[4]
+        if not sideways and (x0 < -SLACK or x1 > ww + SLACK):
             problems.append(f"{name} {getattr(w, 'text', '')!r} is outside the window in x")
         elif clip is None and (y0 < -SLACK or y1 > wh + SLACK):
             problems.append(f"{name} {getattr(w, 'text', '')!r} is outside the window in y")
-        elif clip is not None and (x0 < clip[0] - SLACK or x1 > clip[2] + SLACK):
+        elif sideways and (y0 < clip[1] - SLACK or y1 > clip[3] + SLACK):
+            problems.append(f"{name} {getattr(w, 'text', '')!r} sticks out of its row")
+        elif clip is not None and not sideways and (x0 < clip[0] - SLACK or x1 > clip[2] + SLACK):
             problems.append(f"{name} {getattr(w, 'text', '')!r} sticks out of its scroll view")
         if isinstance(w, Button) and (w.width < minimum or w.height < minimum):
             problems.append(f"{name} {w.text!r} is {w.width:.0f}x{w.height:.0f} px, under 48 dp")

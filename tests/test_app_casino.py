@@ -176,8 +176,9 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             rec["problems"].extend(p for p in problems if p not in rec["problems"])
             screen = self.sm.get_screen(self.sm.current)
             if self.sm.current == "casino_table":
+                # (the row of the other boxes' chips scrolls sideways, never the table)
                 rec["scrolls"] = rec["scrolls"] or any(
-                    isinstance(w, ScrollView) for w in screen.walk()
+                    isinstance(w, ScrollView) and w.do_scroll_y for w in screen.walk()
                 )
 
         def home(self):
@@ -203,6 +204,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     "bad_buttons": [],
                     "intents": [],
                     "intents_behind": [],
+                    "in_view": [],
+                    "crowded": False,
                 }
                 current.update(boxes=boxes, clock=FakeClock())
                 yield from self.play(rec, boxes, key == FAULTS)
@@ -261,6 +264,21 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             screen.tick()
             yield
             yield
+
+        def in_view(self, rec: dict, screen, vm) -> None:
+            """Another player's box is in play: on a crowded table its chip is framed
+            and scrolled into the row's view (within a pixel)."""
+            box = next((b.number for b in vm.boxes if b.in_play), None)
+            chip = screen.chips.get(box)
+            if not screen.crowded or chip is None:
+                return
+            rec["crowded"] = True
+            strip = screen.ids.strip
+            x0 = strip.to_window(strip.x, strip.y)[0]
+            cx = chip.to_window(chip.x, chip.y)[0]
+            seen = x0 - 1 <= cx and cx + chip.width <= x0 + strip.width + 1 and chip.current
+            rec["in_view"].append([box, bool(seen), round(strip.scroll_x, 2)])
+            self.check(rec, f"box {box} in play")
 
         def legal_shown(self, rec: dict, screen) -> None:
             """The play buttons shown are exactly the engine's legal actions."""
@@ -346,6 +364,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             self.expect(rec, "side_bet", before)
             yield from self.settle(screen)
             self.check(rec, "bets placed")
+            # the bots take their time: each of their boxes is seen in play
+            table.slow_bots = True
             table.close_bets()
             yield from self.settle(screen)
             self.check(rec, "dealt")
@@ -362,6 +382,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     self.expect(rec, kind, before)
                     continue
                 if not vm.my_turn:
+                    self.in_view(rec, screen, vm)
+                    table.bot_moves()
                     continue
                 self.legal_shown(rec, screen)
                 if not countdown_done:
@@ -376,15 +398,13 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     # the seconds change the turn line only: a finger on a button keeps it
                     rec["buttons_kept"] = screen.buttons["stand"] is stand
                     self.check(rec, "first turn")
-                # split while the hands keep readable cards: at 320x480 seven rows
-                # (the dealer's and six hands) in two columns; beyond that the table
-                # stays on screen with smaller cards (as the one-phone table)
-                rows = len(screen.ids.boxes.children)
-                room = rows < 7 or Window.size[1] > 480
-                kind = "split" if vm.actions.get("split") and room else "stand"
+                kind = "split" if vm.actions.get("split") else "stand"
                 before = len(table.intents)
                 tap(screen.buttons[kind])
                 self.expect(rec, kind, before)
+                if kind == "split":
+                    yield from self.settle(screen)
+                    self.check(rec, "split")
                 if faults and kind == "stand" and "timed_out" not in rec:
                     # the next decision times out: the hand stands for him
                     yield
@@ -394,7 +414,10 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         rec["timed_out"] = screen.vm.message
             yield from self.settle(screen)
             rec["settled"] = screen.vm.stage == "settled"
-            rec["rows"] = len(screen.ids.boxes.children)
+            ids = screen.ids
+            rec["rows"] = len(ids.boxes.children) + len(ids.dealer.children) + len(screen.chips)
+            rec["big"] = sorted({r.title.split(" · ")[0].split(",")[0] for r in ids.boxes.children})
+            rec["chip_behind"] = screen.chips[2].detail if 2 in screen.chips else ""
             self.check(rec, "settled")
             if faults:
                 rec.setdefault("timed_out", "")

@@ -74,6 +74,8 @@ class LocalCasinoTable:
         self.next_shoe = 0.0
         #: what the screen sent, in order: ("take_box", n), ("act", Action), ...
         self.intents: list[tuple[str, Any]] = []
+        #: the bots decide only when :meth:`bot_moves` says so (tests, demos)
+        self.slow_bots = False
         self._lock = threading.Lock()
 
     # -- the CasinoTable interface ---------------------------------------------------------
@@ -229,14 +231,23 @@ class LocalCasinoTable:
                 self.round = self.round.apply(legal[0].action(legal[0].min_amount))[0]
                 return
 
-    def _run_bots(self) -> None:
+    def bot_moves(self, moves: int = 1) -> None:
+        """The bots make their next ``moves`` decisions (with ``slow_bots``: a table
+        where the others take their time, so a bot's box is seen in play)."""
+        self._run_bots(moves)
+        self._changed()
+
+    def _run_bots(self, moves: int | None = None) -> None:
         r = self.round
         assert r is not None
-        while r.phase.value not in ("betting", "settled"):
+        if moves is None and self.slow_bots:
+            moves = 0
+        while r.phase.value not in ("betting", "settled") and moves != 0:
             waiting = r.waiting_for()
             bots = [p for p in waiting if p != self.me]
             if not bots:
                 break
+            moves = None if moves is None else moves - 1
             legal = r.legal_actions(bots[0])
             hand = r.current if r.current is not None else r.box_hands(legal[0].box or 1)[0]
             up_total = view_for(r, bots[0]).dealer_total  # what a bot sees of the dealer

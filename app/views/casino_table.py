@@ -3,8 +3,12 @@ dealer, whose turn it is with its countdown, every player's chips, and this play
 legal actions. The screen renders :func:`app.views.casino_vm.present_casino` of the
 table's snapshot and sends intents to the table (``app.controllers["casino"]``, a
 :class:`app.views.casino_net.CasinoNet`); the engine copy on this phone decides what
-is legal. The whole table fits the window without scrolling, as the one-phone table
-does: its hand rows, fitting and action rows are :mod:`app.views.bj_table`'s.
+is legal. The table fits the window without scrolling up or down: while every hand
+keeps readable cards it shows them all as the one-phone table does (its hand rows,
+fitting and action rows are :mod:`app.views.bj_table`'s); on a crowded table (a
+small phone, seven boxes, split hands) the player's own boxes stay big below the
+dealer and the other boxes become compact chips in a row that scrolls sideways to
+the box in play (:func:`focus_boxes`).
 """
 
 from __future__ import annotations
@@ -12,31 +16,48 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.metrics import dp
-from kivy.properties import NumericProperty, ObjectProperty, StringProperty
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 
+from app.cards import Card
 from app.i18n import N_, _
 from app.views.base import BaseScreen
 from app.views.bj_table import (
     BOX_FONT,
+    CARD_LEAST,
+    ROW_EXTRA,
     action_grid,
     bet_widgets,
     box_rows,
     fit_rows,
+    hand_detail,
+    hands_grid,
     named_button,
     prompt_widgets,
     show_hand,
     side_bet_row,
 )
 from app.views.bj_vm import HandVM, chips
+from app.views.cardtex import SUIT_SYMBOLS, rank_text
 from app.views.casino_vm import CasinoBoxVM, CasinoVM, action_for, present_casino
+from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+#: a chip of another box on a crowded table: its width (more for a long hand), the
+#: height of its title and detail lines and of each hand's line
+CHIP_WIDTH, CHIP_WIDEST = dp(116), dp(196)
+CHIP_LINE, CHIP_HAND = dp(17), dp(20)
+#: the dealer's row on a crowded table: readable cards and no more
+DEALER_ROW = CARD_LEAST + ROW_EXTRA
+#: between the dealer's row, the chips and the player's own hands
+AREA_SPACING = dp(4)
 
 
 def box_button_text(box: CasinoBoxVM) -> str:
@@ -50,7 +71,130 @@ def box_button_text(box: CasinoBoxVM) -> str:
     'Box 3\\nOla\\n30'
     """
     text = _("Box {n}").format(n=box.number) + "\n" + (box.owner or _("free"))
-    return text + (f"\n{chips(box.staked)}" if box.staked else "")
+    if not box.staked:
+        return text
+    if box.behind_staked:  # the owner's bet + the bets behind it
+        own = chips(box.staked - box.behind_staked)
+        return text + f"\n{own} + {chips(box.behind_staked)}"
+    return text + f"\n{chips(box.staked)}"
+
+
+def cards_text(cards: tuple[int, ...]) -> str:
+    """A hand's cards as their indices and suits ("10♣ 7♥"; a face-down card is "?").
+
+    >>> cards_text((Card.parse("Tc").code, Card.parse("7h").code))
+    '10♣ 7♥'
+    """
+    out = []
+    for code in cards:
+        if 0 <= code < 52:
+            card = Card.from_code(code)
+            out.append(rank_text(card.rank) + SUIT_SYMBOLS[card.suit])
+        else:
+            out.append("?")
+    return " ".join(out)
+
+
+def chip_lines(box: CasinoBoxVM) -> tuple[str, tuple[str, ...], str]:
+    """A box as a compact chip: its title, one line per hand (the hand in play marked)
+    and the stakes on it (everyone's, the bets behind included) or, once settled, the
+    results (the player's own when he has a stake on it).
+
+    >>> from fractions import Fraction
+    >>> h = HandVM(1, (Card.parse("Tc").code, Card.parse("7h").code), "17", "", "Ola 10 · You 5",
+    ...            "", True)
+    >>> b = CasinoBoxVM(2, "Ola", False, (h,), "You 5", Fraction(15), Fraction(5), None,
+    ...                 True, False, False, True)
+    >>> chip_lines(b)
+    ('Box 2 · Ola', ('▶ 10♣ 7♥ · 17',), 'Ola 10 · You 5')
+    """
+    title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
+    hands = tuple(
+        ("▶ " if h.current else "") + cards_text(h.cards) + " · " + h.total for h in box.hands
+    )
+    results = [hand_detail(h.result, "", "", _("You")) for h in box.hands if h.result]
+    if results:
+        detail = " · ".join(dict.fromkeys(line for r in results for line in r.split("\n")))
+    else:
+        detail = " · ".join(dict.fromkeys(h.stakes for h in box.hands if h.stakes))
+    return title, hands, detail
+
+
+def focus_boxes(
+    boxes: tuple[CasinoBoxVM, ...], readable: Any, crowded: bool = False, prefer: int = 0
+) -> tuple[tuple[CasinoBoxVM, ...], tuple[CasinoBoxVM, ...]]:
+    """The boxes shown as big hand rows and those shown as chips. ``readable(n,
+    crowded)`` says whether ``n`` hand rows keep readable cards (``crowded``: beside
+    the dealer's own row and the chips). Every box is big while all fit with the
+    dealer (and the table was not ``crowded`` already this round); else the player's
+    own boxes (or those he bet behind, or the box in play), and when even they do
+    not fit, the one of them in play (else box ``prefer``, else the first).
+
+    >>> from fractions import Fraction
+    >>> h = HandVM(1, (1, 2), "5", "", "", "", False)
+    >>> def box(n, mine, in_play=False):
+    ...     return CasinoBoxVM(n, "x", mine, (h,), "", Fraction(10), Fraction(10 * mine),
+    ...                        None, not mine, False, False, in_play)
+    >>> bs = (box(1, True), box(2, False, True), box(3, True))
+    >>> [[b.number for b in part] for part in focus_boxes(bs, lambda n, c: n <= 4)]
+    [[1, 2, 3], []]
+    >>> [[b.number for b in part] for part in focus_boxes(bs, lambda n, c: n <= 2)]
+    [[1, 3], [2]]
+    >>> [[b.number for b in part] for part in focus_boxes(bs, lambda n, c: n <= 1)]
+    [[1], [2, 3]]
+    """
+    played = tuple(b for b in boxes if b.hands)
+
+    def rows(part: tuple[CasinoBoxVM, ...]) -> int:
+        return sum(len(b.hands) for b in part)
+
+    if not crowded and readable(1 + rows(played), False):  # the dealer and every hand
+        return played, ()
+    focus = (
+        tuple(b for b in played if b.mine)
+        or tuple(b for b in played if b.my_stake)
+        or tuple(b for b in played if b.in_play)
+        or played[:1]
+    )
+    if len(focus) > 1 and not readable(rows(focus), True):
+        focus = (
+            tuple(b for b in focus if b.in_play)
+            or tuple(b for b in focus if b.number == prefer)
+            or focus[:1]
+        )
+    return focus, tuple(b for b in played if b not in focus)
+
+
+class CasinoBoxChip(BoxLayout):
+    """Another box on a crowded table: its owner, each hand's cards and total, and
+    the stakes on it (the bets behind included) or the results; framed while it is
+    in play."""
+
+    title = StringProperty("")
+    hands_text = StringProperty("")
+    hand_lines = NumericProperty(1)
+    detail = StringProperty("")
+    current = BooleanProperty(False)
+
+
+def chip_width(title: str, hands: tuple[str, ...]) -> float:
+    """A chip wide enough for its longest line at its usual font (within bounds)."""
+    longest = max((len(t) for t in (title, *hands)), default=0)
+    return float(min(CHIP_WIDEST, max(CHIP_WIDTH, dp(7.4) * theme.font_scale * longest)))
+
+
+class Room(NamedTuple):
+    """The room a group of rows is fitted in."""
+
+    width: float
+    height: float
+
+
+def chips_height(boxes: tuple[CasinoBoxVM, ...]) -> float:
+    """The height of the row of chips: its title and detail lines and the most hands
+    of a box."""
+    most = max((len(b.hands) for b in boxes), default=1)
+    return float((2 * CHIP_LINE + most * CHIP_HAND) * theme.font_scale + dp(10))
 
 
 class CasinoScreen(BaseScreen):
@@ -89,6 +233,9 @@ class CasinoTableScreen(CasinoScreen):
     #: a cheater named by the audit and the newest table message, and their lines
     alert_text = StringProperty("")
     alert_lines = NumericProperty(2)
+    #: a crowded table: the player's own boxes as rows, the others as chips
+    crowded = BooleanProperty(False)
+    strip_height = NumericProperty(0)
     #: the clock the deadlines are read on (the table's; tests inject their own)
     clock = staticmethod(time.monotonic)
 
@@ -97,6 +244,10 @@ class CasinoTableScreen(CasinoScreen):
         #: the buttons now on screen by name ("hit", "box3", "chip10", "take3", ...)
         self.buttons: dict[str, Any] = {}
         self._row_pool: list[Any] = []
+        #: the chips of the other boxes on a crowded table, by box number
+        self.chips: dict[int, CasinoBoxChip] = {}
+        self._focus_shown: tuple[int, ...] = ()
+        self._crowded_round = False
         self._seconds: int | None = None
         self._was_my_turn = False
         #: how many times the player was told it is his turn (tests)
@@ -183,9 +334,14 @@ class CasinoTableScreen(CasinoScreen):
     def _render_boxes(self, vm: CasinoVM) -> None:
         area = self.ids.boxes
         area.clear_widgets()
+        self.ids.dealer.clear_widgets()
+        self.ids.others.clear_widgets()
+        self.chips = {}
+        self.crowded, self.strip_height = False, 0
         if vm.over:  # the table has ended: its message and the player's chips say all
             return
         if self._betting(vm):
+            self._crowded_round = False  # a new round decides again
             choosable = [b.number for b in vm.boxes if b.bet_range or b.can_leave]
             if self.selected_box not in choosable:
                 self.selected_box = choosable[0] if choosable else 0
@@ -205,20 +361,76 @@ class CasinoTableScreen(CasinoScreen):
                 area.add_widget(b)
             self._fit_trigger()
             return
+        self._render_hands(vm)
+
+    def _room(self) -> tuple[float, float]:
+        """The room of the hands as it is while the player decides and once the round
+        is settled (a row of actions, three lines of result and turn, the side bet):
+        the table does not change its layout as the turn goes round."""
+        ids = self.ids
+        now = ids.controls.height + ids.turn.height + ids.side_bet.height
+        scale = theme.font_scale
+        steady = theme.touch + sp(14) * scale * (1.4 * 3 + 0.3) + sp(13) * scale * 1.4
+        return ids.area.width, ids.area.height + now - max(now, steady)
+
+    def _readable(self, rows: int, crowded: bool, strip: float = 0) -> bool:
+        """``rows`` hand rows keep readable cards in the room the table leaves them
+        (``crowded``: below the dealer's own row and the chips of height ``strip``)."""
+        width, height = self._room()
+        if crowded:
+            height -= DEALER_ROW + 2 * AREA_SPACING + strip
+        spacing = self.ids.boxes.spacing[1]
+        return bool(hands_grid(rows, width, height, spacing)[1] - ROW_EXTRA >= CARD_LEAST)
+
+    def _focus(self, vm: CasinoVM) -> tuple[tuple[CasinoBoxVM, ...], tuple[CasinoBoxVM, ...]]:
+        strip = chips_height(vm.boxes)
+        return focus_boxes(
+            vm.boxes,
+            lambda n, crowded: self._readable(n, crowded, strip),
+            crowded=self._crowded_round,
+            prefer=self._focus_shown[0] if len(self._focus_shown) == 1 else 0,
+        )
+
+    def _render_hands(self, vm: CasinoVM) -> None:
+        """The dealer and the hands: every box as hand rows while they all keep
+        readable cards, else the player's own boxes as rows and the others as chips."""
+        area, dealer_box, strip = self.ids.boxes, self.ids.dealer, self.ids.others
+        area.clear_widgets()
+        dealer_box.clear_widgets()
+        strip.clear_widgets()
+        self.chips = {}
+        big, small = self._focus(vm)
+        self.crowded = bool(small)
+        # once crowded, the round stays so (a message or a split does not flip it back)
+        self._crowded_round = self._crowded_round or self.crowded
+        self._focus_shown = tuple(b.number for b in big)
         rows = iter(self._row_pool)
         area.cols = 1
         four_colour = self.app.prefs.four_colour_deck
         if vm.dealer_cards:
-            # the dealer is the first row: on a crowded table he takes the place a
-            # second column leaves free instead of a row of his own above the boxes
+            # the dealer is the first row: on a table whose hands all fit he takes the
+            # place a second column leaves free; on a crowded one he has his own row
             row = next(rows, None) or self._pooled()
             dealer = HandVM(0, vm.dealer_cards, vm.dealer_total, "", "", "", False)
             show_hand(row, dealer, _("Dealer"), "", four_colour)
-            area.add_widget(row)
-        for hand, title, detail in box_rows(vm.boxes):
+            (dealer_box if self.crowded else area).add_widget(row)
+        for hand, title, detail in box_rows(big):
             row = next(rows, None) or self._pooled()
             show_hand(row, hand, title, detail, four_colour)
             area.add_widget(row)
+        self.strip_height = chips_height(small) if small else 0
+        for box in small:
+            title, hands, detail = chip_lines(box)
+            chip = CasinoBoxChip(
+                title=title,
+                hands_text="\n".join(hands),
+                hand_lines=len(hands),
+                detail=detail,
+                current=box.in_play,
+                width=chip_width(title, hands),
+            )
+            self.chips[box.number] = chip
+            strip.add_widget(chip)
         self._fit_trigger()
 
     def _pooled(self) -> Any:
@@ -227,9 +439,27 @@ class CasinoTableScreen(CasinoScreen):
         return row
 
     def fit_hands(self) -> None:
-        """Every box or hand in the room the screen leaves them (no scrolling)."""
-        if self.vm is not None:
-            fit_rows(self.ids.boxes, self.ids.area, self._betting(self.vm))
+        """Every box or hand in the room the screen leaves them (no scrolling up or
+        down); the chip of the box in play scrolled into view."""
+        vm = self.vm
+        if vm is None:
+            return
+        betting = self._betting(vm)
+        shown = tuple(b.number for b in self._focus(vm)[0])
+        if not betting and not vm.over and shown != self._focus_shown:
+            self._render_hands(vm)  # the room changed: more or fewer boxes fit
+            return
+        area = self.ids.area
+        room = Room(area.width, area.height)
+        if self.crowded and not betting:
+            rest = area.height - DEALER_ROW - 2 * AREA_SPACING - self.strip_height
+            room = Room(area.width, rest)
+            fit_rows(self.ids.dealer, Room(area.width, DEALER_ROW), False)
+        fit_rows(self.ids.boxes, room, betting)
+        playing = next((b for b in vm.boxes if b.in_play), None)
+        chip = self.chips.get(playing.number) if playing is not None else None
+        if chip is not None and chip.parent is not None:
+            self.ids.strip.scroll_to(chip, padding=dp(8), animate=False)
 
     def _render_controls(self, vm: CasinoVM) -> None:
         box = self.ids.controls

@@ -91,6 +91,8 @@ class CasinoBoxVM:
     can_take: bool  # a free box this player may sit down at
     can_leave: bool  # his own box, no bet on it yet
     in_play: bool  # the hand in play is on this box
+    #: the original bets behind the box, everybody's together (0 for none)
+    behind_staked: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,7 @@ def _box(
     owner = s.boxes.get(number)
     hands: tuple[HandVM, ...] = ()
     behind: list[str] = []
-    staked = mine = Fraction(0)
+    staked = mine = behind_staked = Fraction(0)
     in_play = False
     if r is not None:
         seen = view_for(r, s.me)
@@ -249,6 +251,7 @@ def _box(
         if box_hands:
             for st in box_hands[0].stakes[1:]:
                 behind.append(f"{name_of(s, st.player)} {chips(st.total)}")
+                behind_staked += st.amount if st.original else 0
     between = s.stage in BETWEEN_ROUNDS and (r is None or r.phase.value in ("betting", "settled"))
     return CasinoBoxVM(
         number=number,
@@ -263,6 +266,7 @@ def _box(
         can_take=owner is None and between,
         can_leave=owner == s.me and between and not (r is not None and r.box_hands(number)),
         in_play=in_play,
+        behind_staked=behind_staked,
     )
 
 

@@ -558,6 +558,11 @@ def _casino_turn(app: Blu21App) -> Generator[None, None, Any]:
     yield
     press(lobby.ids.start)
     table = app.screen("casino_table")
+    for _ in range(300):  # the table starts on its worker thread
+        yield
+        lobby.tick()
+        if app.sm.current == "casino_table":
+            break
     yield
     table.clock = net.table.clock.now
     table.tick()

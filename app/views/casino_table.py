@@ -197,6 +197,30 @@ def chips_height(boxes: tuple[CasinoBoxVM, ...]) -> float:
     return float((2 * CHIP_LINE + most * CHIP_HAND) * theme.font_scale + dp(10))
 
 
+def scroll_to_chip(
+    chips: list[tuple[int, float]], box: int, view: float, spacing: float
+) -> float:
+    """The ``scroll_x`` that centres box ``box``'s chip in a row ``view`` wide of
+    ``chips`` ((box, width) in order), computed from the widths, not from a layout
+    that may not have run yet.
+
+    >>> scroll_to_chip([(2, 100), (4, 100), (5, 100)], 5, 150, 0)
+    1.0
+    >>> scroll_to_chip([(2, 100), (4, 100), (5, 100)], 4, 150, 0)
+    0.5
+    """
+    content = sum(w for _n, w in chips) + spacing * (len(chips) - 1)
+    if content <= view:
+        return 0.0
+    x = 0.0
+    for number, width in chips:
+        if number == box:
+            centre = x + width / 2
+            return float(min(1.0, max(0.0, (centre - view / 2) / (content - view))))
+        x += width + spacing
+    return 0.0
+
+
 class CasinoScreen(BaseScreen):
     """A screen of the casino table (``app.controllers["casino"]``), following it from
     a Kivy ``Clock`` event while it is shown (:meth:`tick`)."""
@@ -371,7 +395,7 @@ class CasinoTableScreen(CasinoScreen):
         now = ids.controls.height + ids.turn.height + ids.side_bet.height
         scale = theme.font_scale
         steady = theme.touch + sp(14) * scale * (1.4 * 3 + 0.3) + sp(13) * scale * 1.4
-        return ids.area.width, ids.area.height + now - max(now, steady)
+        return ids.area.width, ids.area.height + now - steady
 
     def _readable(self, rows: int, crowded: bool, strip: float = 0) -> bool:
         """``rows`` hand rows keep readable cards in the room the table leaves them
@@ -440,7 +464,7 @@ class CasinoTableScreen(CasinoScreen):
 
     def fit_hands(self) -> None:
         """Every box or hand in the room the screen leaves them (no scrolling up or
-        down); the chip of the box in play scrolled into view."""
+        down); the chip of the box in play (else the player's) scrolled into view."""
         vm = self.vm
         if vm is None:
             return
@@ -456,10 +480,18 @@ class CasinoTableScreen(CasinoScreen):
             room = Room(area.width, rest)
             fit_rows(self.ids.dealer, Room(area.width, DEALER_ROW), False)
         fit_rows(self.ids.boxes, room, betting)
-        playing = next((b for b in vm.boxes if b.in_play), None)
-        chip = self.chips.get(playing.number) if playing is not None else None
-        if chip is not None and chip.parent is not None:
-            self.ids.strip.scroll_to(chip, padding=dp(8), animate=False)
+        # the box in play, else (the round settled) the first chip with his money on it
+        playing = next((b.number for b in vm.boxes if b.in_play), None) or next(
+            (b.number for b in vm.boxes if b.my_stake and b.number in self.chips), None
+        )
+        if playing in self.chips:
+            strip = self.ids.strip
+            strip.scroll_x = scroll_to_chip(
+                [(n, c.width) for n, c in self.chips.items()],
+                playing,
+                strip.width,
+                self.ids.others.spacing,
+            )
 
     def _render_controls(self, vm: CasinoVM) -> None:
         box = self.ids.controls

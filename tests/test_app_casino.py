@@ -24,6 +24,8 @@ played once at 320x480. The player splits every pair he is dealt: at 320x480 sev
 boxes with split hands crowd the table (its own boxes stay big, the others become
 chips in a row that scrolls sideways); the bots take their time (``slow_bots``), so
 every other box is seen in play and its chip must be framed and scrolled into view.
+In one run (``RESPLIT``) the player's first box is split into four hands: the hands
+that keep big cards stay rows, from the one in play on, the others go to its chip.
 With ``BLU21_CASINO_SHOTS=/tmp/DIR`` every checked state is also saved as a PNG.
 """
 
@@ -53,6 +55,8 @@ MATRIX: list[tuple[tuple[int, int], str, int]] = [
 ]
 #: the run that also names a cheater, times the player out and loses its host
 FAULTS = "320x480:en:4"
+#: the run whose first box is split into four hands (three more eights come)
+RESPLIT = "320x480:en:7"
 #: the bots' boxes and the player's, by boxes taken
 SEATS = {2: ((2,), (1,)), 4: ((2, 4, 5), (1,)), 7: ((2, 4, 5, 6, 7), (1, 3))}
 BOTS = ("Ola", "Jürgen", "Małgorzata", "Ann", "Bruno")
@@ -94,6 +98,16 @@ def test_a_crowded_table_keeps_own_boxes_big_and_the_box_in_play_in_view(run: di
             assert len(r["big"]) == 1 and r["big"][0].endswith("3"), (key, r["big"])
             you = {"en": "You", "de": "Du", "pl": "Ty"}[key.split(":")[1]]
             assert r["chip_behind"].startswith(you + ":"), (key, r["chip_behind"])
+        if key == RESPLIT:
+            # box 1 split into four: two hands stay big from the one in play on, its
+            # other hands are on its chip with their numbers
+            windows = r["window"]
+            assert windows and all(len(rows) == 2 for rows, _chip in windows), windows
+            assert windows[-1] == [
+                ["Box 1, hand 3", "Box 1, hand 4"],
+                windows[-1][1],
+            ] and windows[-1][1].startswith("1: "), windows
+            assert "\n2: " in windows[-1][1], windows
         elif not key.startswith("320x480"):
             # the dealer and every hand keep readable cards: no chips
             assert not r["crowded"] and r["in_view"] == [], key
@@ -173,7 +187,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             names,
             options.get("rules", EUROPEAN),  # a guest sits at the host's rules
             {b: f"b{i}" for i, b in enumerate(bots)},
-            prefix=" ".join([*firsts, "6d", *seconds]),
+            prefix=" ".join([*firsts, "6d", *seconds, *current["more"]]),
             clock=current["clock"],
             on_change=on_change,
             threaded=True,
@@ -224,16 +238,18 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     "intents": [],
                     "intents_behind": [],
                     "in_view": [],
+                    "window": [],
                     "crowded": False,
                 }
-                current.update(boxes=boxes, clock=FakeClock())
+                more = ("8c", "8d", "8h") if key == RESPLIT else ()
+                current.update(boxes=boxes, clock=FakeClock(), more=more)
                 yield from self.play(rec, boxes, key == FAULTS)
                 self.home()
                 yield
             if not only or only == "join":
                 Window.size = PHONE
                 self.update_prefs(language="en")
-                current.update(boxes=2, clock=FakeClock())
+                current.update(boxes=2, clock=FakeClock(), more=())
                 result["join"] = rec = {"key": "join", "problems": [], "scrolls": False}
                 yield from self.join(rec)
                 self.home()
@@ -283,6 +299,16 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             screen.tick()
             yield
             yield
+
+        def window(self, rec: dict, screen) -> None:
+            """The player's box split into more hands than keep big cards: the rows
+            shown and the chip with its other hands."""
+            chip = screen.chips.get(1)
+            if screen._focus_shown == (1,) and chip is not None:
+                titles = [r.title for r in reversed(screen.ids.boxes.children)]
+                if [titles, chip.hands_text] not in rec["window"]:
+                    rec["window"].append([titles, chip.hands_text])
+                    self.check(rec, f"window {len(rec['window'])}")
 
         def in_view(self, rec: dict, screen, vm) -> None:
             """Another player's box is in play: on a crowded table its chip is framed
@@ -405,6 +431,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                     table.bot_moves()
                     continue
                 self.legal_shown(rec, screen)
+                self.window(rec, screen)
                 if not countdown_done:
                     countdown_done = True
                     rec["countdown"] = [vm.turn.rsplit(" ", 2)[-2] + " s"]
@@ -423,7 +450,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 self.expect(rec, kind, before)
                 if kind == "split":
                     yield from self.settle(screen)
-                    self.check(rec, "split")
+                    self.check(rec, f"split {len(rec['intents'])}")
+                    self.window(rec, screen)
                 if faults and kind == "stand" and "timed_out" not in rec:
                     # the next decision times out: the hand stands for him
                     yield

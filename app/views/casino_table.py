@@ -14,6 +14,7 @@ the box in play (:func:`focus_boxes`).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -95,10 +96,25 @@ def cards_text(cards: tuple[int, ...]) -> str:
     return " ".join(out)
 
 
-def chip_lines(box: CasinoBoxVM) -> tuple[str, tuple[str, ...], str]:
-    """A box as a compact chip: its title, one line per hand (the hand in play marked)
-    and the stakes on it (everyone's, the bets behind included) or, once settled, the
-    results (the player's own when he has a stake on it).
+def paired(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """A chip's hand lines: one a line for one or two hands, two a line for three or
+    four (the chips' row stays two hands tall).
+
+    >>> paired(("a", "b", "c"))
+    ('a   b', 'c')
+    """
+    if len(lines) <= 2:
+        return lines
+    return tuple("   ".join(lines[i : i + 2]) for i in range(0, len(lines), 2))
+
+
+def chip_lines(
+    box: CasinoBoxVM, numbers: tuple[int, ...] = ()
+) -> tuple[str, tuple[str, ...], str]:
+    """A box as a compact chip: its title, one line per hand (the hand in play marked;
+    numbered when there are more than two or when ``numbers`` say which of the box's
+    hands these are) and the stakes on it (everyone's, the bets behind included) or,
+    once settled, the results (the player's own when he has a stake on it).
 
     >>> from fractions import Fraction
     >>> h = HandVM(1, (Card.parse("Tc").code, Card.parse("7h").code), "17", "", "Ola 10 · You 5",
@@ -110,11 +126,21 @@ def chip_lines(box: CasinoBoxVM) -> tuple[str, tuple[str, ...], str]:
     """
     title = _("Box {n}").format(n=box.number) + f" · {box.owner}"
     hands = tuple(
-        ("▶ " if h.current else "") + cards_text(h.cards) + " · " + h.total for h in box.hands
+        ("▶ " if h.current else "")
+        + (f"{i}: " if numbers or len(box.hands) > 2 else "")
+        + cards_text(h.cards)
+        + " · "
+        + h.total
+        for i, h in zip(numbers or range(1, len(box.hands) + 1), box.hands, strict=True)
     )
     results = [hand_detail(h.result, "", "", _("You")) for h in box.hands if h.result]
-    if results:
-        detail = " · ".join(dict.fromkeys(line for r in results for line in r.split("\n")))
+    if results:  # (a name said once for its hands in a row: "You: lost (-10) · won (+10)")
+        out, last = [], ""
+        for line in (line for r in results for line in r.split("\n")):
+            name, colon, rest = line.partition(": ")
+            out.append(rest if colon and name == last else line)
+            last = name if colon else ""
+        detail = " · ".join(out)
     else:
         detail = " · ".join(dict.fromkeys(h.stakes for h in box.hands if h.stakes))
     return title, hands, detail
@@ -177,9 +203,10 @@ class CasinoBoxChip(BoxLayout):
     current = BooleanProperty(False)
 
 
-def chip_width(title: str, hands: tuple[str, ...]) -> float:
-    """A chip wide enough for its longest line at its usual font (within bounds)."""
-    longest = max((len(t) for t in (title, *hands)), default=0)
+def chip_width(title: str, hands: tuple[str, ...], detail: str = "") -> float:
+    """A chip wide enough for its longest line at its usual font (within bounds; the
+    detail's font is smaller)."""
+    longest = max(len(t) for t in (title, *paired(hands), detail[: len(detail) * 5 // 6]))
     return float(min(CHIP_WIDEST, max(CHIP_WIDTH, dp(7.4) * theme.font_scale * longest)))
 
 
@@ -193,7 +220,7 @@ class Room(NamedTuple):
 def chips_height(boxes: tuple[CasinoBoxVM, ...]) -> float:
     """The height of the row of chips: its title and detail lines and the most hands
     of a box."""
-    most = max((len(b.hands) for b in boxes), default=1)
+    most = min(2, max((len(b.hands) for b in boxes), default=1))
     return float((2 * CHIP_LINE + most * CHIP_HAND) * theme.font_scale + dp(10))
 
 
@@ -272,6 +299,9 @@ class CasinoTableScreen(CasinoScreen):
         self.chips: dict[int, CasinoBoxChip] = {}
         self._focus_shown: tuple[int, ...] = ()
         self._crowded_round = False
+        #: the player's box shown big when only one of his boxes fits (kept while
+        #: the others play and once settled)
+        self._focus_box = 0
         self._seconds: int | None = None
         self._was_my_turn = False
         #: how many times the player was told it is his turn (tests)
@@ -365,7 +395,7 @@ class CasinoTableScreen(CasinoScreen):
         if vm.over:  # the table has ended: its message and the player's chips say all
             return
         if self._betting(vm):
-            self._crowded_round = False  # a new round decides again
+            self._crowded_round, self._focus_box = False, 0  # a new round decides again
             choosable = [b.number for b in vm.boxes if b.bet_range or b.can_leave]
             if self.selected_box not in choosable:
                 self.selected_box = choosable[0] if choosable else 0
@@ -388,13 +418,15 @@ class CasinoTableScreen(CasinoScreen):
         self._render_hands(vm)
 
     def _room(self) -> tuple[float, float]:
-        """The room of the hands as it is while the player decides and once the round
-        is settled (a row of actions, three lines of result and turn, the side bet):
+        """The room of the hands as it is while the player decides (a row of actions,
+        the turn line, the side bet) or once the round is settled (three lines):
         the table does not change its layout as the turn goes round."""
         ids = self.ids
         now = ids.controls.height + ids.turn.height + ids.side_bet.height
         scale = theme.font_scale
-        steady = theme.touch + sp(14) * scale * (1.4 * 3 + 0.3) + sp(13) * scale * 1.4
+        turn = sp(14) * scale
+        deciding = theme.touch + turn * (1.4 + 0.3) + sp(13) * scale * 1.4
+        steady = max(deciding, turn * (1.4 * 3 + 0.3))
         return ids.area.width, ids.area.height + now - steady
 
     def _readable(self, rows: int, crowded: bool, strip: float = 0) -> bool:
@@ -412,7 +444,7 @@ class CasinoTableScreen(CasinoScreen):
             vm.boxes,
             lambda n, crowded: self._readable(n, crowded, strip),
             crowded=self._crowded_round,
-            prefer=self._focus_shown[0] if len(self._focus_shown) == 1 else 0,
+            prefer=self._focus_box,
         )
 
     def _render_hands(self, vm: CasinoVM) -> None:
@@ -428,6 +460,8 @@ class CasinoTableScreen(CasinoScreen):
         # once crowded, the round stays so (a message or a split does not flip it back)
         self._crowded_round = self._crowded_round or self.crowded
         self._focus_shown = tuple(b.number for b in big)
+        if len(big) == 1 and self.crowded:
+            self._focus_box = big[0].number
         rows = iter(self._row_pool)
         area.cols = 1
         four_colour = self.app.prefs.four_colour_deck
@@ -438,24 +472,53 @@ class CasinoTableScreen(CasinoScreen):
             dealer = HandVM(0, vm.dealer_cards, vm.dealer_total, "", "", "", False)
             show_hand(row, dealer, _("Dealer"), "", four_colour)
             (dealer_box if self.crowded else area).add_widget(row)
-        for hand, title, detail in box_rows(big):
+        numbers: dict[int, tuple[int, ...]] = {}
+        first = 0  # a window on a split box: the number of its first hand shown
+        if len(big) == 1 and self.crowded:
+            big, small, numbers, first = self._window(big[0], small)
+        for i, (hand, title, detail) in enumerate(box_rows(big)):
+            if first:
+                title = _("Box {box}, hand {hand}").format(box=big[0].number, hand=first + i)
             row = next(rows, None) or self._pooled()
             show_hand(row, hand, title, detail, four_colour)
             area.add_widget(row)
         self.strip_height = chips_height(small) if small else 0
         for box in small:
-            title, hands, detail = chip_lines(box)
+            title, hands, detail = chip_lines(box, numbers.get(box.number, ()))
             chip = CasinoBoxChip(
                 title=title,
-                hands_text="\n".join(hands),
-                hand_lines=len(hands),
+                hands_text="\n".join(paired(hands)),
+                hand_lines=len(paired(hands)),
                 detail=detail,
                 current=box.in_play,
-                width=chip_width(title, hands),
+                width=chip_width(title, hands, detail),
             )
             self.chips[box.number] = chip
             strip.add_widget(chip)
         self._fit_trigger()
+
+    def _window(
+        self, box: CasinoBoxVM, others: tuple[CasinoBoxVM, ...]
+    ) -> tuple[
+        tuple[CasinoBoxVM, ...], tuple[CasinoBoxVM, ...], dict[int, tuple[int, ...]], int
+    ]:
+        """The player's one big box when even its hands do not keep readable cards
+        (split into three or four at 320x480): as many of its hands as fit, from the
+        one in play on, stay rows; the others join the chips. Returns the big box, the
+        chips, the numbers of the hands its chip shows and of its first hand shown
+        big (0: all are)."""
+        hands = box.hands
+        strip = chips_height((*others, box))
+        fit = next((n for n in range(len(hands), 0, -1) if self._readable(n, True, strip)), 1)
+        if fit >= len(hands):
+            return (box,), others, {}, 0
+        at = next((i for i, h in enumerate(hands) if h.current), 0)
+        start = max(0, min(at, len(hands) - fit))
+        shown = replace(box, hands=hands[start : start + fit])
+        rest = [i for i in range(len(hands)) if not start <= i < start + fit]
+        rest_box = replace(box, hands=tuple(hands[i] for i in rest), in_play=False)
+        chips = tuple(sorted((*others, rest_box), key=lambda b: b.number))
+        return (shown,), chips, {box.number: tuple(i + 1 for i in rest)}, start + 1
 
     def _pooled(self) -> Any:
         row = Factory.BjHandRow()

@@ -549,9 +549,10 @@ def casino_lobby(app: Blu21App) -> DemoSteps:
     yield from _casino_lobby(app)
 
 
-def _casino_turn(app: Blu21App) -> Generator[None, None, Any]:
+def _casino_turn(app: Blu21App, slow: bool = False) -> Generator[None, None, Any]:
     """Seven boxes, the player's bets on his two boxes, behind Ola's and on the dealer
-    busting, all by taps; then the deal: his turn with a pair of eights."""
+    busting, all by taps; then the deal: his turn with a pair of eights (``slow``:
+    the bots decide only when the demo says so)."""
     net = yield from _casino_lobby(app)
     lobby = app.sm.get_screen("casino_lobby")
     press(lobby.buttons["box3"])
@@ -572,6 +573,7 @@ def _casino_turn(app: Blu21App) -> Generator[None, None, Any]:
         press(table.buttons["chip10"])
         table.tick()
     press(table.buttons["side_bet"])
+    net.table.slow_bots = slow
     net.table.close_bets()
     table.tick()
     yield
@@ -582,6 +584,18 @@ def _casino_turn(app: Blu21App) -> Generator[None, None, Any]:
 def casino_table(app: Blu21App) -> DemoSteps:
     """The player's turn at a full casino table (every box, bets behind, side bet)."""
     yield from _casino_turn(app)
+
+
+@demo("casino_table:split")
+def casino_table_split(app: Blu21App) -> DemoSteps:
+    """The player split his eights and stood on both hands; Ola's box is in play (on
+    a small phone: his boxes big, the others as chips, Ola's framed and in view)."""
+    yield from _casino_turn(app, slow=True)
+    table = app.screen("casino_table")
+    for kind in ("split", "stand", "stand"):
+        press(table.buttons[kind])
+        table.tick()
+        yield
 
 
 @demo("casino_table:over")

@@ -419,13 +419,15 @@ class CasinoTableScreen(CasinoScreen):
 
     def _room(self) -> tuple[float, float]:
         """The room of the hands as it is while the player decides (a row of actions,
-        the turn line, the side bet) or once the round is settled (three lines):
+        two lines tall, the turn line, the side bet) or once the round is settled (three lines):
         the table does not change its layout as the turn goes round."""
         ids = self.ids
         now = ids.controls.height + ids.turn.height + ids.side_bet.height
         scale = theme.font_scale
         turn = sp(14) * scale
-        deciding = theme.touch + turn * (1.4 + 0.3) + sp(13) * scale * 1.4
+        # an action's name may take two lines ("Keine Karte"): its button grows
+        actions = max(theme.touch, 2 * sp(18) * scale * 1.2 + dp(16))
+        deciding = actions + turn * (1.4 + 0.3) + sp(13) * scale * 1.4
         steady = max(deciding, turn * (1.4 * 3 + 0.3))
         return ids.area.width, ids.area.height + now - steady
 

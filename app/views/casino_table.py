@@ -418,9 +418,10 @@ class CasinoTableScreen(CasinoScreen):
         self._render_hands(vm)
 
     def _room(self) -> tuple[float, float]:
-        """The room of the hands as it is while the player decides (a row of actions,
-        two lines tall, the turn line, the side bet) or once the round is settled (three lines):
-        the table does not change its layout as the turn goes round."""
+        """The room of the hands as it is while the player decides (a row of actions
+        two lines tall, the turn line, the side bet) or once the round is settled
+        (three lines), whichever is less: the table keeps its layout as the turn goes
+        round."""
         ids = self.ids
         now = ids.controls.height + ids.turn.height + ids.side_bet.height
         scale = theme.font_scale

@@ -136,6 +136,7 @@ def test_a_guest_joins_by_address_and_reads_the_rules_before_sitting_down(run: d
     assert r["call"] == ["join_casino", "127.0.0.1:5000"]
     assert r["rules"] >= 10 and r["edge"].startswith("House edge of these rules:")
     assert r["start_hidden"] and r["intents"] == [["take_box", 1]]
+    assert r["box_button_kept"]
 
 
 def test_countdown_cheater_and_host_leaving_are_shown(run: dict) -> None:
@@ -278,6 +279,11 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             rec["rules"], rec["edge"] = len(lobby.ids.rules.children), lobby.edge
             rec["start_hidden"] = lobby.ids.start.opacity == 0 and lobby.ids.start.disabled
             self.check(rec, "guest lobby")
+            # the lobby follows the table every tick: its box buttons are updated in
+            # place, never rebuilt under a finger that is on one
+            before = lobby.buttons["box1"]
+            lobby.refresh()
+            rec["box_button_kept"] = lobby.buttons["box1"] is before and before.parent is not None
             press(lobby.buttons["box1"])
             yield
             rec["intents"] = [list(i) for i in current["table"].intents]

@@ -98,10 +98,10 @@ class CasinoLobbyScreen(CasinoScreen):
     def refresh(self) -> None:
         net = self.net
         grid, rules_box = self.ids.boxes, self.ids.rules
-        grid.clear_widgets()
-        self.buttons = {}
         snap = None if net is None else net.snapshot()
         if snap is None:
+            grid.clear_widgets()
+            self.buttons = {}
             self.vm = None
             rules_box.clear_widgets()
             self._rules = None
@@ -129,18 +129,24 @@ class CasinoLobbyScreen(CasinoScreen):
                 rules_box.add_widget(Factory.Caption(text=line))
             compute_edge(snap.rules, self._edge_done)
         self.edge = edge_text(EDGES.get(snap.rules))
+        names = [f"box{box.number}" for box in vm.boxes]
+        if list(self.buttons) != names:
+            # the boxes' buttons are built once per set of boxes and updated in place
+            # after: a button rebuilt under a finger (another player joins) loses the tap
+            grid.clear_widgets()
+            self.buttons = {}
+            for box in vm.boxes:
+                b = Factory.ChoiceButton(
+                    group="lobby-box", halign="center", base_font_size=BOX_FONT
+                )
+                b.bind(on_release=lambda _b, n=box.number: self.tap_box(n))
+                self.buttons[f"box{box.number}"] = b
+                grid.add_widget(b)
         for box in vm.boxes:
-            b = Factory.ChoiceButton(
-                text=box_button_text(box),
-                group="lobby-box",
-                halign="center",
-                state="down" if box.mine else "normal",
-                base_font_size=BOX_FONT,
-            )
+            b = self.buttons[f"box{box.number}"]
+            b.text = box_button_text(box)
+            b.state = "down" if box.mine else "normal"
             b.disabled = not (box.can_take or box.can_leave)
-            b.bind(on_release=lambda _b, n=box.number: self.tap_box(n))
-            self.buttons[f"box{box.number}"] = b
-            grid.add_widget(b)
 
     def _edge_done(self, rules: Any) -> None:
         if rules == self._rules:

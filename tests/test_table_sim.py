@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import random
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +23,7 @@ from app.table.soak import Report, one_match, soak
 
 TOY = unsafe_test_group()
 A53 = PROFILES["a53-arm64"]
+BASELINE = Path(__file__).parent.parent / "tools" / "arm-baseline.json"
 
 
 def test_a_metered_group_gives_the_plain_groups_results_and_charges_the_phone() -> None:
@@ -65,6 +68,22 @@ def test_phone_specs() -> None:
         phone_cpu("pentium")
     with pytest.raises(ValueError, match="unknown link"):
         link_model("carrier-pigeon")
+
+
+def test_the_phone_profiles_charge_the_kernels_ci_counts() -> None:
+    """The phones' costs come from the instruction counts CI gates in
+    tools/arm-baseline.json (the kernel each phone runs): a kernel made faster or
+    slower there moves the model with it, or this fails."""
+    from app.table import phones
+
+    counts = json.loads(BASELINE.read_text())["counts"]
+    assert counts["aarch64 sra-a64"] == phones.INSNS_A53_A64
+    assert counts["armhf sra-neon"] == phones.INSNS_A7_NEON
+    assert counts["aarch64 jacobi-sra"] / 52 == phones.INSNS_A53_JACOBI
+    assert counts["armhf jacobi-sra"] / 52 == phones.INSNS_A7_JACOBI
+    a53 = phone_cpu("a53-arm64")
+    assert a53.modexp_s == pytest.approx(counts["aarch64 sra-a64"] / 1.4e9)
+    assert a53.jacobi_s < a53.modexp_s / 100  # the subgroup test is not what costs
 
 
 def _wire(model: LinkModel, radio: Radio | None = None, seed: int = 1) -> Wire:
@@ -126,7 +145,8 @@ def test_slower_phones_wait_longer() -> None:
 
     fast, a53, a7 = first_deal("fast"), first_deal("a53-arm64"), first_deal("a7-armv7")
     assert fast < a53 < a7
-    assert a7 / a53 == pytest.approx(82 / 37, rel=0.15)  # CPU-bound on loopback
+    ratio = PROFILES["a7-armv7"].modexp_s / A53.modexp_s
+    assert a7 / a53 == pytest.approx(ratio, rel=0.15)  # CPU-bound on loopback
 
 
 def test_a_dead_phone_is_dropped_within_the_stated_bound_and_the_rest_play_on() -> None:

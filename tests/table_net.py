@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.bluetooth.tcp import TcpTransport
+from app.bluetooth.errors import TransportError
+from app.bluetooth.tcp import TcpTransport, parse_address
 from app.table.lobby import HostLobby
 from app.table.messages import Options
 from app.table.table import GuestTable, HostTable, simple_bot
@@ -43,19 +44,38 @@ def _links(side: Any) -> list[Any]:
 
 def in_flight(sides: Sequence[Any]) -> int:
     """Frames sent on a link between two of ``sides`` that its other end has not yet
-    put in its inbox (links are paired by their ends' socket addresses)."""
+    put in its inbox (links are paired by their ends' socket addresses). A link to
+    one of ``sides``' listeners that the host has not taken in yet (not accepted, or
+    its ``Opened`` not yet handled) counts as one more, with all it sent: its join is
+    on its way however long the host's accepting thread takes."""
     ends = {}
     for side in sides:
         for link in _links(side):
             pair = None if link.closed else _ends(link)
             if pair is not None:
                 ends[pair] = link
+    listening = {a for a in map(_listening, sides) if a is not None}
     total = 0
     for (mine, theirs), link in ends.items():
         peer = ends.get((theirs, mine))
         if peer is not None:
             total += max(0, link.frames_sent - peer.frames_received)
+        elif theirs[:2] in listening:
+            total += 1 + link.frames_sent
     return total
+
+
+def _listening(side: Any) -> tuple[str, int] | None:
+    """The (host, port) a host side listens on (None: not a host, or it stopped)."""
+    lobby = getattr(side, "lobby", None)
+    side = lobby if isinstance(lobby, HostLobby) else side
+    listener = getattr(side, "listener", None)
+    if listener is None or getattr(listener, "closed", False):
+        return None
+    try:
+        return parse_address(str(getattr(listener, "address", "")))
+    except TransportError:  # (not a TCP listener: nothing to pair with)
+        return None
 
 
 def _ends(link: Any) -> tuple[Any, Any] | None:

@@ -119,6 +119,7 @@ class PhoneMatch:
         self.outbox: list[Message | ProtocolFrame] = []
         self.log: list[dict[str, Any]] = []
         self.violation: Violation | None = None
+        self._named: set[int] = set()  # other players named here, for the host to remove
         self._on_log = on_log
         self._queue: deque[PublicEvent] = deque()
         self._decks: dict[int, _Deck] = {}
@@ -174,8 +175,20 @@ class PhoneMatch:
             self._send_frames(self.dealer.handle(data))
         except DealerViolation as exc:
             self._violate(exc.seat, exc.code, exc.detail)
-            return
         self.pump()
+
+    def leave_to_host(self) -> Violation | None:
+        """The violation names another player, whom the host removes (voiding the round
+        he cheated in): clear it and play on. Until the host has removed him, what he
+        still raises here (his hand at the showdown, his next frame) waits for the
+        host's ``Void`` and ``Left`` instead of being named again: a phone that stopped
+        at each of them dropped those very events, never moved on, and the host dropped
+        it as stalled (issue 17). Returns the violation cleared."""
+        v = self.violation
+        if v is not None and v.seat is not None and v.seat != self.seat:
+            self._named.add(v.seat)
+            self.violation = None
+        return v
 
     def work(self, steps: int = 4) -> bool:
         """Run a few steps of the dealer's background work; True if more remains.
@@ -295,6 +308,8 @@ class PhoneMatch:
     # -- helpers ----------------------------------------------------------------------------
 
     def _violate(self, seat: int | None, code: str, detail: str) -> None:
+        if seat is not None and seat in self._named:
+            return  # (named already: the host's Void and Left settle it)
         self.violation = Violation(seat, code, detail)
         self._note({"event": "violation", "seat": seat, "code": code, "detail": detail})
 

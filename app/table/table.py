@@ -238,23 +238,24 @@ class GuestTable(GuestLobby):
         phone = self.phone
         if phone is None or self.closed:
             return
-        while phone.outbox:
-            self.send(self.link, phone.outbox.pop(0))
-        if phone.violation is not None:
+        self._flush()
+        v = phone.violation
+        while v is not None and v.seat is not None and v.seat not in (0, self.seat):
+            # Another guest cheated: the host, which sees every frame he signed,
+            # removes him and voids the round. A host that does not, in time,
+            # shields him: then it is named. My phone plays on meanwhile (the
+            # host's Void and Left must reach it), not naming him again.
+            phone.leave_to_host()  # (once per seat: the loop ends)
+            self.notice("cheat_named", seat=v.seat, code=v.code)
+            if v.seat in phone.match.active and v.seat not in self._accused:
+                self._accused.add(v.seat)
+                self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
+            phone.pump()
+            self._flush()
             v = phone.violation
-            if v.seat is not None and v.seat not in (0, self.seat):
-                # Another guest cheated: the host, which sees every frame he signed,
-                # removes him and voids the round. A host that does not, in time,
-                # shields him: then it is named.
-                phone.violation = None
-                self.notice("cheat_named", seat=v.seat, code=v.code)
-                if v.seat in phone.match.active and v.seat not in self._accused:
-                    self._accused.add(v.seat)
-                    self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
-                phone.pump()
-            else:
-                self._leave_named(v.seat, v.code, v.detail)
-                return
+        if v is not None:
+            self._leave_named(v.seat, v.code, v.detail)
+            return
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))
@@ -277,6 +278,12 @@ class GuestTable(GuestLobby):
             if action is not None:
                 self.turn = None
                 self.act(action)
+
+    def _flush(self) -> None:
+        """Send what my phone has for the host (reports and dealer frames), in order."""
+        phone = self.phone
+        while phone is not None and phone.outbox:
+            self.send(self.link, phone.outbox.pop(0))
 
     def wind_down(self, steps: int = 100_000) -> None:
         """The host ended the table: finish what this phone has in hand (the last

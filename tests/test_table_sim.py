@@ -13,7 +13,9 @@ import pytest
 
 from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pauses
 from app.protocol.group import unsafe_test_group
+from app.rules.oczko import Phase
 from app.table.lobby import PING_EVERY, SILENCE_LIMIT
+from app.table.messages import PROTOCOL
 from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
 from app.table.play import PhoneMatch
 from app.table.sim import match, open_table, play
@@ -209,3 +211,36 @@ def test_a_late_pass_of_a_fresh_deck_nothing_was_dealt_from_names_nobody(monkeyp
     assert report.ok, report.lines()
     assert report.faults["kill"] == 1  # (the dropout)
     assert closed, "the seed no longer ends a round before its fresh deck is dealt from"
+
+
+def test_a_dealer_frame_sent_twice_after_the_play_is_ignored_not_taken_for_a_cheat() -> None:
+    """Issue 17, found by the soak (seed 170242): a guest's dealer frame came twice
+    once the round's play was over. The host took the copy for a replay, dropped the
+    guest as a cheat and voided the round, which another guest's phone had already
+    ended: that honest phone named the host and left. A copy of a frame the host has
+    accepted is a no-op (its sequence number is spent): it is ignored."""
+    table = open_table([A53] * 4, LINKS["rfcomm"], seed=3, rounds=2, group=TOY)
+    host = table.host
+    link = table.phones[1].side.link
+    sent: list[bytes] = []
+    send = link.send
+
+    def recording(data: bytes) -> None:
+        if data[:1] == PROTOCOL:
+            sent.append(bytes(data))
+        send(data)
+
+    link.send = recording
+
+    def showdown() -> bool:
+        r = host.phone.match.round if host.phone is not None else None
+        return r is not None and r.phase is Phase.SHOWDOWN
+
+    assert table.sim.run(showdown, 600)
+    host_got = len(sent)
+    assert table.sim.run(lambda: len(sent) > host_got, 600)  # (his showdown proof)
+    link.send(sent[-1])  # the same frame again
+    assert play(table) and len(table.results()) == 1
+    codes = [n.code for n in host.notices]
+    assert "player_left" not in codes and "round_void" not in codes
+    assert all(p.side.phone.violation is None for p in table.phones)

@@ -416,14 +416,18 @@ class PhoneMatch:
             pending = self._pending_draw
             if pending is not None and pending[1] == event.seat:
                 self._pending_draw = None  # his card will never open: he is bust anyway
-            elif pending is not None and not self.dealer.shared(
-                pending[0].deck, pending[2], event.seat
+            elif (
+                pending is not None
+                and event.seat in pending[0].order
+                and not self.dealer.shared(pending[0].deck, pending[2], event.seat)
             ):
                 # Another player's card on its way still needed the leaver's key: it can
                 # never open. Had the key come, the card stands (the host then waits for
                 # it before the fresh deck): a drawer who saw a bad card must not get a
                 # new one by a friend's leaving. The leaver's frames all came through
-                # the host before his Left, so every phone agrees.
+                # the host before his Left, so every phone agrees. A watcher (a seat
+                # outside a tiebreak) has no key in the deck: his leaving cuts nothing
+                # off (issue 17, soak seed 270039).
                 self.cut_off = True
             if self.redraw == event.seat:
                 self.redraw = None

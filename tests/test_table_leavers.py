@@ -5,12 +5,13 @@ test dealer that says exactly whose parts have come. Every case here was found b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from app.cards import Card
 from app.rules.oczko import OczkoOptions
 from app.rules.oczko_match import Match
-from app.table.dealer import OpenDealer
+from app.table.dealer import DeckVerdict, OpenDealer
 from app.table.messages import Applied, CloseDeal, Deal, Go, Left, Options
 from app.table.play import PhoneMatch
 
@@ -64,3 +65,36 @@ def test_a_watcher_leaving_during_a_tiebreak_draw_does_not_cut_the_card_off() ->
     phone.announce(Applied(number, 0, "drawn"))
     assert phone.violation is None
     assert len(phone.match.round.hand(0).cards) == 3
+
+
+class AuditWaits(OpenDealer):
+    """The open test dealer with a stacked deck (seat 2 is dealt two aces) whose audit
+    never ends: a seed it needs has not come (its owner's phone died)."""
+
+    def start_deck(self, deck: int, order: Sequence[int]) -> list[bytes]:
+        aces = [Card.parse(t).code for t in ("As", "Ah")]
+        rest = [c for c in range(52) if c not in aces]
+        self._decks[deck] = [*rest[:2], aces[0], *rest[2:4], aces[1], *rest[4:]]
+        return []
+
+    def verdict(self, deck: int) -> DeckVerdict | None:
+        return None
+
+
+def test_a_round_end_does_not_wait_for_the_seed_of_a_leaver_announced_after_it() -> None:
+    """Soak seed 470108: a Persian 21 ended round 1 at the deal, and its end waited for
+    the deck's audit, which lacked the seed of seat 3, whose phone had died. His
+    ``Left`` came next, queued behind the round's end, so the audit kept waiting for a
+    seed that could no longer come; the host no longer counted him as a guest, so
+    nobody was named: the table waited for ever. The round ends without the audit, as
+    for any deck a player left."""
+    phone = PhoneMatch(0, 3, Options(rounds=3), AuditWaits(0))
+    phone.announce(Go(1, 1))
+    phone.announce(Deal(1, 1))
+    aces = [[2, Card.parse("As").code], [5, Card.parse("Ah").code]]  # (his two cards)
+    phone.frame(OpenDealer._frame(k="claim", d=1, s=2, kind="persian", cards=aces))
+    phone.announce(CloseDeal(1, (2,)))
+    assert phone.waiting  # (the round's end waits for its audit)
+    phone.announce(Left(1, "silent"))
+    assert not phone.waiting and phone.violation is None
+    assert phone.match.history[0].winner == 2 and 1 in phone.match.gone

@@ -355,10 +355,16 @@ class PhoneMatch:
         Waiting until then (the audit is started here). A deck that fails names its
         cheater (:meth:`work`); the host then voids the round on every phone. A deck a
         player left cannot be audited (his seed is gone): its claims were each checked
-        when they were opened, which is what stands for it."""
+        when they were opened, which is what stands for it. So can a deck whose
+        player's ``Left`` waits in the queue behind this round's end: his seed is gone
+        as surely, and the round's end must not wait for it (the host no longer counts
+        him as a guest, so nobody would be named and the table waited for ever: issue
+        17). Every phone gets the same events in the same order, so each ends the round
+        alike, audited or not."""
         pending = False
+        gone = set(after.gone) | {e.seat for e in self._queue if isinstance(e, Left)}
         for deck_id in self._round_decks.get(number, []):
-            if any(s in after.gone for s in self._decks[deck_id].order):
+            if any(s in gone for s in self._decks[deck_id].order):
                 continue
             self._finish(deck_id)
             verdict = self.dealer.verdict(deck_id)

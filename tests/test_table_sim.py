@@ -244,3 +244,20 @@ def test_a_dealer_frame_sent_twice_after_the_play_is_ignored_not_taken_for_a_che
     codes = [n.code for n in host.notices]
     assert "player_left" not in codes and "round_void" not in codes
     assert all(p.side.phone.violation is None for p in table.phones)
+
+
+def test_the_hosts_lobby_timers_wake_it_in_the_simulation() -> None:
+    """Issue 17 (the soak): the simulated host was stepped only for its match timers,
+    frames and work, never for its lobby's own timers (pings, a guest's silence). A
+    guest whose phone died on his own turn was found silent only when the host's turn
+    timer ran out, and a table waiting on nothing but the lobby waited for ever."""
+    table = open_table([A53] * 2, LINKS["rfcomm"], seed=2, rounds=2, turn_time=300, group=TOY)
+    host = table.host
+    assert table.sim.run(lambda: host.phone.match.to_act == 1, 600)
+    lobby_due = host.lobby.timers.next_in()
+    assert lobby_due is not None
+    assert table.phones[0].next_step() <= table.sim.now + lobby_due
+    died = table.sim.now
+    table.kill(1)
+    assert table.sim.run(lambda: 1 in host.phone.match.gone, 600)
+    assert table.sim.now - died <= SILENCE_LIMIT + PING_EVERY + 1.0  # (not the 300 s turn)

@@ -261,6 +261,25 @@ def test_a_card_that_never_comes_drops_whoever_holds_it_up() -> None:
     assert after.drawing is None and effects == (Drop(1, "silent_draw"),)
 
 
+def test_a_card_asked_for_in_a_round_that_has_ended_is_not_waited_for() -> None:
+    """Soak seeds 270213 and 270233 (issue 17): the host drew, and before his card
+    was in his only opponent's phone died; the round (and the match) ended with him the
+    last player. The host still waited for the card, and when its timer ran out the
+    dealer still waited for the host's own part of it: the table closed, ``stalled``."""
+    drawing = replace(PLAYING, drawing=0, drawing_deck=1)
+    m = dealt(2).disconnect(1)[0]
+    assert m.over
+    f = facts(m, guests=frozenset(), waiting_for={1: frozenset({0})})
+    book, effects = step(drawing, Drive(), f)
+    assert book.drawing is None and effects == (CancelTimer("drew"),)
+    book, effects = settle(book, f)
+    assert book.stage is Stage.OVER and [e.code for e in effects] == ["match_over"]  # type: ignore[attr-defined]
+    assert step(book, Expired("drew"), f) == (book, ())
+    # (while the round is played, his card is waited for as before)
+    f = facts(dealt(2), waiting_for={1: frozenset({0})})
+    assert step(drawing, Drive(), f) == (drawing, ())
+
+
 def test_the_stall_timer_drops_only_who_still_blocks() -> None:
     f = facts(new_match())
     book, _ = settle(replace(PLAYING, dealt=frozenset({(1, 0), (1, 1)})), f)

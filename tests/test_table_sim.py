@@ -15,7 +15,9 @@ import pytest
 
 from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pauses
 from app.protocol.group import unsafe_test_group
+from app.rules.oczko import Phase
 from app.table.lobby import PING_EVERY, SILENCE_LIMIT
+from app.table.messages import PROTOCOL
 from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
 from app.table.play import PhoneMatch
 from app.table.sim import match, open_table, play
@@ -229,3 +231,53 @@ def test_a_late_pass_of_a_fresh_deck_nothing_was_dealt_from_names_nobody(monkeyp
     assert report.ok, report.lines()
     assert report.faults["kill"] == 1  # (the dropout)
     assert closed, "the seed no longer ends a round before its fresh deck is dealt from"
+
+
+def test_a_dealer_frame_sent_twice_after_the_play_is_ignored_not_taken_for_a_cheat() -> None:
+    """Issue 17, found by the soak (seed 170242): a guest's dealer frame came twice
+    once the round's play was over. The host took the copy for a replay, dropped the
+    guest as a cheat and voided the round, which another guest's phone had already
+    ended: that honest phone named the host and left. A copy of a frame the host has
+    accepted is a no-op (its sequence number is spent): it is ignored."""
+    table = open_table([A53] * 4, LINKS["rfcomm"], seed=3, rounds=2, group=TOY)
+    host = table.host
+    link = table.phones[1].side.link
+    sent: list[bytes] = []
+    send = link.send
+
+    def recording(data: bytes) -> None:
+        if data[:1] == PROTOCOL:
+            sent.append(bytes(data))
+        send(data)
+
+    link.send = recording
+
+    def showdown() -> bool:
+        r = host.phone.match.round if host.phone is not None else None
+        return r is not None and r.phase is Phase.SHOWDOWN
+
+    assert table.sim.run(showdown, 600)
+    host_got = len(sent)
+    assert table.sim.run(lambda: len(sent) > host_got, 600)  # (his showdown proof)
+    link.send(sent[-1])  # the same frame again
+    assert play(table) and len(table.results()) == 1
+    codes = [n.code for n in host.notices]
+    assert "player_left" not in codes and "round_void" not in codes
+    assert all(p.side.phone.violation is None for p in table.phones)
+
+
+def test_the_hosts_lobby_timers_wake_it_in_the_simulation() -> None:
+    """Issue 17 (the soak): the simulated host was stepped only for its match timers,
+    frames and work, never for its lobby's own timers (pings, a guest's silence). A
+    guest whose phone died on his own turn was found silent only when the host's turn
+    timer ran out, and a table waiting on nothing but the lobby waited for ever."""
+    table = open_table([A53] * 2, LINKS["rfcomm"], seed=2, rounds=2, turn_time=300, group=TOY)
+    host = table.host
+    assert table.sim.run(lambda: host.phone.match.to_act == 1, 600)
+    lobby_due = host.lobby.timers.next_in()
+    assert lobby_due is not None
+    assert table.phones[0].next_step() <= table.sim.now + lobby_due
+    died = table.sim.now
+    table.kill(1)
+    assert table.sim.run(lambda: 1 in host.phone.match.gone, 600)
+    assert table.sim.now - died <= SILENCE_LIMIT + PING_EVERY + 1.0  # (not the 300 s turn)

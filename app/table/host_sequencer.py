@@ -213,6 +213,14 @@ def _next_event(book: HostBook, facts: Facts) -> Step:
                 # Nobody left to remove (none named, or he is gone already): the
                 # disputed round is played again all the same.
                 return _void(book, r.number)
+    if book.drawing is not None and (
+        m.over or r is None or r.phase is not Phase.PLAY or m.to_act != book.drawing
+    ):
+        # The card was asked for in a round that has ended meanwhile (its last opponent
+        # left): nobody will open it and nobody needs it. Waiting for it timed out and
+        # named whoever the dealer still waited for, the host included (issue 17).
+        book = replace(book, drawing=None, deck_due=False)
+        return book, (CancelTimer("drew"),)
     if facts.waiting:
         return book, ()
     if book.deck_due and book.drawing is None:

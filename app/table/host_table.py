@@ -16,7 +16,8 @@ with the time left, runs the match's timers on the injected clock and drops link
 
 from __future__ import annotations
 
-from collections import deque
+import hashlib
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +75,9 @@ DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
 #: must not queue behind a shuffle pass (docs/transport.md, "The next round's deck in the
 #: background").
 BACKGROUND_BYTES_PER_S = 30_000.0
+#: How many of a guest's last accepted dealer frames the host remembers, to know a
+#: duplicate of one when it comes again (a frame sent twice arrives right after itself).
+REMEMBERED_FRAMES = 512
 Bot = Callable[[PhoneMatch], str | None]
 
 
@@ -122,6 +126,9 @@ class HostTable(LobbyShell):
         self.background_bytes_per_s = BACKGROUND_BYTES_PER_S
         self._later: deque[tuple[int, int | None, ProtocolFrame]] = deque()
         self._later_free_at = 0.0
+        #: seat -> digests of the dealer frames last accepted from it (see
+        #: :meth:`_duplicate`)
+        self._accepted: dict[int, OrderedDict[bytes, None]] = {}
 
     # -- the lobby's side (by composition) ------------------------------------------------
 
@@ -278,6 +285,9 @@ class HostTable(LobbyShell):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            digest = hashlib.blake2b(message.data, digest_size=16).digest()
+            if self._duplicate(seat, digest):
+                return
             # Charged to the seat of the link it came on: past a limit, he is dropped.
             _, deck = frame_deck(message.data, phone.dealer)
             self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
@@ -285,6 +295,7 @@ class HostTable(LobbyShell):
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
                 raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            self._remember(seat, digest)
             self._relay(message, skip=seat)  # unchanged, in arrival order
             phone.frame(message.data)
             self._flush()
@@ -296,8 +307,22 @@ class HostTable(LobbyShell):
             self._feed(Report(seat, message))
         self._drive()
 
+    def _duplicate(self, seat: int, digest: bytes) -> bool:
+        """True for a dealer frame identical to one already accepted from ``seat``: it
+        was relayed and applied once, and its signed sequence number makes it a no-op
+        now. It is ignored, not taken for a replay: dropping its sender as a cheat voided
+        the round in play, even one other phones had already ended (issue 17)."""
+        return digest in self._accepted.get(seat, ())
+
+    def _remember(self, seat: int, digest: bytes) -> None:
+        accepted = self._accepted.setdefault(seat, OrderedDict())
+        accepted[digest] = None
+        if len(accepted) > REMEMBERED_FRAMES:
+            accepted.popitem(last=False)
+
     def on_joined(self, seat: int) -> None:
         """A guest sat down (before the match) or came back (during it)."""
+        self._accepted.pop(seat, None)  # (a new phone: new frames)
         self._feed(Back(seat))
 
     def on_gone(self, seat: int, reason: str) -> None:

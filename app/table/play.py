@@ -370,10 +370,16 @@ class PhoneMatch:
         Waiting until then (the audit is started here). A deck that fails names its
         cheater (:meth:`work`); the host then voids the round on every phone. A deck a
         player left cannot be audited (his seed is gone): its claims were each checked
-        when they were opened, which is what stands for it."""
+        when they were opened, which is what stands for it. So can a deck whose
+        player's ``Left`` waits in the queue behind this round's end: his seed is gone
+        as surely, and the round's end must not wait for it (the host no longer counts
+        him as a guest, so nobody would be named and the table waited for ever: issue
+        17). Every phone gets the same events in the same order, so each ends the round
+        alike, audited or not."""
         pending = False
+        gone = set(after.gone) | {e.seat for e in self._queue if isinstance(e, Left)}
         for deck_id in self._round_decks.get(number, []):
-            if any(s in after.gone for s in self._decks[deck_id].order):
+            if any(s in gone for s in self._decks[deck_id].order):
                 continue
             self._finish(deck_id)
             verdict = self.dealer.verdict(deck_id)
@@ -431,14 +437,18 @@ class PhoneMatch:
             pending = self._pending_draw
             if pending is not None and pending[1] == event.seat:
                 self._pending_draw = None  # his card will never open: he is bust anyway
-            elif pending is not None and not self.dealer.shared(
-                pending[0].deck, pending[2], event.seat
+            elif (
+                pending is not None
+                and event.seat in pending[0].order
+                and not self.dealer.shared(pending[0].deck, pending[2], event.seat)
             ):
                 # Another player's card on its way still needed the leaver's key: it can
                 # never open. Had the key come, the card stands (the host then waits for
                 # it before the fresh deck): a drawer who saw a bad card must not get a
                 # new one by a friend's leaving. The leaver's frames all came through
-                # the host before his Left, so every phone agrees.
+                # the host before his Left, so every phone agrees. A watcher (a seat
+                # outside a tiebreak) has no key in the deck: his leaving cuts nothing
+                # off (issue 17, soak seed 270039).
                 self.cut_off = True
             if self.redraw == event.seat:
                 self.redraw = None

@@ -251,9 +251,13 @@ class SimPhone:
         due = [float("inf")]
         if not side.inbox.empty() or (phone is not None and phone.dealer.has_work()):
             due.append(now)
-        nxt = side.timers.next_in()
-        if nxt is not None:
-            due.append(now + nxt)
+        # (a host's lobby keeps timers of its own beside the match's: the pings, the
+        # silence of a dead guest's link, the join deadlines; they wake it too)
+        lobby = getattr(side, "lobby", None)
+        for timers in (side.timers, getattr(lobby, "timers", None)):
+            nxt = timers.next_in() if timers is not None else None
+            if nxt is not None:
+                due.append(now + nxt)
         if self.wake_at is not None:
             due.append(self.wake_at)
         t = max(min(due), self.busy_until)

@@ -285,12 +285,13 @@ class HostTable(LobbyShell):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
+            # Charged to the seat of the link it came on: past a limit, he is dropped
+            # (copies of a frame too: a guest repeating one is cut off like a flood).
+            _, deck = frame_deck(message.data, phone.dealer)
+            self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
             digest = hashlib.blake2b(message.data, digest_size=16).digest()
             if self._duplicate(seat, digest):
                 return
-            # Charged to the seat of the link it came on: past a limit, he is dropped.
-            _, deck = frame_deck(message.data, phone.dealer)
-            self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:

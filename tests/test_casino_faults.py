@@ -296,18 +296,38 @@ def test_the_host_leaving_ends_the_table_everywhere_with_the_chips() -> None:
         assert g.phone.fault is None
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known bug (issue 19 stays open): under load the returning phone is sometimes "
-    "dropped as 'stalled' while it sets its shoe dealer up anew, or the host's phone refuses "
-    "a shoe whose order names him (bad_shoe: unknown seat in order); about 1 run in 4 beside "
-    "a busy machine",
-)
-def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
+class UnsignedAtTwoGuest(CasinoGuest):
+    """An honest phone that dies before its digest of round 2 went out (its CAgree is
+    lost with it)."""
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        if isinstance(message, CAgree) and message.round == 2:
+            return True
+        return super().send(link, message)
+
+
+def _comes_back(first_cls: type[CasinoGuest]) -> None:
+    """p2's phone (``first_cls``) dies after round 2; p2 comes back on a new phone a
+    round later and plays on with his chips; nobody is dropped, named or out of step."""
     clock = FakeClock()
     factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
-    host, guests = open_table(3, RULES, clock=clock, factory=factory)
+    host, guests = open_table(2, RULES, clock=clock, factory=factory, start=False)
+    guests.append(
+        first_cls.join(
+            TcpTransport(),
+            host.address,
+            player_id=IDS[2],
+            name="P2",
+            lang="pl",
+            clock=clock,
+            shoe_factory=factory,
+            bot=casino_bot,
+            group=GROUP,
+        )
+    )
     sides = [host, *guests]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
     run(sides, settled(sides, 2), clock)
     guests[1].link.close(linger=0)  # p2's phone dies
     guests[1].over = True
@@ -332,13 +352,33 @@ def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
     run(sides, lambda: back.phone is not None and back.phone.players["p2"].present, clock)
     first = back.phone.round_no + 1
     assert back.phone.players["p2"].chips == chips  # his chips were kept
-    run(sides, settled(sides, first + 2), clock)
+    run(sides, lambda: back.over or settled(sides, first + 2)(), clock)
+    for s in sides:
+        assert not s.over, (s.me, [n for n in s._notes if n.code != "intent_refused"])
     for s in sides:
         assert s.phone.fault is None, (s.me, s.phone.fault)
         assert s.phone.records[first + 1].digest == host.phone.records[first + 1].digest
         assert s.phone.conservation() == s.phone.total
+        assert not any(n.code in ("cheat_named", "player_stalled") for n in s._notes), s.me
+        assert not left(s, "p2", "stalled")
+    assert all(left(s, "p2", "left") or left(s, "p2", "lost") for s in sides[:2])
     assert "p2" in host.phone.round.players() or host.phone.records[first + 1].net.get("p2")
     assert len(host.phone.agreed[first + 1]) == 2  # both guests' digests matched the host's
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="known bug (issue 19 stays open, being fixed): under load the host's phone may "
+    "refuse a shoe whose order names a phone that left during the set-up (bad_shoe)",
+)
+def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
+    _comes_back(CasinoGuest)
+
+
+def test_a_digest_his_dead_phone_owed_is_not_asked_of_the_player_back() -> None:
+    """His old phone died before its digest of round 2 went out: that debt died with it
+    (forgotten as he left), so his new phone is not taken for withholding it."""
+    _comes_back(UnsignedAtTwoGuest)
 
 
 class StallingGuest(CasinoGuest):

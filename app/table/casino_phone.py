@@ -481,6 +481,10 @@ class CasinoPhone:
         elif isinstance(ann, CLeft):
             self._player(ann.player).present = False
             self.done.add(ann.player)
+            # The round digests his phone still owed died with it: were they kept, he
+            # would be taken for withholding them once he is back on a new phone.
+            for expected in self._expected.values():
+                expected.discard(ann.player)
             self._note("player_left", player=ann.player, reason=ann.reason)
         elif isinstance(ann, CBack):
             r = self.round

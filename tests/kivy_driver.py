@@ -1,35 +1,156 @@
 """Running a Kivy driver script headless: Kivy keeps one window and one event loop per
-process, so each UI test file is also a driver script run in a subprocess."""
+process, so each UI test file is also a driver script run in a subprocess.
+
+Hang guards here are progress-based (issue 17): a driver, or a wait inside it, fails
+only when the app has shown no progress for :data:`STALL` real seconds, never because
+a loaded machine made the whole run take long. The driver beats a file while it
+progresses (:func:`beat`); the test process kills it only when the beats stop."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+#: Real seconds without any progress after which a driver, or a wait in it, counts as
+#: hung. A guard against a test that would never end, not a speed target: its clock
+#: starts again at every sign of progress, so a slow machine only makes runs longer.
+STALL = 240.0
 
-def run_driver(script: Path, out: Path, timeout: float = 240) -> dict:
+#: where a driver process beats (set by :func:`run_driver` for its subprocess)
+PROGRESS_ENV = "BLU21_DRIVER_PROGRESS"
+
+#: what a wait yields for a frame in which nothing progressed (no beat)
+IDLE = object()
+
+
+def run_driver(script: Path, out: Path, stall: float = STALL) -> dict:
     """Run ``python script out`` with SDL rendering off-screen (a virtual X display as
-    the fallback) and return the ``result.json`` it wrote; fail on its error."""
+    the fallback) and return the ``result.json`` it wrote; fail on its error. The
+    driver is killed as hung only after ``stall`` seconds without a beat."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY", "SDL"))}
     env.pop("DISPLAY", None)
+    env[PROGRESS_ENV] = str(out / "progress")
     command = [sys.executable, str(script), str(out)]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-    if not (out / "result.json").exists() and shutil.which("xvfb-run"):
+    output = _watched(command, env, out, stall)
+    hung = output[1].endswith("; killed\n")
+    if not hung and not (out / "result.json").exists() and shutil.which("xvfb-run"):
         # where SDL cannot render off-screen
-        proc = subprocess.run(
-            ["xvfb-run", "-a", *command], env=env, capture_output=True, text=True, timeout=timeout
-        )
+        output = _watched(["xvfb-run", "-a", *command], env, out, stall)
     result_file = out / "result.json"
-    assert result_file.exists(), f"driver failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    assert result_file.exists(), f"driver failed:\n{output[0][-3000:]}\n{output[1][-5000:]}"
     data = json.loads(result_file.read_text())
     assert "error" not in data, data["error"]
     return data
+
+
+def _watched(command: list[str], env: dict[str, str], out: Path, stall: float) -> tuple[str, str]:
+    """Run ``command`` to its end, killing it once its beats stopped for ``stall``
+    seconds (its start counts as a beat); returns its stdout and stderr."""
+    progress = out / "progress"
+    with (
+        open(out / "driver.out", "w+") as stdout,
+        open(out / "driver.err", "w+") as stderr,
+    ):
+        proc = subprocess.Popen(command, env=env, stdout=stdout, stderr=stderr, text=True)
+        seen, since = _beats(progress), time.monotonic()
+        while proc.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1.0)
+            now, beats = time.monotonic(), _beats(progress)
+            if beats != seen:
+                seen, since = beats, now
+            elif now - since > stall:
+                proc.kill()
+                proc.wait()
+                stderr.write(f"\nhung: no progress for {stall:.0f} s; killed\n")
+        stdout.seek(0)
+        stderr.seek(0)
+        return stdout.read(), stderr.read()
+
+
+def _beats(progress: Path) -> str:
+    try:
+        return progress.read_text()
+    except OSError:
+        return ""
+
+
+# ----------------------------------------------------------- inside the driver process
+
+
+_beat_state = {"count": 0, "written": 0.0}
+
+
+def beat() -> None:  # pragma: no cover - runs in the subprocess
+    """The app progressed: tell the test process (at most a few writes a second)."""
+    path = os.environ.get(PROGRESS_ENV)
+    _beat_state["count"] += 1
+    now = time.monotonic()
+    if path and now - _beat_state["written"] >= 0.5:
+        _beat_state["written"] = now
+        Path(path).write_text(str(_beat_state["count"]))
+
+
+def screen_state() -> Any:  # pragma: no cover - runs in the subprocess
+    """What the window shows, as a value that changes whenever the app shows progress:
+    the current widgets with their texts, values and whether they are enabled."""
+    from kivy.core.window import Window
+
+    seen = []
+    for root in list(Window.children):
+        for w in root.walk():
+            text, value = getattr(w, "text", None), getattr(w, "value", None)
+            seen.append(
+                (
+                    type(w).__name__,
+                    text if isinstance(text, str) else None,
+                    value if isinstance(value, int | float) else None,
+                    bool(getattr(w, "disabled", False)),
+                )
+            )
+    return tuple(seen)
+
+
+class Stall:
+    """A hang guard for a wait in the driver: :meth:`check` fails once ``progress()``
+    (default: :func:`screen_state`) has kept one value for ``seconds`` real seconds,
+    never while it changes, however long the whole wait takes."""
+
+    def __init__(
+        self, label: str, seconds: float = STALL, progress: Callable[[], Any] | None = None
+    ) -> None:
+        self.label = label
+        self.seconds = seconds
+        self.progress = progress or screen_state
+        self._seen: Any = self.progress()
+        self._since = self._sampled = time.monotonic()
+
+    def check(self) -> bool:  # pragma: no cover - runs in the subprocess
+        """True if the app progressed since the last sample (then it beats); an
+        AssertionError once it has not for ``seconds``. Samples at most 4 times a second
+        (reading the whole window is not free)."""
+        now = time.monotonic()
+        if now - self._sampled < 0.25:
+            return False
+        self._sampled = now
+        seen = self.progress()
+        if seen != self._seen:
+            self._seen, self._since = seen, now
+            beat()
+            return True
+        if now - self._since > self.seconds:
+            raise AssertionError(
+                f"hung: no progress for {self.seconds:.0f} s waiting for {self.label}"
+            )
+        return False
 
 
 # ----------------------------------------------------------- inside the driver process
@@ -62,15 +183,16 @@ def press(button: Any) -> None:  # pragma: no cover - runs in the subprocess
     button.dispatch("on_release")
 
 
-def wait_for(cond: Any, label: str, seconds: float) -> Iterator[None]:  # pragma: no cover
-    """A generator step: yield frames until ``cond()``, failing after ``seconds``."""
-    import time
-
-    end = time.monotonic() + seconds
+def wait_for(
+    cond: Any, label: str, seconds: float = STALL, progress: Callable[[], Any] | None = None
+) -> Iterator[Any]:  # pragma: no cover - runs in the subprocess
+    """A generator step: yield frames until ``cond()``, failing only once the app has
+    shown no progress (``progress()``, default: what the window shows) for ``seconds``
+    (a hang guard, not a time limit: see :class:`Stall`)."""
+    guard = Stall(label, seconds, progress)
     while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {label}")
-        yield
+        guard.check()
+        yield IDLE
 
 
 def run_steps(app: Any, steps: Iterator[Any], out: Path, result: dict, delay: float = 0) -> None:
@@ -92,7 +214,8 @@ def step_through(app, steps, result: dict, out: Path, finish=None, delay: float 
 
     def step(_dt) -> None:
         try:
-            next(steps)
+            if next(steps) is not IDLE:
+                beat()  # (a step done; a wait beats itself when the app progresses)
         except StopIteration:
             done()
         except BaseException:

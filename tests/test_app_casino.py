@@ -64,7 +64,7 @@ BOTS = ("Ola", "Jürgen", "Małgorzata", "Ann", "Bruno")
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return run_driver(HERE, tmp_path_factory.mktemp("kivy-casino"), timeout=300)
+    return run_driver(HERE, tmp_path_factory.mktemp("kivy-casino"))
 
 
 def test_every_run_of_the_matrix_was_played(run: dict) -> None:

@@ -38,10 +38,10 @@ import time
 from pathlib import Path
 
 import pytest
-from kivy_driver import run_driver
+from kivy_driver import STALL, run_driver
 
 HERE = Path(__file__).resolve()
-WAIT = 90.0  # a bound for every wait on the network (seconds)
+WAIT = STALL  # real seconds without progress after which a wait counts as hung
 
 PHONE, MIDDLE, DESKTOP = (320, 480), (360, 640), (800, 600)
 #: (window size, language, runs)
@@ -58,7 +58,7 @@ MATRIX: list[tuple[tuple[int, int], str, tuple[str, ...]]] = [
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return run_driver(HERE, tmp_path_factory.mktemp("kivy-layout"), timeout=400)
+    return run_driver(HERE, tmp_path_factory.mktemp("kivy-layout"))
 
 
 def _runs(run: dict, kind: str) -> dict:
@@ -153,7 +153,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
     from kivy.core.window import Window
-    from kivy_driver import press, run_steps, tap
+    from kivy_driver import Stall, press, run_steps, tap
     from layout_geometry import check_window
 
     from app.table.service import tcp_service
@@ -312,9 +312,11 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             rec.update(results_shown=0, names_in_result=[])
             shown: set[int] = set()
             turn_checked: set[int] = set()
-            end = time.monotonic() + WAIT * 3
+            guard = Stall("the hosted match to finish", WAIT)
             while True:
-                if time.monotonic() > end:
+                try:
+                    guard.check()
+                except AssertionError:
                     m = net.match
                     raise AssertionError(
                         f"the hosted match did not finish: over={net.over} "
@@ -322,7 +324,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         f"awaiting={net.awaiting_next} shown={sorted(shown)} "
                         f"closed={net.closed} message={net.message!r} "
                         f"banner={table.vm and table.vm.banner!r}"
-                    )
+                    ) from None
                 yield
                 vm, m = table.vm, net.match
                 if vm is None or m is None:

@@ -26,7 +26,7 @@ LANGUAGES = ("en", "de", "pl")
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return run_driver(HERE, tmp_path_factory.mktemp("kivy-states"), timeout=400)
+    return run_driver(HERE, tmp_path_factory.mktemp("kivy-states"))
 
 
 def test_every_listed_state_was_reached_in_every_language_and_size(run: dict) -> None:

@@ -407,7 +407,9 @@ class CasinoPhone:
         if not self.dealer.ready:
             return
         for rec in self.shoes:
-            if not rec.started:
+            if not rec.started and rec.dead != 0:
+                # (a shoe that died before any of it opened is never started: a shuffler
+                # left during it, so it is void and a fresh one is shuffled without him)
                 rec.started = True
                 low, high = cut_range(rec.size, self.rules.penetration)
                 try:
@@ -513,11 +515,11 @@ class CasinoPhone:
             raise IllegalAction("no_shoe", "bets open before any shoe was started")
         i, pos = self._cursor
         live = self.shoes[i] if i < len(self.shoes) else None
-        if live is not None and live.cut is None:
+        if live is not None and live.cut is None and pos < live.limit:
             self._start_shoes()
             if live.cut is None:
                 raise Waiting  # (my dealer is still being set up)
-        if live is not None and live.cut is not None and pos >= min(live.cut, live.limit):
+        if live is not None and pos >= min(live.cut or live.size, live.limit):
             self._finish(live)  # the cut card came out: the next shoe from this round
             self._cursor = (i + 1, 0)
         self.round_no = number

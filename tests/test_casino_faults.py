@@ -415,6 +415,7 @@ def test_a_shoe_whose_shuffler_left_before_it_started_is_never_started() -> None
         group=GROUP,
     )
     run([*rest, back], lambda: back.over, clock)
+
     def gone_twice() -> bool:
         return sum(e.get("event") == "player_left" for e in host.phone.log) == 2
 

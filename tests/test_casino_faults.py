@@ -306,7 +306,39 @@ class UnsignedAtTwoGuest(CasinoGuest):
         return super().send(link, message)
 
 
-def _comes_back(first_cls: type[CasinoGuest]) -> None:
+class SlowReturnGuest(CasinoGuest):
+    """A returning phone slow to set its shoe dealer up: its set-up frames go out 15 s
+    of the table's clock after it has the table (a slow phone making its new keys),
+    more than a decision's time (10 s), less than a set-up's."""
+
+    _held_frames: list[ProtocolFrame] | None = None
+    _until = 0.0
+
+    def _resume(self, message: Any) -> None:
+        self._held_frames, self._until = [], self.clock.now() + 15.0
+        super()._resume(message)
+
+    def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
+        held = self._held_frames
+        if held is not None and isinstance(message, ProtocolFrame):
+            if self.clock.now() < self._until:
+                held.append(message)
+                return True
+            self._held_frames = None
+            for frame in held:
+                super().send(link, frame)
+        return super().send(link, message)
+
+    def step(self, wait: float = 0.0) -> None:
+        held = self._held_frames
+        if held and self.clock.now() >= self._until:
+            self._held_frames = None
+            for frame in held:
+                super().send(self.link, frame)
+        super().step(wait)
+
+
+def _comes_back(first_cls: type[CasinoGuest], back_cls: type[CasinoGuest] = CasinoGuest) -> None:
     """p2's phone (``first_cls``) dies after round 2; p2 comes back on a new phone a
     round later and plays on with his chips; nobody is dropped, named or out of step."""
     clock = FakeClock()
@@ -337,7 +369,7 @@ def _comes_back(first_cls: type[CasinoGuest]) -> None:
     run(rest, settled(rest, gone_at + 1), clock)
     chips = host.phone.players["p2"].chips
     # the same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer
-    back = CasinoGuest.join(
+    back = back_cls.join(
         TcpTransport(),
         host.address,
         player_id=IDS[2],
@@ -366,11 +398,6 @@ def _comes_back(first_cls: type[CasinoGuest]) -> None:
     assert len(host.phone.agreed[first + 1]) == 2  # both guests' digests matched the host's
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known bug (issue 19 stays open, being fixed): under load the host's phone may "
-    "refuse a shoe whose order names a phone that left during the set-up (bad_shoe)",
-)
 def test_a_player_who_left_comes_back_at_a_later_round_with_his_chips() -> None:
     _comes_back(CasinoGuest)
 
@@ -379,6 +406,65 @@ def test_a_digest_his_dead_phone_owed_is_not_asked_of_the_player_back() -> None:
     """His old phone died before its digest of round 2 went out: that debt died with it
     (forgotten as he left), so his new phone is not taken for withholding it."""
     _comes_back(UnsignedAtTwoGuest)
+
+
+def test_a_returning_phone_slow_to_set_its_shoe_dealer_up_is_waited_for() -> None:
+    """Each step of the shoe protocol has its own time: a set-up (new keys and proofs)
+    two decisions' time; a returning phone that takes longer than one decision over it
+    is not dropped as stalled."""
+    _comes_back(CasinoGuest, SlowReturnGuest)
+
+
+class DiesOnReturnGuest(CasinoGuest):
+    """A returning phone that dies as soon as it has the table again (its set-up part
+    and its shuffle never come)."""
+
+    def _resume(self, message: Any) -> None:
+        super()._resume(message)
+        self.link.close(linger=0)
+        self.over = True
+
+
+def test_a_shoe_whose_shuffler_left_before_it_started_is_never_started() -> None:
+    """p2 comes back and his phone dies during the table's new set-up: the shoe the host
+    announced among the three (not started yet: the set-up was not done) is void on
+    every phone, a fresh one is shuffled between the two left, and they play on."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra)
+    run([host, *guests], settled([host, *guests], 2), clock)
+    guests[1].link.close(linger=0)
+    guests[1].over = True
+    rest = [host, guests[0]]
+    run(rest, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    back = DiesOnReturnGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=sra,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    run([*rest, back], lambda: back.over, clock)
+
+    def gone_twice() -> bool:
+        return sum(e.get("event") == "player_left" for e in host.phone.log) == 2
+
+    run(rest, gone_twice, clock)
+    rnd = host.phone.round_no
+    run(rest, settled(rest, rnd + 2), clock)
+    for s in rest:
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+    for s in rest:
+        void = [r for r in s.phone.shoes if 2 in r.order][-1]  # announced on his return
+        assert (void.dead, void.requested, void.cut) == (0, 0, None)  # never started
+        later = [r for r in s.phone.shoes if r.shoe > void.shoe]
+        assert later and all(r.order == (0, 1) for r in later)
+        assert not left(s, "p2", "stalled")
+    honest_agree(rest, rnd + 2)
 
 
 class StallingGuest(CasinoGuest):

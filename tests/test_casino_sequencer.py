@@ -158,16 +158,42 @@ def test_nothing_happens_while_cards_are_on_their_way_or_after_the_end() -> None
 
 def test_a_phone_holding_the_cards_up_has_a_decisions_time() -> None:
     book = replace(PLAY, round=2)
-    waiting = replace(IDLE, round=2, settled=False, busy=True, owing=frozenset({"p1"}))
+    card = ("card", 3, 7)
+    waiting = replace(IDLE, round=2, settled=False, busy=True, owing={"p1": card})
     book, effects = step(book, Drive(), waiting)
-    assert effects == [SetTimer("stall", 15)] and book.stalling == {"p1"}
+    assert effects == [SetTimer("stall:p1", 15)] and book.stalling == (("p1", card),)
     assert step(book, Drive(), waiting) == (book, [])
-    _, effects = step(book, Expired("stall"), waiting)
+    _, effects = step(book, Expired("stall:p1"), waiting)
     assert effects == [Drop("p1", "stalled")]
     # his part came in time: the timer is off, and a late expiry drops nobody
-    book2, effects = step(book, Drive(), replace(waiting, owing=frozenset()))
-    assert effects == [CancelTimer("stall")]
-    assert step(book2, Expired("stall"), waiting)[1] == []
+    book2, effects = step(book, Drive(), replace(waiting, owing={}))
+    assert effects == [CancelTimer("stall:p1")]
+    assert step(book2, Expired("stall:p1"), waiting)[1] == []
+
+
+def test_each_step_a_phone_owes_has_its_own_time() -> None:
+    """A phone that moves on from one step of the shoe protocol to the next is not late
+    for the first: its timer starts again, with the time of the step it is in (a shoe
+    dealer's set-up, new keys and proofs on every phone, takes longer)."""
+    three = frozenset({"p0", "p1", "p2"})
+    book = replace(PLAY, round=4)
+    base = replace(IDLE, round=4, connected=three, present=three, busy=True)
+    setup = ("setup", 2, 0)
+    book, effects = step(book, Drive(), replace(base, owing={"p2": setup}))
+    assert effects == [SetTimer("stall:p2", 30)]  # two decisions' time for a set-up
+    shuffle = ("shuffle", 6, 0)
+    moved = replace(base, owing={"p1": shuffle, "p2": shuffle})
+    book, effects = step(book, Drive(), moved)
+    assert effects == [SetTimer("stall:p1", 15), SetTimer("stall:p2", 15)]
+    # the set-up's timer, had it not been re-armed, finds him at another step: no drop
+    assert step(replace(book, stalling=(("p2", setup),)), Expired("stall:p2"), moved)[1] == []
+    # p1's part came: only his timer is off; p2 still owes the same step
+    book, effects = step(book, Drive(), replace(base, owing={"p2": shuffle}))
+    assert effects == [CancelTimer("stall:p1")]
+    book, effects = step(book, Expired("stall:p2"), replace(base, owing={"p2": shuffle}))
+    assert effects == [Drop("p2", "stalled")] and book.stalling == ()
+    # the host's own part is never timed here (the guests watch the host)
+    assert step(PLAY, Drive(), replace(base, owing={"p0": shuffle})) == (PLAY, [])
 
 
 def test_the_table_ends_when_nobody_is_left_to_shuffle_with() -> None:

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from app.table.casino_messages import Announcement
+from app.table.casino_state import OwedStep
 from app.table.host_book import CancelTimer as CancelTimer  # (the Oczko host's effects)
 from app.table.host_book import Say as Say
 from app.table.host_book import SetTimer as SetTimer
@@ -40,8 +41,9 @@ class CasinoBook:
     paused: int = 0
     #: players back on a new phone, with their new keys, waiting for the next round
     returning: tuple[tuple[str, str], ...] = ()
-    #: the players the stall timer runs for (whose part of a shoe the host lacks)
-    stalling: frozenset[str] = frozenset()
+    #: the players a stall timer runs for (``stall:<player>``), each with the step of
+    #: the shoe protocol it runs for (a new step: a new timer)
+    stalling: tuple[tuple[str, OwedStep], ...] = ()
     #: players whose time ran out on the decisions of (round, phase) still pending
     overdue: tuple[int, str, frozenset[str]] | None = None
 
@@ -66,8 +68,9 @@ class CasinoFacts:
     decks: int
     dead: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     phase: str = ""  # the engine's phase (insurance, play, double_follow ...)
-    #: players whose part of a shoe in use (a pass, a lock, a key) the host still lacks
-    owing: frozenset[str] = frozenset()
+    #: players whose part of a shoe in use (a pass, a lock, a key) the host still lacks,
+    #: each with the step he owes it for (``CasinoPhone.owed_steps``)
+    owing: dict[str, OwedStep] = field(default_factory=dict)
     bet_time: float = 30.0
     turn_time: float = 30.0
     pause: float = 0.0
@@ -89,7 +92,7 @@ class Started:
 
 @dataclass(frozen=True)
 class Expired:
-    """A timer ran out: ``bet``, ``turn`` or ``pause``."""
+    """A timer ran out: ``bet``, ``turn``, ``pause`` or ``stall:<player>``."""
 
     name: str
 

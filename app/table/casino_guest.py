@@ -38,7 +38,9 @@ from app.table.casino_messages import (
     signed_bytes_of_key,
 )
 from app.table.casino_phone import HOST, CasinoPhone, player_id
+from app.table.casino_sequencer import step_time
 from app.table.casino_side import CasinoBot, CasinoSide
+from app.table.casino_state import OwedStep
 from app.table.clock import Clock
 from app.table.errors import TableError
 from app.table.lobby import GuestLobby, Notice
@@ -73,7 +75,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self._shoe_factory = shoe_factory
         self._keyed = False
         self._returning = False  # back at a running table: waiting for its state
-        self._host_owes: tuple[int, float] | None = None  # (round, since) the host holds up
+        self._host_owes: tuple[OwedStep, float] | None = None  # (step, since) the host owes
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -246,15 +248,17 @@ class CasinoGuest(GuestLobby, CasinoSide):
 
     def _watch_host(self, phone: CasinoPhone) -> None:
         """The host counts like any phone: when the table waits for the host's own part
-        of a shoe longer than :attr:`host_patience` decisions' time, it is named (the
-        host's watchdog judges everybody else)."""
-        if 0 not in phone.holding_up():
+        of one step of the shoe protocol longer than :attr:`host_patience` times that
+        step's time (the host's watchdog judges everybody else, and acts first), it is
+        named."""
+        step = phone.owed_steps().get(0)
+        if step is None:
             self._host_owes = None
             return
         now = self.clock.now()
-        if self._host_owes is None or self._host_owes[0] != phone.round_no:
-            self._host_owes = (phone.round_no, now)
-        elif now - self._host_owes[1] >= self.host_patience * phone.turn_time:
+        if self._host_owes is None or self._host_owes[0] != step:
+            self._host_owes = (step, now)
+        elif now - self._host_owes[1] >= self.host_patience * step_time(step, phone.turn_time):
             self._name_host("stalled", "the host's own part of the shoe never came")
 
     def _name_host(self, code: str, detail: str = "") -> None:

@@ -357,7 +357,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             bet_time=float(self.bet_time),
             turn_time=float(self.turn_time),
             pause=self.round_pause,
-            owing=frozenset(player_id(s) for s in phone.holding_up() if s),
+            owing={player_id(s): st for s, st in phone.owed_steps().items() if s},
             closed=self.closed or self.over,
         )
 

@@ -69,6 +69,7 @@ from app.table.casino_messages import (
 from app.table.casino_snapshot import CasinoStage
 from app.table.casino_state import (
     Fault,
+    OwedStep,
     Player,
     RoundRecord,
     ShoeRec,
@@ -196,20 +197,31 @@ class CasinoPhone:
         return len([s for s in self.shoes[i:] if s.dead is None]) < 2
 
     def holding_up(self) -> set[int]:
-        """Seats whose part of a shoe this phone lacks while the table waits for it: the
-        card the round needs, the shuffle of the shoe the next round deals from, or the
-        set-up of the shoe dealer."""
+        """Seats whose part of a shoe this phone lacks while the table waits for it (the
+        seats of :meth:`owed_steps`)."""
+        return set(self.owed_steps())
+
+    def owed_steps(self) -> dict[int, OwedStep]:
+        """Seats whose part of a shoe this phone lacks while the table waits for it, each
+        with the protocol step he owes it for: the set-up of the shoe dealer
+        (``("setup", generation, 0)``), the card the round needs (``("card", shoe,
+        position)``), or the shuffle of the shoe the next round deals from
+        (``("shuffle", shoe, 0)``). A watchdog gives each step its own time: a phone
+        that moves from one step to the next is not late for the first."""
         if not self.dealer.ready:
-            return set(self.dealer.waiting_for(0))
-        i, _ = self._cursor
+            step = ("setup", getattr(self.dealer, "generation", 1), 0)
+            return dict.fromkeys(sorted(self.dealer.waiting_for(0)), step)
+        i, pos = self._cursor
         r = self.round
         if self._need and i < len(self.shoes):
-            return set(self.dealer.waiting_for(self.shoes[i].shoe))
+            shoe = self.shoes[i].shoe
+            return dict.fromkeys(sorted(self.dealer.waiting_for(shoe)), ("card", shoe, pos))
         if (r is None or r.settled) and not self._queue and not self.shoe_ready():
             for rec in self.shoes[i:]:
                 if rec.started and rec.dead is None:
-                    return set(self.dealer.waiting_for(rec.shoe))
-        return set()
+                    step = ("shuffle", rec.shoe, 0)
+                    return dict.fromkeys(sorted(self.dealer.waiting_for(rec.shoe)), step)
+        return {}
 
     def _collect_verdicts(self) -> None:
         """The audits of finished shoes: a cheater they name is a fault of his."""
@@ -407,7 +419,9 @@ class CasinoPhone:
         if not self.dealer.ready:
             return
         for rec in self.shoes:
-            if not rec.started:
+            if not rec.started and rec.dead != 0:
+                # (a shoe that died before any of it opened is never started: a shuffler
+                # left during it, so it is void and a fresh one is shuffled without him)
                 rec.started = True
                 low, high = cut_range(rec.size, self.rules.penetration)
                 try:
@@ -513,11 +527,11 @@ class CasinoPhone:
             raise IllegalAction("no_shoe", "bets open before any shoe was started")
         i, pos = self._cursor
         live = self.shoes[i] if i < len(self.shoes) else None
-        if live is not None and live.cut is None:
+        if live is not None and live.cut is None and pos < live.limit:
             self._start_shoes()
             if live.cut is None:
                 raise Waiting  # (my dealer is still being set up)
-        if live is not None and live.cut is not None and pos >= min(live.cut, live.limit):
+        if live is not None and pos >= min(live.cut or live.size, live.limit):
             self._finish(live)  # the cut card came out: the next shoe from this round
             self._cursor = (i + 1, 0)
         self.round_no = number
@@ -791,6 +805,7 @@ __all__ = [
     "HOST",
     "CasinoPhone",
     "Fault",
+    "OwedStep",
     "Player",
     "RoundRecord",
     "ShoeRec",

@@ -45,8 +45,18 @@ from app.table.casino_book import (
     Started,
 )
 from app.table.casino_messages import CBack, CDeal, CLeft, COpenBets, CShoe, CTimeout
+from app.table.casino_state import OwedStep
 
 Step = tuple[CasinoBook, list[CasinoEffect]]
+#: A phone's time for one step of the shoe protocol it owes, in decisions' time: a
+#: shoe dealer's set-up (new keys and proofs; every phone's again when a player comes
+#: back, on the slowest phone of the table) takes longer than a shuffle or a card's key.
+STALL_TIME = {"setup": 2.0, "shuffle": 1.0, "card": 1.0}
+
+
+def step_time(step: OwedStep, turn_time: float) -> float:
+    """Seconds a phone may take over ``step`` before the table drops it as stalled."""
+    return STALL_TIME.get(step[0], 1.0) * turn_time
 
 
 def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
@@ -78,11 +88,19 @@ def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
 
 
 def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
-    owing = facts.owing & facts.connected - {"p0"}
-    if owing != book.stalling:  # a phone holds the cards up: it has a decision's time
-        effects: list[CasinoEffect] = [CancelTimer("stall")]
-        if owing:
-            effects = [SetTimer("stall", facts.turn_time)]
+    owing = tuple(
+        sorted((p, s) for p, s in facts.owing.items() if p in facts.connected and p != "p0")
+    )
+    if owing != book.stalling:  # a phone holds the cards up: each step has its own time
+        armed, now = dict(book.stalling), dict(owing)
+        effects: list[CasinoEffect] = [
+            CancelTimer(f"stall:{p}") for p in sorted(armed) if p not in now
+        ]
+        effects += [
+            SetTimer(f"stall:{p}", step_time(s, facts.turn_time))
+            for p, s in owing
+            if armed.get(p) != s
+        ]
         return replace(book, stalling=owing), effects
     if facts.want_shoe and len(facts.order) < 2:
         # Nobody left to shuffle with: a shoe needs two phones (nobody may know it). The
@@ -127,9 +145,15 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
 
 
 def _expired(book: CasinoBook, name: str, facts: CasinoFacts) -> Step:
-    if name == "stall":
-        late = sorted(book.stalling & facts.owing & facts.connected)
-        return replace(book, stalling=frozenset()), [Drop(p, "stalled") for p in late[:1]]
+    if name.startswith("stall:"):
+        player = name.removeprefix("stall:")
+        armed = dict(book.stalling)
+        rest = tuple(r for r in book.stalling if r[0] != player)
+        # (still at the same step: he had its whole time; at another, Drive re-arms)
+        late = player in armed and facts.owing.get(player) == armed[player]
+        if late and player in facts.connected:
+            return replace(book, stalling=rest), [Drop(player, "stalled")]
+        return replace(book, stalling=rest), []
     if name == "pause":
         return replace(book, pausing=None, paused=book.pausing or book.paused), []
     if name == "bet" and facts.betting and not facts.busy:
@@ -145,4 +169,4 @@ def _expired(book: CasinoBook, name: str, facts: CasinoFacts) -> Step:
     return book, []
 
 
-__all__ = ["step"]
+__all__ = ["STALL_TIME", "step", "step_time"]

@@ -54,6 +54,11 @@ class ShoeRec:
         return self.size if self.dead is None else min(self.size, self.dead)
 
 
+#: A step of the shoe protocol a phone owes its part of: (kind, generation or shoe,
+#: position); kind ``setup``, ``shuffle`` or ``card`` (see ``CasinoPhone.owed_steps``).
+OwedStep = tuple[str, int, int]
+
+
 @dataclass(frozen=True)
 class Fault:
     """Somebody broke the table's rules: ``player`` (``p0``: the host, who announced or

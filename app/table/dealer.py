@@ -328,6 +328,11 @@ class Generations(Generic[D]):
     def current(self) -> D:
         return self._gens[-1][1]
 
+    @property
+    def generation(self) -> int:
+        """How many dealers were set up so far (1: the table's first set-up)."""
+        return len(self._gens)
+
     def _route(self, frame: bytes) -> D | None:
         """The dealer of the deck or shoe ``frame`` belongs to (None: not this phone's)."""
         raise NotImplementedError

@@ -57,6 +57,7 @@ from app.table.messages import (
     Void,
 )
 from app.table.play import PhoneMatch
+from app.table.prechecks import precheck
 
 __all__ = ["Bot", "DealerFactory", "GuestTable", "HostTable", "simple_bot"]
 
@@ -106,6 +107,7 @@ class GuestTable(GuestLobby):
         self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
         self._budget = FrameBudget()  # what each sender's relayed dealer frames may cost
         self._accused: set[int] = set()  # players my phone caught, for the host to remove
+        self._named: set[tuple[int, str]] = set()  # (seat, code) my phone told the player
         self._host_owes: object = None  # what my dealer waits for from the host, and since when
         self._asked = 0  # the last round whose deal I asked for (NextRound)
 
@@ -247,11 +249,20 @@ class GuestTable(GuestLobby):
                 # removes him and voids the round. A host that does not, in time,
                 # shields him: then it is named.
                 phone.violation = None
-                self.notice("cheat_named", seat=v.seat, code=v.code)
+                if (v.seat, v.code) not in self._named:
+                    self._named.add((v.seat, v.code))
+                    self.notice("cheat_named", seat=v.seat, code=v.code)
                 if v.seat in phone.match.active and v.seat not in self._accused:
                     self._accused.add(v.seat)
                     self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
                 phone.pump()
+                again = phone.violation
+                if again is not None and (again.seat, again.code) == (v.seat, v.code):
+                    # The same cheat found again (his proof still contradicts his moves
+                    # at every pump until the host voids the round): told already. The
+                    # phone must stay open for the host's Void and Left, or it never
+                    # moves on (a matter of how the events meet in the inbox).
+                    phone.violation = None
             else:
                 self._leave_named(v.seat, v.code, v.detail)
                 return
@@ -327,6 +338,8 @@ class GuestTable(GuestLobby):
         self._host_owes = owes
 
     def step(self, wait: float = 0.0) -> None:
+        if self.phone is not None and not self.closed:
+            precheck(self.inbox, self.phone.dealer)  # (the waiting frames' signatures at once)
         super().step(wait)
         phone = self.phone
         if phone is not None and not self.closed:

@@ -585,7 +585,7 @@ class PhoneMatch:
         deck = self._dealing
         if deck is None or (deck.round, deck.deck) in self._told_dealt:
             return False
-        mine = deck.holdings.get(self.seat)
+        mine = deck.holdings.get(self.seat) or []
         return bool(mine) and all(_is_card(self.dealer.card(deck.deck, p)) for p in mine)
 
     def _report_draw(self) -> None:

@@ -447,7 +447,7 @@ def test_default_exponents_are_full_size():
         assert all(e.bit_length() >= qbits - 24 for e in exps), [e.bit_length() for e in exps]
     me = Identity.generate(FFDHE2048, DeterministicRng(3))
     me.precompute(8)
-    assert all(r.bit_length() >= qbits - 24 for r, _ in me._nonces)
+    assert all(r.bit_length() >= qbits - 24 for r, _ in me.nonces._ready)
     assert me.sign_secret.bit_length() >= qbits - 24
 
 

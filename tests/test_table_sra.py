@@ -357,7 +357,9 @@ def test_a_guest_silent_in_the_shuffle_is_the_only_one_dropped() -> None:
 
 
 def test_a_guest_withholding_his_key_for_a_drawn_card_is_dropped_not_the_drawer() -> None:
-    host, players, clock = make_table(3, seed=11, rounds=3, turn_time=5)
+    # (seed 0: a player draws after the key-withholder went quiet. With seed 11 nobody
+    # did once the phones drew their signing nonces ahead (issue 17): other cards.)
+    host, players, clock = make_table(3, seed=0, rounds=3, turn_time=5)
     host.silence_limit = 600
     run(host, players, clock, until=lambda: host.book.drawing == 0 or host.phone.match.over)
     assert host.book.drawing == 0, "the bot never drew: pick another seed"

@@ -12,7 +12,7 @@ opens them and counts the claim only once they open as claimed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.native.handeval import oczko_total
 from app.protocol import errors as E
@@ -194,8 +194,20 @@ def open_exponent(core: SeatCore, rnd: Round, pos: int, owner_key: int) -> int:
     return core.group.prod_exp([*others, owner_key])
 
 
-def open_mine(core: SeatCore, rnd: Round) -> list[Message]:
-    """Open my cards whose keys are all in; a card that does not open: a complaint."""
+def _signed(signatures_ok: Callable[[], bool] | None) -> bool:
+    return signatures_ok is None or signatures_ok()
+
+
+def open_mine(
+    core: SeatCore, rnd: Round, signatures_ok: Callable[[], bool] | None = None
+) -> list[Message]:
+    """Open my cards whose keys are all in; a card that does not open: a complaint.
+
+    The keys' signatures may still be unchecked (a guest defers them: the card is open
+    at once). A card that opens needs no signature to be right; one that does not is
+    judged only on signed keys: ``signatures_ok`` checks the deferred ones first, and a
+    forgery (named there: the relay) voids the round here instead of a complaint that
+    would let the audit blame the seat the forged key claims to come from."""
     assert rnd.secret is not None
     positions = openable(core, rnd)
     exps = [open_exponent(core, rnd, p, rnd.secret.card_key_inv(p)) for p in positions]
@@ -204,8 +216,10 @@ def open_mine(core: SeatCore, rnd: Round) -> list[Message]:
     for pos, value in zip(positions, opened, strict=True):
         code = rnd.enc.card_of(value)
         if code is None:
-            # Somebody's key or lock is wrong: void the round, the audit names him.
             rnd.hand[pos] = -1
+            if not _signed(signatures_ok):
+                return out  # a forged key: the round is void here, the relay named
+            # Somebody's key or lock is wrong: void the round, the audit names him.
             out.append(complain(core, rnd, pos))
         else:
             rnd.hand[pos] = code
@@ -230,11 +244,14 @@ def public_openable(rnd: Round) -> list[int]:
     ]
 
 
-def open_public(core: SeatCore, rnd: Round) -> list[Message]:
+def open_public(
+    core: SeatCore, rnd: Round, signatures_ok: Callable[[], bool] | None = None
+) -> list[Message]:
     """Open the public positions whose keys are all in (every seat, followers too).
 
     A position that does not open is a complaint by every seat of the order that sees
-    it (a follower only records it: it sends nothing in a round it is not part of).
+    it (a follower only records it: it sends nothing in a round it is not part of);
+    deferred signatures are checked first, as in :func:`open_mine`.
     """
     positions = sorted(public_openable(rnd))
     exps = [core.group.prod_exp(rnd.keys[p][s] for s in rnd.order) for p in positions]
@@ -243,6 +260,8 @@ def open_public(core: SeatCore, rnd: Round) -> list[Message]:
     for pos, value in zip(positions, opened, strict=True):
         code = rnd.enc.card_of(value)
         rnd.public[pos] = -1 if code is None else code
+        if code is None and not _signed(signatures_ok):
+            return out  # a forged key: the round is void here, the relay named
         if code is None and core.seat in rnd.order:
             out.append(complain(core, rnd, pos))
     return out

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -212,6 +213,89 @@ def verify(
     return challenge(group, r_value, pub, context, msg) == c
 
 
+def verify_many(group: Group, items: Sequence[tuple[int, bytes, bytes, bytes]]) -> list[bool]:
+    """:func:`verify` of several ``(pub, context, msg, sig)`` at once, for keys validated
+    before: one native ``pow_many`` call for all of them, which spreads over the cores
+    (a phone checks the frames waiting in its inbox together, see
+    :mod:`app.table.prechecks`). The answer for each is exactly :func:`verify`'s.
+    """
+    bases: list[int] = []
+    exps: list[int] = []
+    parsed: list[tuple[int, int] | None] = []
+    for pub, _, _, sig in items:
+        if len(sig) != signature_len(group):
+            parsed.append(None)
+            continue
+        c = int.from_bytes(sig[:CHALLENGE_BYTES], "big")
+        s = int.from_bytes(sig[CHALLENGE_BYTES:], "big")
+        if not group.is_exponent(s):
+            parsed.append(None)
+            continue
+        parsed.append((c, s))
+        bases += [group.g, pow(pub, -1, group.p)]
+        exps += [s, c]
+    powers = group.pow_many(bases, exps) if bases else []
+    out: list[bool] = []
+    k = 0
+    for (pub, context, msg, _), cs in zip(items, parsed, strict=True):
+        if cs is None:
+            out.append(False)
+            continue
+        r_value = powers[k] * powers[k + 1] % group.p
+        k += 2
+        out.append(challenge(group, r_value, pub, context, msg) == cs[0])
+    return out
+
+
+#: Signing nonces a seat keeps ready (:class:`NonceStream`), and how many one
+#: background step computes (one batch over a phone's cores).
+NONCE_STOCK = 8
+NONCE_BATCH = 4
+
+
+class NonceStream:
+    """Schnorr signing nonces ``(r, g^r)`` computed ahead, in idle time.
+
+    Signing a frame costs one exponentiation (``g^r``) unless a nonce is ready: a seat
+    refills its stock as background work (:meth:`refill`, one batch call over the
+    cores), so that a key for a drawn card is signed at once. Each nonce is used once
+    (:meth:`take` removes it) and never leaves the seat; ``r`` comes from the seat's
+    RNG exactly as when computed on demand, so a signature is the same as before.
+    """
+
+    def __init__(self, group: Group, rng: Rng) -> None:
+        self.group = group
+        self.rng = rng
+        self._ready: list[tuple[int, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._ready)
+
+    def precompute(self, n: int) -> None:
+        """``n`` nonces more (one batch call)."""
+        rs = [random_exponent(self.group, self.rng) for _ in range(n)]
+        self._ready.extend(zip(rs, self.group.pow_many([self.group.g] * n, rs), strict=True))
+
+    @property
+    def due(self) -> bool:
+        """True while fewer than :data:`NONCE_STOCK` nonces are ready."""
+        return len(self._ready) < NONCE_STOCK
+
+    def refill(self) -> int:
+        """One bounded step: up to :data:`NONCE_BATCH` nonces more, at most up to the
+        stock; how many were made."""
+        n = min(NONCE_BATCH, NONCE_STOCK - len(self._ready))
+        if n > 0:
+            self.precompute(n)
+        return max(n, 0)
+
+    def take(self) -> tuple[int, int]:
+        """A nonce ``(r, g^r)`` for one signature (computed now if none is ready)."""
+        if not self._ready:
+            self.precompute(1)
+        return self._ready.pop(0)
+
+
 @dataclass
 class Identity:
     """A seat's long-term keys for one table: signing ``x`` and Diffie-Hellman ``a``."""
@@ -222,7 +306,10 @@ class Identity:
     sign_pub: int
     dh_pub: int
     rng: Rng
-    _nonces: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    nonces: NonceStream = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.nonces = NonceStream(self.group, self.rng)
 
     @classmethod
     def generate(cls, group: Group, rng: Rng | None = None) -> Identity:
@@ -235,19 +322,16 @@ class Identity:
 
     def precompute(self, n: int) -> None:
         """Precompute ``n`` signing nonces ``(r, g^r)`` (background work, one batch call)."""
-        rs = [random_exponent(self.group, self.rng) for _ in range(n)]
-        self._nonces.extend(zip(rs, self.group.pow_many([self.group.g] * n, rs), strict=True))
+        self.nonces.precompute(n)
 
     @property
     def nonces_left(self) -> int:
         """How many precomputed nonces remain."""
-        return len(self._nonces)
+        return len(self.nonces)
 
     def sign(self, context: bytes, msg: bytes) -> bytes:
         """A Schnorr signature on ``context || msg`` (free with a precomputed nonce)."""
-        if not self._nonces:
-            self.precompute(1)
-        r, r_value = self._nonces.pop()
+        r, r_value = self.nonces.take()
         c = challenge(self.group, r_value, self.sign_pub, context, msg)
         s = (r + c * self.sign_secret) % self.group.q
         if s == 0:  # probability 2^-2047; retry with another nonce

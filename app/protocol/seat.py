@@ -461,6 +461,19 @@ class Seat:
         self.core.check_signature(msg)
         self._future_seq[key] = expected + 1
 
+    def precheck(self, msgs: Sequence[Message]) -> None:
+        """Check the signatures of frames about to be handled in one batch (spread over
+        the cores): authenticating them then costs no check each. Judges nothing: a
+        signature that fails is checked again, alone, where its frame is authenticated.
+        Frames whose check :meth:`authenticate` defers are left to the background."""
+        core = self.core
+        now = [
+            m
+            for m in msgs
+            if not shuffle.may_defer_signature(core, self._rounds.get(m.round_id), m)
+        ]
+        core.precheck(now)
+
     def handle(self, msg: Message, link: int | None = None) -> list[Message]:
         """Authenticate, validate and record one incoming message; return messages to send.
 
@@ -501,12 +514,10 @@ class Seat:
             # check may have failed against a forged earlier frame (e.g. a pass compared
             # with its forged input).
             pending, rnd.deferred_sigs = rnd.deferred_sigs, []
-            for m in pending:
-                try:
-                    core.check_signature(m)
-                except ProtocolViolation as exc:  # a forgery is in my state: void here
-                    rnd.verdict = Verdict(rnd.round_id, False, ((exc.seat, exc.code),), None)
-                    raise exc from None
+            forged = core.check_signatures(pending)
+            if forged is not None:  # a forgery is in my state: void here
+                rnd.verdict = Verdict(rnd.round_id, False, ((forged.seat, forged.code),), None)
+                raise forged from None
             raise
         return []
 
@@ -514,19 +525,28 @@ class Seat:
 
     def has_work(self) -> bool:
         """True when :meth:`work` has something to do."""
-        return any(self._next_step(rnd) is not None for rnd in self._open_rounds())
+        return any(self._next_step(rnd) is not None for rnd in self._open_rounds()) or (
+            self._nonces_due()
+        )
 
     def work(self) -> list[Message]:
         """Do one bounded step of pending computation; return the messages it produces.
 
         Priority: my shuffle pass, locking, keys, opening my cards, checking claims,
-        then the audit (background).
+        then the audit (background); in idle time, signing nonces for later frames.
         """
         for rnd in self._open_rounds():
             step = self._next_step(rnd)
             if step is not None:
                 return step()
+        if self._nonces_due():
+            # Idle: the next frames (a drawn card's key above all) are signed at once.
+            # (Not in ``cost``, which never counted signing.)
+            self.core.identity.nonces.refill()
         return []
+
+    def _nonces_due(self) -> bool:
+        return self.ready and self.core.identity.nonces.due
 
     def _open_rounds(self) -> list[Round]:
         return [
@@ -562,10 +582,12 @@ class Seat:
         if busy and deal.keys_due(rnd):
             return lambda: deal.send_keys(core, rnd)
         # 4. open my own cards, and the public ones (followers too)
+        # (before the deferred signatures: a card that opens needs none to be right)
+        signed = lambda: self._settle_deferred(rnd)  # noqa: E731
         if not void and rnd.verdict is None and not observer and deal.openable(core, rnd):
-            return lambda: deal.open_mine(core, rnd)
+            return lambda: deal.open_mine(core, rnd, signed)
         if not void and rnd.verdict is None and deal.public_openable(rnd):
-            return lambda: deal.open_public(core, rnd)
+            return lambda: deal.open_public(core, rnd, signed)
         # 5. locking, streamed in chunks
         if busy and 0 <= me < n - 1:
             lock_in = rnd.stages[-1] if me == 0 else rnd.locks[me - 1]
@@ -573,7 +595,7 @@ class Seat:
                 return lambda: shuffle.lock_chunk(core, rnd, lock_in)
         # 6. signatures deferred by authenticate (before anything judges others' data)
         if rnd.deferred_sigs and rnd.verdict is None:
-            return lambda: self._run_deferred_sig(rnd)
+            return lambda: self._run_deferred_sigs(rnd)
         # 7. check others' claims (once their keys are all in)
         if not rnd.complaints and rnd.verdict is None and deal.checkable_claim(rnd) is not None:
             return lambda: deal.check_claim(core, rnd)
@@ -594,14 +616,20 @@ class Seat:
             return lambda: reveal.run_audit(core, rnd)
         return None
 
-    def _run_deferred_sig(self, rnd: Round) -> list[Message]:
-        msg = rnd.deferred_sigs.pop(0)
-        try:
-            self.core.check_signature(msg)
-        except ProtocolViolation as exc:
-            # A forged frame got into this round's state: the round is void here and
-            # only the relay (the host, which checks every frame) can be named.
-            self.core.accusations.append(exc)
-            rnd.deferred_sigs.clear()
-            rnd.verdict = Verdict(rnd.round_id, False, ((exc.seat, exc.code),), None)
+    def _run_deferred_sigs(self, rnd: Round) -> list[Message]:
+        """The deferred signatures, all in one batch (spread over the cores)."""
+        self._settle_deferred(rnd)
         return []
+
+    def _settle_deferred(self, rnd: Round) -> bool:
+        """Check every deferred signature of ``rnd`` now; False if one is forged.
+
+        A forged frame got into this round's state: the round is void here and only
+        the relay (the host, which checks every frame) can be named."""
+        pending, rnd.deferred_sigs = rnd.deferred_sigs, []
+        exc = self.core.check_signatures(pending)
+        if exc is None:
+            return True
+        self.core.accusations.append(exc)
+        rnd.verdict = Verdict(rnd.round_id, False, ((exc.seat, exc.code),), None)
+        return False

@@ -50,14 +50,20 @@ def may_defer_signature(core: SeatCore, rnd: Round | None, msg: Message) -> bool
     """Can this guest check the signature later, in the background?
 
     Only for shuffle and lock frames it does not exponentiate next (and not the final
-    locks, which everybody opens): they are recorded at once (their order matters) but
-    nothing this seat sends depends on them before the background check ran. The host
+    locks, which everybody opens), and for card keys: they are recorded at once (their
+    order matters) but nothing this seat sends depends on them before the background
+    check ran. A drawer opens its card with keys whose signatures are still to be
+    checked (optimistic: the card is shown at once); a card that does not open is
+    complained about only once they are checked, so a forged key names the relay, never
+    the seat it claims to come from (:func:`app.protocol.deal.open_mine`). The host
     never defers: it checks every frame before relaying it.
     """
-    if msg.round_id == 0 or core.is_host or msg.kind not in (Kind.SHUFFLE, Kind.LOCK):
+    if msg.round_id == 0 or core.is_host or msg.kind not in (Kind.SHUFFLE, Kind.LOCK, Kind.KEYS):
         return False
     if rnd is None or msg.sender not in rnd.order:
         return False
+    if msg.kind == Kind.KEYS:
+        return True
     i = rnd.order.index(msg.sender)
     n = rnd.n
     if msg.kind == Kind.SHUFFLE:

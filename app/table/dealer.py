@@ -363,6 +363,19 @@ class Generations(Generic[D]):
     def has_work(self) -> bool:
         return any(d.has_work() for _, d in self._gens)
 
+    def precheck(self, frames: Sequence[bytes]) -> None:
+        """Batch-check the signatures of frames about to be read (those of each dealer
+        together; see :mod:`app.table.prechecks`), if the dealers can."""
+        groups: dict[int, tuple[D, list[bytes]]] = {}
+        for frame in frames:
+            dealer = self._route(frame)
+            if dealer is not None:
+                groups.setdefault(id(dealer), (dealer, []))[1].append(frame)
+        for dealer, batch in groups.values():
+            check = getattr(dealer, "precheck", None)
+            if check is not None:
+                check(batch)
+
 
 class Rekeyed(Generations[Dealer]):
     """A phone's dealers over the match: a player's return sets the table up anew (his

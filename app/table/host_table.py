@@ -67,6 +67,7 @@ from app.table.messages import (
     Resume,
 )
 from app.table.play import PhoneMatch
+from app.table.prechecks import precheck
 from app.table.seating import Seating
 
 DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
@@ -129,6 +130,10 @@ class HostTable(LobbyShell):
         #: seat -> digests of the dealer frames last accepted from it (see
         #: :meth:`_duplicate`)
         self._accepted: dict[int, OrderedDict[bytes, None]] = {}
+        #: copies of relayed frames for the guests that only check them (not the one that
+        #: computes on them next), in order: sent after the frames in hand went to their
+        #: first readers, and held while a card is on its way (``_send_copies``)
+        self._copies: list[tuple[Link, ProtocolFrame, int]] = []  # (link, frame, first)
 
     # -- the lobby's side (by composition) ------------------------------------------------
 
@@ -154,12 +159,47 @@ class HostTable(LobbyShell):
         self.lobby.notice(what, **details)
 
     def send(self, link: Link, message: Message | ProtocolFrame) -> bool:
-        """Send to one link (False if it could not be queued)."""
+        """Send to one link (False if it could not be queued), after every copy still
+        owed to any guest (each link keeps the order the host sent in)."""
+        self._send_copies()
         return self.lobby.send(link, message)
 
-    def broadcast(self, message: Message | ProtocolFrame, *, skip: int | None = None) -> None:
-        """Send ``message`` to every seated guest (but ``skip``)."""
-        self.lobby.broadcast(message, skip=skip)
+    def broadcast(
+        self,
+        message: Message | ProtocolFrame,
+        *,
+        skip: int | None = None,
+        first: int | None = None,
+    ) -> None:
+        """Send ``message`` to every seated guest (but ``skip``); ``first`` gets it
+        before the copies still owed to the others go out (see :meth:`_send_first`)."""
+        link = self.link_of(first) if first is not None and first != skip else None
+        if link is None:
+            self._send_copies()
+            self.lobby.broadcast(message, skip=skip)
+            return
+        self._send_first(link, message)
+        self._send_copies()
+        for seat in range(1, len(self.seating.sitters)):
+            other = self.link_of(seat)
+            if seat not in (skip, first) and other is not None:
+                self.lobby.send(other, message)
+
+    def _send_first(self, link: Link, message: Message | ProtocolFrame) -> None:
+        """Send to ``link`` now, before the copies owed to the other links (but after
+        those owed to this one: a link's frames keep their order)."""
+        mine = [c for c in self._copies if c[0] is link]
+        self._copies = [c for c in self._copies if c[0] is not link]
+        for _, frame, _ in mine:
+            self.lobby.send(link, frame)
+        self.lobby.send(link, message)
+
+    def _send_copies(self) -> None:
+        """Send the copies of relayed frames still owed to the guests that only check
+        them, in order."""
+        copies, self._copies = self._copies, []
+        for link, frame, _ in copies:
+            self.lobby.send(link, frame)
 
     def _relay(self, frame: ProtocolFrame, *, skip: int | None = None) -> None:
         """Relay a dealer frame; one of a deck shuffled ahead goes at its pace, after
@@ -198,14 +238,19 @@ class HostTable(LobbyShell):
         assert self.phone is not None
         first = self.phone.dealer.first_reader(frame.data)
         link = self.link_of(first) if first is not None and first != skip else None
-        if link is None:
+        if first is None or link is None:
             self.broadcast(frame, skip=skip)
             return
-        self.send(link, frame)
+        # The first reader's copy now; the others' once the frames in hand have gone to
+        # their first readers (a drawn card's keys from every seat reach the drawer
+        # before any onlooker's copy), and those of a card on its way once it is open:
+        # the radio is the drawer's until then (issue 17). Every guest still gets every
+        # frame, in order.
+        self._send_first(link, frame)
         for seat in range(1, len(self.seating.sitters)):
             other = self.link_of(seat)
             if seat not in (skip, first) and other is not None:
-                self.send(other, frame)
+                self._copies.append((other, frame, first))
 
     def set_options(self, options: Options) -> None:
         """Change the options (before the match) and tell everyone."""
@@ -217,6 +262,7 @@ class HostTable(LobbyShell):
 
     def close(self, reason: str = "host_left") -> None:
         """Leave: tell every guest why, then close every link."""
+        self._send_copies()
         self.lobby.close(reason)
 
     def wait_closed(self, timeout: float = 2.0) -> bool:
@@ -269,10 +315,19 @@ class HostTable(LobbyShell):
             self._flush()
             self._drive()
             self._pace()
+        # The copies of what the drawer of a card on its way computes on next (his
+        # card's keys) wait until the card is open; any other copy goes out now.
+        drawer = self.book.drawing
+        if drawer is None or self.closed or any(c[2] != drawer for c in self._copies):
+            self._send_copies()
 
     def step_links(self, wait: float = 0.0) -> None:
         """Only the links' events and the due timers: the dealer's own work waits (a
         phone busy elsewhere, in tests)."""
+        if self.phone is not None:
+            # The frames waiting (a drawn card's keys from every seat) are checked in one
+            # batch over the cores, then relayed one by one as before (issue 17).
+            precheck(self.inbox, self.phone.dealer)
         for name in self._expired(wait):
             if name != "pace":  # (it only wakes the loop: ``step`` sends what is due)
                 self._feed(Expired(name))
@@ -417,7 +472,8 @@ class HostTable(LobbyShell):
         phone = self.phone
         assert phone is not None
         if isinstance(effect, Announce):
-            self.broadcast(effect.event)
+            # (a player's own step reaches his phone first: a drawn card is shown there)
+            self.broadcast(effect.event, first=getattr(effect.event, "seat", None))
             phone.announce(effect.event)
             self._flush()
         elif isinstance(effect, Broadcast):

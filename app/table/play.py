@@ -197,10 +197,16 @@ class PhoneMatch:
         for _ in range(1 if self._ahead is not None else steps):
             if self.violation is not None or not self.dealer.has_work():
                 break
+            sent = len(self.outbox)
             try:
                 self._send_frames(self.dealer.work())
             except DealerViolation as exc:
                 self._violate(exc.seat, exc.code, exc.detail)
+            if len(self.outbox) > sent or self._report_due():
+                # Send as you go: a drawn card's key, or my report of the card I drew
+                # (``Drew``, made by the pump below), goes out before any more
+                # background work (issue 17).
+                break
         self._collect_audits()
         self.pump()
         return self.dealer.has_work()
@@ -594,6 +600,18 @@ class PhoneMatch:
         table (about 2 s at 7 phones, issue 17). A public point of the match, the same
         on every phone."""
         self.dealer.extend(deck.deck, deck.next_position + len(deck.order))
+
+    def _report_due(self) -> bool:
+        """True once a card I must report on is open: the one I draw, or my dealt
+        cards (the pump then makes the report: ``Drew``, ``Dealt``)."""
+        pending = self._pending_draw
+        if pending is not None and pending[1] == self.seat:
+            return _is_card(self.dealer.card(pending[0].deck, pending[2]))
+        deck = self._dealing
+        if deck is None or (deck.round, deck.deck) in self._told_dealt:
+            return False
+        mine = deck.holdings.get(self.seat) or []
+        return bool(mine) and all(_is_card(self.dealer.card(deck.deck, p)) for p in mine)
 
     def _report_draw(self) -> None:
         """Once the card I draw is open: tell the host what my hand is now."""

@@ -84,6 +84,16 @@ class SraDealer:
             raise DealerViolation(exc.seat, exc.code, exc.detail) from exc
         self._authenticated = frame
 
+    def precheck(self, frames: Sequence[bytes]) -> None:
+        """Check the signatures of frames about to be read, in one batch (see
+        :mod:`app.table.prechecks`): nothing is judged, a frame that fails here is
+        checked again where it is read, and named there."""
+        msgs = []
+        for frame in frames:
+            with contextlib.suppress(ProtocolViolation):
+                msgs.append(Message.decode(frame, self._group))
+        self._seat.precheck(msgs)
+
     def handle(self, frame: bytes) -> list[bytes]:
         msg = self._decode(frame)
         try:

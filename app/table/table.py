@@ -57,6 +57,7 @@ from app.table.messages import (
     Void,
 )
 from app.table.play import PhoneMatch
+from app.table.prechecks import precheck
 
 __all__ = ["Bot", "DealerFactory", "GuestTable", "HostTable", "simple_bot"]
 
@@ -334,6 +335,8 @@ class GuestTable(GuestLobby):
         self._host_owes = owes
 
     def step(self, wait: float = 0.0) -> None:
+        if self.phone is not None and not self.closed:
+            precheck(self.inbox, self.phone.dealer)  # (the waiting frames' signatures at once)
         super().step(wait)
         phone = self.phone
         if phone is not None and not self.closed:

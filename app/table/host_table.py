@@ -507,6 +507,9 @@ class HostTable(LobbyShell):
             if link is not None:
                 self.send(link, Resume(self.seating.options, snapshot, effect.first, effect.seats))
         self._budget.new_setup()
+        # the frames accepted so far belong to the old set-up: a new one starts its
+        # sequence numbers anew, and a frame of it may be byte for byte an old one's
+        self._accepted.clear()
         phone.rekey(effect.first, self._dealer_factory(0, phone.match.players), effect.seats)
         self._flush()
 

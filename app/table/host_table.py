@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.bluetooth.link import Link, Listener
+from app.protocol.errors import REPLAY
 from app.rules.oczko import Phase
 from app.table.clock import Clock, Timers
 from app.table.dealer import Dealer, DealerViolation
@@ -345,11 +346,11 @@ class HostTable(LobbyShell):
             _, deck = frame_deck(message.data, phone.dealer)
             self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
             digest = hashlib.blake2b(message.data, digest_size=16).digest()
-            if self._duplicate(seat, digest):
-                return
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
+                if exc.code == REPLAY and self._duplicate(seat, digest):
+                    return
                 raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
             self._remember(seat, digest)
             self._relay(message, skip=seat)  # unchanged, in arrival order
@@ -364,10 +365,13 @@ class HostTable(LobbyShell):
         self._drive()
 
     def _duplicate(self, seat: int, digest: bytes) -> bool:
-        """True for a dealer frame identical to one already accepted from ``seat``: it
-        was relayed and applied once, and its signed sequence number makes it a no-op
-        now. It is ignored, not taken for a replay: dropping its sender as a cheat voided
-        the round in play, even one other phones had already ended (issue 17)."""
+        """True for a dealer frame identical to one accepted from ``seat`` since the
+        dealers were last set up, which the dealer refused as a replay: it was relayed
+        and applied once, and its signed sequence number makes it a no-op now. It is
+        ignored, not taken for a cheat: dropping its sender voided the round in play,
+        even one other phones had already ended (issue 17). Only a refused frame is
+        looked up: a new set-up's first frames may repeat the bytes of the last one's
+        (the same keys from a test's seeded randomness), and they are new."""
         return digest in self._accepted.get(seat, ())
 
     def _remember(self, seat: int, digest: bytes) -> None:
@@ -507,9 +511,7 @@ class HostTable(LobbyShell):
             if link is not None:
                 self.send(link, Resume(self.seating.options, snapshot, effect.first, effect.seats))
         self._budget.new_setup()
-        # the frames accepted so far belong to the old set-up: a new one starts its
-        # sequence numbers anew, and a frame of it may be byte for byte an old one's
-        self._accepted.clear()
+        self._accepted.clear()  # (sequence numbers start anew with the new set-up)
         phone.rekey(effect.first, self._dealer_factory(0, phone.match.players), effect.seats)
         self._flush()
 

@@ -166,7 +166,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 raise TableError("forged_agreement", str(exc)) from exc
         elif isinstance(message, CNo):
             self._refused.add(message.n)
-            self.note("intent_refused", code=message.code)
+            # (a tap the host's copy could not take yet goes again once mine can)
+            if message.code != "not_now" or not self._not_now(message.n):
+                self.note("intent_refused", code=message.code)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
@@ -296,6 +298,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
             if not self.closed:
                 self._watch_host(phone)
             if not self.closed:
+                self._taps_due()
                 self._play_bot()
                 self._track_deadline()
         self._changed()

@@ -201,6 +201,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             phone.work()
             self._flush()
             self._drive()
+            self._taps_due()
             self._play_bot()
             self._track_deadline()
         self._changed()

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.protocol.group import DEFAULT_GROUP, Group
+from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_host import ShoeFactory
@@ -211,6 +212,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         try:
             phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
             phone.resume(message.state)
+        except IllegalAction as exc:  # chips none of the others signed: the host lies
+            self._name_host(exc.code, str(exc))
+            return
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise TableError("bad_message", f"bad snapshot: {exc}") from exc
         self.me, self.rules, self.phone = me, begin.rules, phone

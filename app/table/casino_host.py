@@ -338,6 +338,10 @@ class CasinoHost(LobbyShell, CasinoSide):
         here = connected & present
         order = tuple(sorted(p.seat for p in phone.players.values() if p.pid in here))
         phase = "" if r is None else r.phase.value
+        owing = {player_id(s): st for s, st in phone.owed_steps().items() if s}
+        unvouched = phone.unvouched() if self.book.returning else set()
+        for pid in unvouched:  # a returner waits for their signed digests of the round
+            owing.setdefault(pid, ("agree", phone.round_no, 0))
         return CasinoFacts(
             round=phone.round_no,
             betting=phase == "betting",
@@ -358,8 +362,9 @@ class CasinoHost(LobbyShell, CasinoSide):
             bet_time=float(self.bet_time),
             turn_time=float(self.turn_time),
             pause=self.round_pause,
-            owing={player_id(s): st for s, st in phone.owed_steps().items() if s},
+            owing=owing,
             closed=self.closed or self.over,
+            vouched=not unvouched,
         )
 
     def _feed(self, event: CasinoEvent) -> bool:

@@ -6,10 +6,12 @@ host and guests over TCP, on the fake clock; nobody plays by bot but the test.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from app.protocol.keys import DeterministicRng
 from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.money import ZERO
 from app.rules.table_rules import TableRules
 from app.table.casino_host import CasinoHost
 from app.table.casino_messages import CIntent, CNo
@@ -74,14 +76,14 @@ class OnceBusyHost(CasinoHost):
 
     busy_once = True
 
-    def _relay_intent(self, seat: int, pid: str, intent: CIntent) -> None:
+    def _relay_intent(self, seat: int, pid: str, intent: CIntent, held: bool = False) -> None:
         if self.busy_once and intent.act == "bet":
             self.busy_once = False
             link = self.link_of(seat)
             assert link is not None
             self.lobby.send(link, CNo(intent.n, "not_now"))
             return
-        super()._relay_intent(seat, pid, intent)
+        super()._relay_intent(seat, pid, intent, held)
 
 
 def test_a_tap_the_hosts_copy_could_not_take_yet_goes_again() -> None:
@@ -93,3 +95,27 @@ def test_a_tap_the_hosts_copy_could_not_take_yet_goes_again() -> None:
     for s in sides:
         assert s.phone.round.box_total(1) == 10
     assert not refused(guests[0]) and not guests[0]._taps
+
+
+def test_an_intent_that_reaches_the_host_while_its_copy_deals_waits_there() -> None:
+    """p1's phone was quicker than the host's: his decision reaches the host while the
+    host's own copy still waits for the deal's cards. The host holds it (it does not
+    refuse it: p1 would send it again and again while the cards open) and relays it
+    once its copy can take it."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, bot=None)
+    p1, p2 = guests
+    sides = [host, p1, p2]
+    _bet_on_box_one(sides, clock)
+    p1.bets_done()
+    run([host, p1], lambda: host.phone.waiting and p1.phone.waiting, clock)  # p2 paused
+    phone = p1.phone
+    unsigned = CIntent("p1", phone.players["p1"].n + 1, phone.round_no, "stand", 0, ZERO)
+    sig = p1.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))
+    p1.send(p1.link, replace(unsigned, sig=sig.hex()))  # (as a copy ahead of the host's)
+    run([host, p1], lambda: bool(host._later), clock)
+    assert actions(host, "p1") == []
+    run(sides, settled(sides, 1), clock)
+    for s in sides:
+        assert actions(s, "p1") == ["stand"], s.me
+    assert not refused(p1) and not host._later

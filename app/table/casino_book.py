@@ -78,6 +78,8 @@ class CasinoFacts:
     #: every player present signed the last settled round's digest (a returning
     #: phone checks the chips it is shown against it)
     vouched: bool = True
+    #: some of those digests are still on their way (from players of that round)
+    vouching: bool = False
 
 
 # -- events ---------------------------------------------------------------------------

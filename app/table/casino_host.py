@@ -345,6 +345,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             # (before the table the seats behind move up: so do their keys)
             self._keys = {(s - 1 if s > seat else s): k for s, k in self._keys.items()}
             return
+        self._later = [(s, i) for s, i in self._later if s != seat]  # (died with his phone)
         if reason in ("cheat", "disagree"):
             self.note("cheat_named", player=player_id(seat), code=reason)
         code = reason if reason in LEFT_REASONS else "lost"
@@ -365,8 +366,8 @@ class CasinoHost(LobbyShell, CasinoSide):
         order = tuple(sorted(p.seat for p in phone.players.values() if p.pid in here))
         phase = "" if r is None else r.phase.value
         owing = {player_id(s): st for s, st in phone.owed_steps().items() if s}
-        unvouched = phone.unvouched() if self.book.returning else set()
-        for pid in unvouched:  # a returner waits for their signed digests of the round
+        unvouched, unsigned = phone.unvouched() if self.book.returning else (set(), set())
+        for pid in unsigned:  # a returner waits for their signed digests of the round
             owing.setdefault(pid, ("agree", phone.round_no, 0))
         return CasinoFacts(
             round=phone.round_no,
@@ -391,6 +392,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             owing=owing,
             closed=self.closed or self.over,
             vouched=not unvouched,
+            vouching=bool(unsigned),
         )
 
     def _feed(self, event: CasinoEvent) -> bool:

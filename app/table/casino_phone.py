@@ -396,15 +396,16 @@ class CasinoPhone:
                 out[rnd] = missing
         return out
 
-    def unvouched(self) -> set[str]:
-        """Players present whose signed digest of the last settled round has not come
-        (or differs): a returning phone is shown the table only with every one of them
-        (:meth:`snapshot`'s ``proof``), so that it need not take the host's word."""
+    def unvouched(self) -> tuple[set[str], set[str]]:
+        """Whose signed digest of the last settled round a returning phone would still
+        miss (every other player present must have signed it: :meth:`snapshot`'s
+        ``proof``, so that it need not take the host's word), and which of them played
+        that round (his digest is on its way; one back since cannot sign it)."""
         rnd = self.round_no
         if rnd not in self.records:
-            return set()
-        expected = self._expected.get(rnd, set()) & set(self.present)
-        return expected - self.agreed.get(rnd, set()) - {HOST, self.me}
+            return set(), set()
+        missing = set(self.present) - self.agreed.get(rnd, set()) - {HOST, self.me}
+        return missing, missing & self._expected.get(rnd, set())
 
     def _compare(self, rnd: int) -> None:
         mine = self.records.get(rnd)

@@ -112,9 +112,9 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
     if facts.busy or not facts.has_shoe:
         return book, []
     if facts.settled:
-        if book.returning and not facts.vouched:
+        if book.returning and not facts.vouched and facts.vouching:
             return book, []  # his phone checks the chips against every signed digest
-        if book.returning:  # back between two rounds: the table as it stands, then CBack
+        if book.returning and facts.vouched:  # the table as it stands, then CBack
             (player, signs), rest = book.returning[0], book.returning[1:]
             first = book.next_shoe
             return replace(book, returning=rest), [

@@ -108,6 +108,8 @@ class CasinoSide:
     def _send_tap(self, phone: CasinoPhone, tap: Tap) -> None:
         _, act, box, amount = tap
         intent = phone.intent(act, box, amount)
+        relayed = phone.players[self.me].n
+        self._tapped = {n: t for n, t in self._tapped.items() if n > relayed}
         self._tapped[intent.n] = tap
         self._send_intent(intent)
 

@@ -13,10 +13,11 @@ import pytest
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
+from app.table.casino_book import Readmit
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
-from app.table.casino_messages import CAgree, CIntent
+from app.table.casino_messages import CAgree, CIntent, CResume, money_wire
 from app.table.casino_phone import CasinoPhone
 from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
@@ -413,6 +414,62 @@ def test_a_returning_phone_slow_to_set_its_shoe_dealer_up_is_waited_for() -> Non
     two decisions' time; a returning phone that takes longer than one decision over it
     is not dropped as stalled."""
     _comes_back(CasinoGuest, SlowReturnGuest)
+
+
+class ChipsLyingHost(CasinoHost):
+    """Tells a returning phone its player has 100 chips more than he has (in the
+    table it sends him, whose chips still add up; with ``body``, also in the last
+    round's digest body)."""
+
+    body = False
+
+    def _readmit(self, effect: Readmit) -> None:
+        phone = self.phone
+        assert phone is not None
+        begin = self._begin_now()
+        players = tuple(
+            replace(p, chips=p.chips + 100) if p.pid == effect.player else p for p in begin.players
+        )
+        state = {**phone.snapshot(), "first_shoe": effect.first_shoe}
+        state["total"] = money_wire(phone.total + 100)  # (the table's chips add up)
+        if self.body:
+            proof = state["proof"]
+            chips = {**proof["body"]["chips"], effect.player: money_wire(players[2].chips)}
+            state["proof"] = {**proof, "body": {**proof["body"], "chips": chips}}
+        link = self.link_of(phone.players[effect.player].seat)
+        assert link is not None
+        self.lobby.send(link, CResume(replace(begin, players=players), state))
+
+
+@pytest.mark.parametrize("body", [False, True], ids=["table", "table_and_digest"])
+def test_a_host_lying_about_a_returners_chips_is_named_by_him(body: bool) -> None:
+    """A returning phone takes its player's chips only as the last round's digest has
+    them, signed by every other player present: the host's lie is caught at once."""
+    clock = FakeClock()
+    host_cls = type("Liar", (ChipsLyingHost,), {"body": body})
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, host_cls=host_cls)
+    run([host, *guests], settled([host, *guests], 2), clock)
+    guests[1].link.close(linger=0)
+    guests[1].over = True
+    rest = [host, guests[0]]
+    run(rest, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    back = CasinoGuest.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=sra,
+        bot=casino_bot,
+        group=GROUP,
+    )
+    run([*rest, back], lambda: back.over, clock)
+    assert named(back, "p0") and back.phone is None  # caught before it played a card
+    v = [n for n in back.notices if n.code == "violation"]
+    assert v and v[0].details["code"] == "forged_snapshot"
+    assert not any(n.code == "cheat_named" for s in rest for n in s._notes)
 
 
 class DiesOnReturnGuest(CasinoGuest):

@@ -137,6 +137,21 @@ def test_a_returning_player_is_readmitted_between_rounds() -> None:
     assert book.returning == ()
 
 
+def test_a_returner_waits_for_the_signed_digests_his_phone_checks_his_chips_by() -> None:
+    """His phone takes the chips only as every other player present signed them: the
+    host waits for digests on their way; a player who cannot sign the round (back
+    since) puts the readmission off to a later break, and the table plays on."""
+    book = replace(PLAY, round=4, paused=4, next_shoe=6, returning=(("p1", "ab"),))
+    settled = replace(IDLE, round=4, present=frozenset({"p0"}))
+    waiting = replace(settled, vouched=False, vouching=True)
+    assert step(book, Drive(), waiting) == (book, [])
+    later = replace(settled, vouched=False, vouching=False)
+    after, effects = step(book, Drive(), later)
+    assert announced(effects) == [COpenBets(5)] and after.returning == book.returning
+    _, effects = step(book, Drive(), settled)
+    assert effects == [Readmit("p1", 6), Announce(CBack("p1", "ab", 6))]
+
+
 def test_the_result_is_shown_for_the_pause_before_the_next_bets() -> None:
     book = replace(PLAY, round=1)
     settled = replace(IDLE, round=1, pause=3.0)

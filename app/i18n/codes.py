@@ -142,6 +142,9 @@ MESSAGES: dict[str, str] = {
     "replayed_intent": N_("Cheating detected: a player's old decision was sent again."),
     "forged_key": N_("Cheating detected: the host announced a false key for your phone."),
     "forged_agreement": N_("Cheating detected: a round result was not signed by its player."),
+    "forged_snapshot": N_(
+        "Cheating detected: the host showed your phone chips the other players did not sign."
+    ),
     "disagree": N_("The phones do not agree on the last round: the table cannot go on."),
     "voided_open_card": N_("Cheating detected: the host discarded a card that was dealt."),
     "chips_not_conserved": N_("The chips on this phone do not add up: the table stops."),

@@ -75,6 +75,11 @@ class CasinoFacts:
     turn_time: float = 30.0
     pause: float = 0.0
     closed: bool = False
+    #: every player present signed the last settled round's digest (a returning
+    #: phone checks the chips it is shown against it)
+    vouched: bool = True
+    #: some of those digests are still on their way (from players of that round)
+    vouching: bool = False
 
 
 # -- events ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.protocol.group import DEFAULT_GROUP, Group
+from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_host import ShoeFactory
@@ -166,7 +167,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 raise TableError("forged_agreement", str(exc)) from exc
         elif isinstance(message, CNo):
             self._refused.add(message.n)
-            self.note("intent_refused", code=message.code)
+            # (a tap the host's copy could not take yet goes again once mine can)
+            if message.code != "not_now" or not self._not_now(message.n):
+                self.note("intent_refused", code=message.code)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
@@ -209,6 +212,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         try:
             phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
             phone.resume(message.state)
+        except IllegalAction as exc:  # chips none of the others signed: the host lies
+            self._name_host(exc.code, str(exc))
+            return
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise TableError("bad_message", f"bad snapshot: {exc}") from exc
         self.me, self.rules, self.phone = me, begin.rules, phone
@@ -296,6 +302,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
             if not self.closed:
                 self._watch_host(phone)
             if not self.closed:
+                self._taps_due()
                 self._play_bot()
                 self._track_deadline()
         self._changed()

@@ -76,6 +76,9 @@ ShoeFactory = Callable[[int, int], ShoeDealer]  # (my seat, players) -> shoe dea
 #: intents the host's engine refused that a guest may send in one round (honest races
 #: are a few); past it he floods the table and is removed
 MAX_REFUSED = 32
+#: intents of one guest the host holds while its copy is still dealing (a tap or two
+#: that came while the cards open; past it he floods the table and is removed)
+MAX_LATER = 8
 
 
 class CasinoHost(LobbyShell, CasinoSide):
@@ -121,6 +124,9 @@ class CasinoHost(LobbyShell, CasinoSide):
         self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
         self._refusals: dict[str, int] = {}
         self._held: list[tuple[int, CAgree]] = []  # digests of rounds I have not settled
+        #: guests' intents that came while my copy was still dealing (seat, intent):
+        #: relayed or refused, in order, once it can take them (never lost)
+        self._later: list[tuple[int, CIntent]] = []
         self._names = {HOST: self.lobby.seating.sitters[0].name}
 
     def lobby_names(self) -> dict[str, str]:
@@ -200,7 +206,9 @@ class CasinoHost(LobbyShell, CasinoSide):
         if phone is not None and not self.over:
             phone.work()
             self._flush()
+            self._relay_later()
             self._drive()
+            self._taps_due()
             self._play_bot()
             self._track_deadline()
         self._changed()
@@ -256,7 +264,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             self._drive()
         self._keys[seat] = message.key
 
-    def _relay_intent(self, seat: int, pid: str, intent: CIntent) -> None:
+    def _relay_intent(self, seat: int, pid: str, intent: CIntent, held: bool = False) -> None:
         phone = self.phone
         assert phone is not None
         p = phone.players.get(pid)
@@ -272,6 +280,13 @@ class CasinoHost(LobbyShell, CasinoSide):
         )
         if not sig_ok or intent.n <= p.n:
             raise TableError("cheat", f"an intent of {pid} with a bad signature or counter")
+        if phone.waiting or (not held and any(s == seat for s, _ in self._later)):
+            # My copy is still dealing (his phone was quicker): it waits its turn, it is
+            # not refused (he would send it again and again while the cards open).
+            if sum(s == seat for s, _ in self._later) >= MAX_LATER:
+                raise TableError("flood", f"{MAX_LATER} intents while the cards open")
+            self._later.append((seat, intent))
+            return
         try:
             phone.check(intent)
         except IllegalAction as exc:
@@ -285,6 +300,18 @@ class CasinoHost(LobbyShell, CasinoSide):
             self.note("intent_refused", player=pid, code=exc.code)
             return
         self._announce(intent)
+
+    def _relay_later(self) -> None:
+        """The guests' intents held while my copy was dealing, once it can take them."""
+        phone = self.phone
+        while self._later and phone is not None and not phone.waiting and not self.over:
+            seat, intent = self._later.pop(0)
+            if self.link_of(seat) is None:
+                continue
+            try:
+                self._relay_intent(seat, player_id(seat), intent, held=True)
+            except TableError as exc:
+                self.lobby.drop_seat(seat, exc.code, str(exc))
 
     def _relay_agree(self, seat: int, pid: str, message: CAgree) -> None:
         phone = self.phone
@@ -318,6 +345,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             # (before the table the seats behind move up: so do their keys)
             self._keys = {(s - 1 if s > seat else s): k for s, k in self._keys.items()}
             return
+        self._later = [(s, i) for s, i in self._later if s != seat]  # (died with his phone)
         if reason in ("cheat", "disagree"):
             self.note("cheat_named", player=player_id(seat), code=reason)
         code = reason if reason in LEFT_REASONS else "lost"
@@ -337,6 +365,10 @@ class CasinoHost(LobbyShell, CasinoSide):
         here = connected & present
         order = tuple(sorted(p.seat for p in phone.players.values() if p.pid in here))
         phase = "" if r is None else r.phase.value
+        owing = {player_id(s): st for s, st in phone.owed_steps().items() if s}
+        unvouched, unsigned = phone.unvouched() if self.book.returning else (set(), set())
+        for pid in unsigned:  # a returner waits for their signed digests of the round
+            owing.setdefault(pid, ("agree", phone.round_no, 0))
         return CasinoFacts(
             round=phone.round_no,
             betting=phase == "betting",
@@ -357,8 +389,10 @@ class CasinoHost(LobbyShell, CasinoSide):
             bet_time=float(self.bet_time),
             turn_time=float(self.turn_time),
             pause=self.round_pause,
-            owing={player_id(s): st for s, st in phone.owed_steps().items() if s},
+            owing=owing,
             closed=self.closed or self.over,
+            vouched=not unvouched,
+            vouching=bool(unsigned),
         )
 
     def _feed(self, event: CasinoEvent) -> bool:

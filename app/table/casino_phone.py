@@ -88,6 +88,27 @@ DEFAULTS = (ActionKind.STAND, ActionKind.DECLINE_INSURANCE, ActionKind.DECLINE_D
 _NEVER = 1 << 30  # the engine's own cut card: never reached (the table cuts the shoe)
 
 
+def digest_of(body: dict[str, Any]) -> str:
+    """The SHA-256 of a round's digest body (canonical JSON)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _signed_by(phone: CasinoPhone, pid: str, agreement: CAgree, sig: str) -> bool:
+    try:
+        raw = bytes.fromhex(sig)
+    except ValueError:
+        return False
+    return verify(
+        phone.group,
+        phone.players[pid].key,
+        b"blu21/casino-agree",
+        agreement.signed_bytes(phone.table),
+        raw,
+        check_pub=False,
+    )
+
+
 class CasinoPhone:
     """The table as one phone sees it (``me``: its player id)."""
 
@@ -138,6 +159,7 @@ class CasinoPhone:
         self._agrees: dict[int, dict[str, str]] = {}
         self.agreed: dict[int, set[str]] = {}  # round -> players whose digest matched mine
         self._expected: dict[int, set[str]] = {}  # round -> whose digest must come
+        self._signed: dict[int, dict[str, str]] = {}  # round -> player -> his signature
         self._sent_n = 0
         self.log: list[dict[str, Any]] = []  # what the screen may show (engine events, notes)
 
@@ -350,6 +372,9 @@ class CasinoPhone:
         ):
             raise ValueError(f"the agreement of {message.player} is not signed by him")
         self._agrees.setdefault(message.round, {})[message.player] = message.digest
+        self._signed.setdefault(message.round, {})[message.player] = message.sig
+        for old in [r for r in self._signed if r < message.round - 2]:
+            del self._signed[old]  # (a returning phone is shown the last round's only)
         self._compare(message.round)
 
     def disagreeing(self, rnd: int) -> list[str]:
@@ -370,6 +395,17 @@ class CasinoPhone:
             if missing:
                 out[rnd] = missing
         return out
+
+    def unvouched(self) -> tuple[set[str], set[str]]:
+        """Whose signed digest of the last settled round a returning phone would still
+        miss (every other player present must have signed it: :meth:`snapshot`'s
+        ``proof``, so that it need not take the host's word), and which of them played
+        that round (his digest is on its way; one back since cannot sign it)."""
+        rnd = self.round_no
+        if rnd not in self.records:
+            return set(), set()
+        missing = set(self.present) - self.agreed.get(rnd, set()) - {HOST, self.me}
+        return missing, missing & self._expected.get(rnd, set())
 
     def _compare(self, rnd: int) -> None:
         mine = self.records.get(rnd)
@@ -697,8 +733,9 @@ class CasinoPhone:
         back = sum((r.paid_back(p) for p in net), ZERO)
         if staked - back != house or self.conservation() != self.total:
             self._fault(self.me, "chips_not_conserved", f"round {self.round_no}")
-        digest = self.digest()
-        self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house)
+        body = self.digest_body()
+        digest = digest_of(body)
+        self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house, body)
         self._expected[self.round_no] = set(self.present) - {self.me}
         nets = {k: money_wire(v) for k, v in net.items()}
         self._note("round_settled", round=self.round_no, net=nets)
@@ -719,6 +756,10 @@ class CasinoPhone:
 
     def digest(self) -> str:
         """The round's digest every phone signs: log chain, cards, chips, boxes, house."""
+        return digest_of(self.digest_body())
+
+    def digest_body(self) -> dict[str, Any]:
+        """What :meth:`digest` hashes, as JSON sends it."""
         r = self.round
         body = {
             "round": self.round_no,
@@ -729,8 +770,8 @@ class CasinoPhone:
             "boxes": sorted(self.boxes.items()),
             "result": None if r is None else r.to_json(reveal=True),
         }
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(text.encode()).hexdigest()
+        loaded: dict[str, Any] = json.loads(json.dumps(body, default=str))
+        return loaded
 
     @property
     def generations(self) -> ShoeGenerations:
@@ -758,7 +799,42 @@ class CasinoPhone:
             ],
             "cursor": list(self._cursor),
             "n": {pid: p.n for pid, p in self.players.items()},
+            "proof": self._proof(),
         }
+
+    def _proof(self) -> dict[str, Any] | None:
+        """The last settled round's digest body and the others' signatures of it."""
+        rec = self.records.get(self.round_no)
+        if rec is None:
+            return None
+        signed = self._signed.get(self.round_no, {})
+        agreed = sorted(self.agreed.get(self.round_no, set()) & set(signed))
+        return {"body": rec.body, "sigs": {p: signed[p] for p in agreed}}
+
+    def _check_proof(self, state: dict[str, Any]) -> None:
+        """A returning phone does not take the host's word for the chips: they must be
+        those of the last settled round's digest, signed by every other player present
+        (IllegalAction ``forged_snapshot``: the host lied; the guest names it)."""
+        if self.round_no == 0:
+            return
+        proof = state.get("proof")
+        if not isinstance(proof, dict) or not isinstance(proof.get("body"), dict):
+            raise IllegalAction("forged_snapshot", "no signed digest of the last round")
+        body, sigs = proof["body"], proof.get("sigs")
+        if not isinstance(sigs, dict):
+            raise IllegalAction("forged_snapshot", "no signatures of the last round")
+        chips = {pid: money_wire(p.chips) for pid, p in sorted(self.players.items())}
+        if body.get("round") != self.round_no or body.get("chips") != chips:
+            raise IllegalAction("forged_snapshot", "the chips are not the last round's")
+        if body.get("house") != state["house"] or body.get("log") != state["applied"]:
+            raise IllegalAction("forged_snapshot", "the house or log is not the last round's")
+        digest = digest_of(body)
+        others = {p.pid for p in self.players.values() if p.present} - {HOST, self.me}
+        for pid in sorted(others):
+            sig = sigs.get(pid)
+            agreement = CAgree(pid, self.round_no, digest)
+            if not isinstance(sig, str) or not _signed_by(self, pid, agreement, sig):
+                raise IllegalAction("forged_snapshot", f"{pid} did not sign that round")
 
     def resume(self, state: dict[str, Any]) -> None:
         """Take the table's state from the host's snapshot (a returning phone; the
@@ -784,6 +860,7 @@ class CasinoPhone:
         self._cursor = (int(i), int(pos))
         for pid, n in state["n"].items():
             self._player(pid).n = int(n)
+        self._check_proof(state)
 
     # -- faults and notes -----------------------------------------------------------------
 

@@ -51,7 +51,7 @@ Step = tuple[CasinoBook, list[CasinoEffect]]
 #: A phone's time for one step of the shoe protocol it owes, in decisions' time: a
 #: shoe dealer's set-up (new keys and proofs; every phone's again when a player comes
 #: back, on the slowest phone of the table) takes longer than a shuffle or a card's key.
-STALL_TIME = {"setup": 2.0, "shuffle": 1.0, "card": 1.0}
+STALL_TIME = {"setup": 2.0, "shuffle": 1.0, "card": 1.0, "agree": 1.0}
 
 
 def step_time(step: OwedStep, turn_time: float) -> float:
@@ -112,7 +112,9 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
     if facts.busy or not facts.has_shoe:
         return book, []
     if facts.settled:
-        if book.returning:  # back between two rounds: the table as it stands, then CBack
+        if book.returning and not facts.vouched and facts.vouching:
+            return book, []  # his phone checks the chips against every signed digest
+        if book.returning and facts.vouched:  # the table as it stands, then CBack
             (player, signs), rest = book.returning[0], book.returning[1:]
             first = book.next_shoe
             return replace(book, returning=rest), [

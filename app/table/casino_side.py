@@ -26,6 +26,8 @@ from app.table.clock import Clock
 from app.table.errors import TableError
 
 CasinoBot = Callable[[CasinoPhone], Intent | None]
+#: A player's tap as he made it: (round, act, box, amount).
+Tap = tuple[int, str, int, Money]
 #: The notices a screen keeps (newest last).
 KEEP_NOTICES = 20
 
@@ -48,6 +50,8 @@ class CasinoSide:
     _wishes: list[int]
     _refused: set[int]
     _names: dict[str, str]
+    _taps: list[Tap]
+    _tapped: dict[int, Tap]
 
     def _init_side(
         self,
@@ -69,6 +73,10 @@ class CasinoSide:
         self._wishes = []  # boxes asked for before the table began
         self._refused: set[int] = set()  # my intents the host did not relay (CNo)
         self._names = {}
+        #: the player's taps that came while the table could not take them ("not now":
+        #: its cards still opening), sent in order once it can; never silently lost
+        self._taps = []
+        self._tapped = {}  # my intent's counter -> the tap it was sent for
 
     def _send_intent(self, intent: CIntent) -> None:
         raise NotImplementedError
@@ -85,10 +93,49 @@ class CasinoSide:
     # -- intents ----------------------------------------------------------------------------
 
     def _intend(self, act: str, box: int = 0, amount: Money = ZERO) -> None:
+        """The player's tap: sent now, or queued while the table cannot take it (its
+        cards still opening, or taps before it still queued). IllegalAction when the
+        table refuses it now."""
         phone = self.phone
         if phone is None or self.over:
             raise TableError("not_now", "the table has not begun")
-        self._send_intent(phone.intent(act, box, amount))
+        tap = (phone.round_no, act, box, amount)
+        if self._taps or phone.waiting:
+            self._taps.append(tap)
+            return
+        self._send_tap(phone, tap)
+
+    def _send_tap(self, phone: CasinoPhone, tap: Tap) -> None:
+        _, act, box, amount = tap
+        intent = phone.intent(act, box, amount)
+        relayed = phone.players[self.me].n
+        self._tapped = {n: t for n, t in self._tapped.items() if n > relayed}
+        self._tapped[intent.n] = tap
+        self._send_intent(intent)
+
+    def _taps_due(self) -> None:
+        """Send the queued taps, in order, once the table can take them; one it refuses
+        then (the round moved on, the decision was taken by a time-out) is told to the
+        player (``intent_refused``), never dropped silently."""
+        phone = self.phone
+        while self._taps and phone is not None and not self.over and not phone.waiting:
+            tap = self._taps.pop(0)
+            try:
+                if tap[0] != phone.round_no:
+                    raise IllegalAction("wrong_round", f"a tap of round {tap[0]}")
+                self._send_tap(phone, tap)
+            except IllegalAction as exc:
+                self.note("intent_refused", code=exc.code)
+            phone = self.phone
+
+    def _not_now(self, n: int) -> bool:
+        """The host did not relay my intent ``n`` as its own copy was still dealing
+        (``CNo(n, "not_now")``): a tap is queued again (True), to go once it can."""
+        tap = self._tapped.pop(n, None)
+        if tap is None:
+            return False
+        self._taps.insert(0, tap)
+        return True
 
     def take_box(self, box: int) -> None:
         """Sit down at a free box (before the table begins: as soon as it does)."""
@@ -127,7 +174,7 @@ class CasinoSide:
                 self._intend("take_box", box)
             except IllegalAction:
                 self.note("box_taken", box=box)
-        if self.bot is None or phone.waiting:
+        if self.bot is None or phone.waiting or self._taps:
             return
         if phone.players[self.me].n < phone.sent and phone.sent not in self._refused:
             return  # my last intent is on its way: the host relays or refuses it first
@@ -136,7 +183,7 @@ class CasinoSide:
             return
         act, box, amount = choice
         try:
-            self._intend(act, box, amount)
+            self._send_intent(phone.intent(act, box, amount))
         except IllegalAction as exc:
             self.note("bot_refused", code=exc.code)
 
@@ -206,4 +253,4 @@ class CasinoSide:
         )
 
 
-__all__ = ["KEEP_NOTICES", "CasinoBot", "CasinoSide"]
+__all__ = ["KEEP_NOTICES", "CasinoBot", "CasinoSide", "Tap"]

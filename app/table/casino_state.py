@@ -55,7 +55,8 @@ class ShoeRec:
 
 
 #: A step of the shoe protocol a phone owes its part of: (kind, generation or shoe,
-#: position); kind ``setup``, ``shuffle`` or ``card`` (see ``CasinoPhone.owed_steps``).
+#: position); kind ``setup``, ``shuffle``, ``card`` (``CasinoPhone.owed_steps``) or
+#: ``agree`` (a signed round digest a returning phone waits for).
 OwedStep = tuple[str, int, int]
 
 
@@ -81,6 +82,7 @@ class RoundRecord:
     digest: str
     net: dict[str, Money] = field(default_factory=dict)
     house: Money = ZERO
+    body: dict[str, Any] = field(default_factory=dict)  # what the digest hashes
 
 
 def cut_range(size: int, penetration: Any) -> tuple[int, int]:

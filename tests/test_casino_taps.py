@@ -1,0 +1,121 @@
+"""A player's taps at a casino table are never silently lost: one that comes while
+his phone's table cannot take it (its cards still opening: "not now") is queued and
+sent once it can; one the host's copy could not take yet (``CNo(n, "not_now")``) is
+sent again; one the table refuses when its time comes is told to the player. Real
+host and guests over TCP, on the fake clock; nobody plays by bot but the test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from app.protocol.keys import DeterministicRng
+from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.money import ZERO
+from app.rules.table_rules import TableRules
+from app.table.casino_host import CasinoHost
+from app.table.casino_messages import CIntent, CNo
+from app.table.casino_snapshot import CasinoStage
+from app.table.clock import FakeClock
+from app.table.sra_shoe import SraShoe
+from tests.casino_net import GROUP, open_table, run, settled
+
+RULES = TableRules.preset("european", decks=1, penetration="1/2")
+
+
+def sra(seat: int, players: int) -> SraShoe:
+    """The real shoe: every phone's key opens each card (p2's included)."""
+    return SraShoe(seat, players, group=GROUP, rng=DeterministicRng(seat))
+
+
+def actions(side: Any, player: str) -> list[str]:
+    return [
+        e["action"] for e in side.phone.log if e.get("event") == "action" and e["player"] == player
+    ]
+
+
+def refused(side: Any) -> list[Any]:
+    return [n.params.get("code") for n in side._notes if n.code == "intent_refused"]
+
+
+def _bet_on_box_one(sides: list[Any], clock: FakeClock) -> None:
+    """p1 sits at box 1 and bets 10 (the host and p2 do not play)."""
+    p1 = sides[1]
+    run(sides, lambda: all(s.phone.stage is CasinoStage.BETTING for s in sides), clock)
+    p1.take_box(1)
+    run(sides, lambda: all(s.phone.boxes.get(1) == "p1" for s in sides), clock)
+    p1.act(Action.bet("p1", 1, 10))
+    run(sides, lambda: all(s.phone.round.box_owner(1) == "p1" for s in sides), clock)
+
+
+def test_a_decision_tapped_while_the_cards_open_is_applied_once_they_are() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, bot=None)
+    p1, p2 = guests
+    sides = [host, p1, p2]
+    _bet_on_box_one(sides, clock)
+    p1.bets_done()
+    # p2's app is paused: the deal's cards cannot open on p1's phone without his part
+    run([host, p1], lambda: p1.phone.waiting, clock)
+    assert p1.phone.round.phase.value == "betting"  # (the deal waits in the queue)
+    tapped = clock.now()
+    p1.act(Action(ActionKind.STAND, "p1"))  # "not now": queued, not refused
+    p1.act(Action.bet("p1", 1, 10))  # queued behind it: refused once its time comes
+    assert p1._taps and not refused(p1)
+    run(sides, settled(sides, 1), clock)
+    for s in sides:
+        assert actions(s, "p1") == ["stand"], s.me
+    assert clock.now() - tapped < host.turn_time  # his tap, not a time-out, stood
+    assert len(refused(p1)) == 1  # the late bet is told (the box has its bet), not lost
+    assert not p1._taps
+
+
+class OnceBusyHost(CasinoHost):
+    """An honest host whose copy was still dealing when p1's first bet came: it answers
+    ``CNo(n, "not_now")`` once instead of relaying it (a race at a real table)."""
+
+    busy_once = True
+
+    def _relay_intent(self, seat: int, pid: str, intent: CIntent, held: bool = False) -> None:
+        if self.busy_once and intent.act == "bet":
+            self.busy_once = False
+            link = self.link_of(seat)
+            assert link is not None
+            self.lobby.send(link, CNo(intent.n, "not_now"))
+            return
+        super()._relay_intent(seat, pid, intent, held)
+
+
+def test_a_tap_the_hosts_copy_could_not_take_yet_goes_again() -> None:
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, seed=6, bot=None, host_cls=OnceBusyHost)
+    sides = [host, *guests]
+    _bet_on_box_one(sides, clock)  # (waits until every phone has his bet)
+    assert not host.busy_once
+    for s in sides:
+        assert s.phone.round.box_total(1) == 10
+    assert not refused(guests[0]) and not guests[0]._taps
+
+
+def test_an_intent_that_reaches_the_host_while_its_copy_deals_waits_there() -> None:
+    """p1's phone was quicker than the host's: his decision reaches the host while the
+    host's own copy still waits for the deal's cards. The host holds it (it does not
+    refuse it: p1 would send it again and again while the cards open) and relays it
+    once its copy can take it."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra, bot=None)
+    p1, p2 = guests
+    sides = [host, p1, p2]
+    _bet_on_box_one(sides, clock)
+    p1.bets_done()
+    run([host, p1], lambda: host.phone.waiting and p1.phone.waiting, clock)  # p2 paused
+    phone = p1.phone
+    unsigned = CIntent("p1", phone.players["p1"].n + 1, phone.round_no, "stand", 0, ZERO)
+    sig = p1.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))
+    p1.send(p1.link, replace(unsigned, sig=sig.hex()))  # (as a copy ahead of the host's)
+    run([host, p1], lambda: bool(host._later), clock)
+    assert actions(host, "p1") == []
+    run(sides, settled(sides, 1), clock)
+    for s in sides:
+        assert actions(s, "p1") == ["stand"], s.me
+    assert not refused(p1) and not host._later

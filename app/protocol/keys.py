@@ -278,8 +278,10 @@ class NonceStream:
 
     @property
     def due(self) -> bool:
-        """True while fewer than :data:`NONCE_STOCK` nonces are ready."""
-        return len(self._ready) < NONCE_STOCK
+        """True once a whole batch of the stock is used up: a refill costs one
+        exponentiation's time whether it makes one nonce or a batch (over the cores),
+        and it may hold up a frame that comes in meanwhile, so it comes rarely."""
+        return len(self._ready) <= NONCE_STOCK - NONCE_BATCH
 
     def refill(self) -> int:
         """One bounded step: up to :data:`NONCE_BATCH` nonces more, at most up to the

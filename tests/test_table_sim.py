@@ -218,11 +218,11 @@ def test_a_late_pass_of_a_fresh_deck_nothing_was_dealt_from_names_nobody(monkeyp
     closed). A deck nothing was dealt from is now closed unaudited at the round's end
     on every phone: its late frames are moot, nobody is named.
 
-    The seed is 2000123 since the phone model charges the kernels the phones run (a64,
-    neon) and the drawn card got faster (signing nonces drawn ahead, the relay's copies
-    for onlookers after the drawer's): 2000114's match no longer ends a round before its
-    fresh deck is dealt from; 2000123 is the first seed after it that does, with one
-    dropout."""
+    The seed follows the model's timing, so it moves when the protocol's pace does: the
+    phone model now charges the kernels the phones run (a64, neon) and the drawn card
+    got faster (the drawer's copy first, batched signature checks), so 2000114's match
+    no longer ends a round before its fresh deck is dealt from; 2000234 is the first
+    seed after it that does, with one dropout. The last assert says when to pick anew."""
     closed: list[tuple[int, int]] = []
     finish = PhoneMatch._finish
 
@@ -233,7 +233,7 @@ def test_a_late_pass_of_a_fresh_deck_nothing_was_dealt_from_names_nobody(monkeyp
 
     monkeypatch.setattr(PhoneMatch, "_finish", spy)
     report = Report()
-    one_match(2000123, report)
+    one_match(2000234, report)
     assert report.ok, report.lines()
     assert report.faults["kill"] == 1  # (the dropout)
     assert closed, "the seed no longer ends a round before its fresh deck is dealt from"

@@ -345,6 +345,17 @@ class Match:
         return m._call_round((ended,), tiebreak=r.tiebreak)
 
     @property
+    def next_round_order(self) -> tuple[int, ...]:
+        """The order the next regular round will have (as :meth:`_start_round` makes it:
+        one seat on, among the players still in). The table shuffles a deck ahead in it, so
+        that its deal goes around like any deck's."""
+        r = self.round
+        number = 1 if r is None else r.number + 1
+        first = (number - 1) % self.players
+        seats = ((first + i) % self.players for i in range(self.players))
+        return tuple(s for s in seats if s in self.active)
+
+    @property
     def between_rounds(self) -> bool:
         """True while the round in play waits for its first card (a rejoin is possible)."""
         r = self.round

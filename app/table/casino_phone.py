@@ -52,6 +52,7 @@ from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, to_money
 from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import networked_rules
+from app.table.casino_digests import AGREE_CONTEXT, Digests, check_proof, digest_of
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     Announcement,
@@ -86,27 +87,6 @@ HOST = "p0"
 #: What a time-out (or a player gone) chooses for each kind of pending decision.
 DEFAULTS = (ActionKind.STAND, ActionKind.DECLINE_INSURANCE, ActionKind.DECLINE_DOUBLE)
 _NEVER = 1 << 30  # the engine's own cut card: never reached (the table cuts the shoe)
-
-
-def digest_of(body: dict[str, Any]) -> str:
-    """The SHA-256 of a round's digest body (canonical JSON)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _signed_by(phone: CasinoPhone, pid: str, agreement: CAgree, sig: str) -> bool:
-    try:
-        raw = bytes.fromhex(sig)
-    except ValueError:
-        return False
-    return verify(
-        phone.group,
-        phone.players[pid].key,
-        b"blu21/casino-agree",
-        agreement.signed_bytes(phone.table),
-        raw,
-        check_pub=False,
-    )
 
 
 class CasinoPhone:
@@ -156,10 +136,7 @@ class CasinoPhone:
         self.outbox: list[Any] = []  # dealer frames (bytes) and my CAgree / CIntent
         self.fault: Fault | None = None
         self.records: dict[int, RoundRecord] = {}
-        self._agrees: dict[int, dict[str, str]] = {}
-        self.agreed: dict[int, set[str]] = {}  # round -> players whose digest matched mine
-        self._expected: dict[int, set[str]] = {}  # round -> whose digest must come
-        self._signed: dict[int, dict[str, str]] = {}  # round -> player -> his signature
+        self.digests = Digests()  # the others' signed digests of the rounds
         self._sent_n = 0
         self.log: list[dict[str, Any]] = []  # what the screen may show (engine events, notes)
 
@@ -358,43 +335,44 @@ class CasinoPhone:
         self.pump()
         return self.dealer.has_work()
 
+    @property
+    def agreed(self) -> dict[int, set[str]]:
+        """Round -> the players whose signed digest of it matched mine."""
+        return self.digests.agreed
+
+    def signed_by(self, pid: str, agreement: CAgree, sig: str) -> bool:
+        """Whether ``sig`` (hex) is ``pid``'s signature of ``agreement`` at this table."""
+        p = self.players.get(pid)
+        try:
+            raw = bytes.fromhex(sig)
+        except ValueError:
+            return False
+        return p is not None and verify(
+            self.group,
+            p.key,
+            AGREE_CONTEXT,
+            agreement.signed_bytes(self.table),
+            raw,
+            check_pub=False,
+        )
+
     def agree(self, message: CAgree) -> None:
         """Another phone's signed digest of a round (relayed by the host); checked now or
         once this phone has settled that round itself."""
-        p = self.players.get(message.player)
-        if p is None or not verify(
-            self.group,
-            p.key,
-            b"blu21/casino-agree",
-            message.signed_bytes(self.table),
-            bytes.fromhex(message.sig),
-            check_pub=False,
-        ):
+        if not self.signed_by(message.player, message, message.sig):
             raise ValueError(f"the agreement of {message.player} is not signed by him")
-        self._agrees.setdefault(message.round, {})[message.player] = message.digest
-        self._signed.setdefault(message.round, {})[message.player] = message.sig
-        for old in [r for r in self._signed if r < message.round - 2]:
-            del self._signed[old]  # (a returning phone is shown the last round's only)
+        self.digests.take(message)
         self._compare(message.round)
 
     def disagreeing(self, rnd: int) -> list[str]:
         """Players whose signed digest of round ``rnd`` differs from mine."""
         mine = self.records.get(rnd)
-        if mine is None:
-            return []
-        return [p for p, d in self._agrees.get(rnd, {}).items() if d != mine.digest]
+        return [] if mine is None else self.digests.disagreeing(rnd, mine.digest)
 
     def missing_agreements(self, lag: int = 2) -> dict[int, set[str]]:
         """Players still at the table whose digest of a round settled ``lag`` or more
         rounds ago has not come (an honest phone sends it as it settles the round)."""
-        out = {}
-        for rnd, expected in self._expected.items():
-            if rnd > self.round_no - lag:
-                continue
-            missing = expected & set(self.present) - set(self._agrees.get(rnd, {}))
-            if missing:
-                out[rnd] = missing
-        return out
+        return self.digests.missing(self.present, self.round_no, lag)
 
     def unvouched(self) -> tuple[set[str], set[str]]:
         """Whose signed digest of the last settled round a returning phone would still
@@ -405,15 +383,12 @@ class CasinoPhone:
         if rnd not in self.records:
             return set(), set()
         missing = set(self.present) - self.agreed.get(rnd, set()) - {HOST, self.me}
-        return missing, missing & self._expected.get(rnd, set())
+        return missing, missing & self.digests.expected.get(rnd, set())
 
     def _compare(self, rnd: int) -> None:
         mine = self.records.get(rnd)
-        if mine is None:
-            return
-        for p, d in self._agrees.get(rnd, {}).items():
-            if d == mine.digest:
-                self.agreed.setdefault(rnd, set()).add(p)
+        if mine is not None:
+            self.digests.compare(rnd, mine.digest)
 
     # -- layer 1: checks and the shoe table -------------------------------------------------
 
@@ -531,10 +506,7 @@ class CasinoPhone:
         elif isinstance(ann, CLeft):
             self._player(ann.player).present = False
             self.done.add(ann.player)
-            # The round digests his phone still owed died with it: were they kept, he
-            # would be taken for withholding them once he is back on a new phone.
-            for expected in self._expected.values():
-                expected.discard(ann.player)
+            self.digests.forget(ann.player)
             self._note("player_left", player=ann.player, reason=ann.reason)
         elif isinstance(ann, CBack):
             r = self.round
@@ -736,14 +708,13 @@ class CasinoPhone:
         body = self.digest_body()
         digest = digest_of(body)
         self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house, body)
-        self._expected[self.round_no] = set(self.present) - {self.me}
         nets = {k: money_wire(v) for k, v in net.items()}
         self._note("round_settled", round=self.round_no, net=nets)
         if self.identity is not None:
             unsigned = CAgree(self.me, self.round_no, digest)
-            sig = self.identity.sign(b"blu21/casino-agree", unsigned.signed_bytes(self.table))
+            sig = self.identity.sign(AGREE_CONTEXT, unsigned.signed_bytes(self.table))
             self.outbox.append(replace(unsigned, sig=sig.hex()))
-        self._compare(self.round_no)
+        self.digests.settled(self.round_no, digest, set(self.present) - {self.me})
 
     def conservation(self) -> Money:
         """``sum(chips) + bets in play + house``: equal to :attr:`total` at every moment."""
@@ -805,11 +776,7 @@ class CasinoPhone:
     def _proof(self) -> dict[str, Any] | None:
         """The last settled round's digest body and the others' signatures of it."""
         rec = self.records.get(self.round_no)
-        if rec is None:
-            return None
-        signed = self._signed.get(self.round_no, {})
-        agreed = sorted(self.agreed.get(self.round_no, set()) & set(signed))
-        return {"body": rec.body, "sigs": {p: signed[p] for p in agreed}}
+        return None if rec is None else self.digests.proof(self.round_no, rec.body)
 
     def _check_proof(self, state: dict[str, Any]) -> None:
         """A returning phone does not take the host's word for the chips: they must be
@@ -817,24 +784,15 @@ class CasinoPhone:
         (IllegalAction ``forged_snapshot``: the host lied; the guest names it)."""
         if self.round_no == 0:
             return
-        proof = state.get("proof")
-        if not isinstance(proof, dict) or not isinstance(proof.get("body"), dict):
-            raise IllegalAction("forged_snapshot", "no signed digest of the last round")
-        body, sigs = proof["body"], proof.get("sigs")
-        if not isinstance(sigs, dict):
-            raise IllegalAction("forged_snapshot", "no signatures of the last round")
-        chips = {pid: money_wire(p.chips) for pid, p in sorted(self.players.items())}
-        if body.get("round") != self.round_no or body.get("chips") != chips:
-            raise IllegalAction("forged_snapshot", "the chips are not the last round's")
-        if body.get("house") != state["house"] or body.get("log") != state["applied"]:
-            raise IllegalAction("forged_snapshot", "the house or log is not the last round's")
-        digest = digest_of(body)
-        others = {p.pid for p in self.players.values() if p.present} - {HOST, self.me}
-        for pid in sorted(others):
-            sig = sigs.get(pid)
-            agreement = CAgree(pid, self.round_no, digest)
-            if not isinstance(sig, str) or not _signed_by(self, pid, agreement, sig):
-                raise IllegalAction("forged_snapshot", f"{pid} did not sign that round")
+        check_proof(
+            state.get("proof"),
+            round_no=self.round_no,
+            chips={pid: money_wire(p.chips) for pid, p in sorted(self.players.items())},
+            house=state["house"],
+            applied=state["applied"],
+            signers={p.pid for p in self.players.values() if p.present} - {HOST, self.me},
+            signed_by=self.signed_by,
+        )
 
     def resume(self, state: dict[str, Any]) -> None:
         """Take the table's state from the host's snapshot (a returning phone; the

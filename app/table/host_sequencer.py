@@ -66,7 +66,6 @@ from app.table.messages import (
     Turn,
     Void,
 )
-from app.table.play import next_round_order
 
 Step = tuple[HostBook, tuple[Effect, ...]]
 
@@ -251,7 +250,7 @@ def _next_event(book: HostBook, facts: Facts) -> Step:
     if r.phase is Phase.PLAY and ahead_due:
         # The next round's deck is shuffled in the background while this one is
         # played (every phone gives it only the time the round in play leaves).
-        seats = frozenset(next_round_order(m))
+        seats = frozenset(m.next_round_order)
         ahead = book.fresh_deck
         book = replace(book, ahead=ahead, ahead_seats=seats, newest=ahead)
         return book, (Announce(Ahead(r.number, book.ahead)),)

@@ -81,17 +81,6 @@ def _is_card(code: int | None) -> TypeGuard[int]:
     return isinstance(code, int) and 0 <= code < 52
 
 
-def next_round_order(match: Match) -> tuple[int, ...]:
-    """The order the next regular round will have (``Match._start_round``: it starts one
-    seat on, among the players still in): a deck shuffled ahead is shuffled in it, so its
-    deal goes around like any deck's."""
-    r = match.round
-    number = 1 if r is None else r.number + 1
-    first = (number - 1) % match.players
-    seats = ((first + i) % match.players for i in range(match.players))
-    return tuple(s for s in seats if s in match.active)
-
-
 class Waiting(Exception):
     """An event cannot be applied yet (a card is not open); retried by :meth:`pump`."""
 
@@ -537,7 +526,7 @@ class PhoneMatch:
         assert r is not None
         if r.phase is not Phase.PLAY or self._ahead is not None or event.deck <= self._newest:
             raise IllegalAction("wrong_phase", f"deck {event.deck} is not to be shuffled ahead")
-        order = next_round_order(self.match)
+        order = self.match.next_round_order
         deck = _Deck(event.deck, 0, order)
         self._decks[event.deck] = deck
         self._ahead = deck

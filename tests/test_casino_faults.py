@@ -339,6 +339,31 @@ class SlowReturnGuest(CasinoGuest):
         super().step(wait)
 
 
+def _p2_dies(host: CasinoHost, guests: list[CasinoGuest], clock: FakeClock) -> list[Any]:
+    """p2's phone (``guests[1]``) dies; the two left play one more round without him."""
+    guests[1].link.close(linger=0)
+    guests[1].over = True
+    rest = [host, guests[0]]
+    run(rest, lambda: not host.phone.players["p2"].present, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    return rest
+
+
+def _p2_back(host: CasinoHost, cls: type[CasinoGuest], clock: FakeClock, factory: Any) -> Any:
+    """The same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer."""
+    return cls.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[2],
+        name="P2",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+
+
 def _comes_back(first_cls: type[CasinoGuest], back_cls: type[CasinoGuest] = CasinoGuest) -> None:
     """p2's phone (``first_cls``) dies after round 2; p2 comes back on a new phone a
     round later and plays on with his chips; nobody is dropped, named or out of step."""
@@ -362,25 +387,9 @@ def _comes_back(first_cls: type[CasinoGuest], back_cls: type[CasinoGuest] = Casi
     run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
     host.start()
     run(sides, settled(sides, 2), clock)
-    guests[1].link.close(linger=0)  # p2's phone dies
-    guests[1].over = True
-    rest = [host, guests[0]]
-    run(rest, lambda: not host.phone.players["p2"].present, clock)
-    gone_at = host.phone.round_no
-    run(rest, settled(rest, gone_at + 1), clock)
+    _p2_dies(host, guests, clock)
     chips = host.phone.players["p2"].chips
-    # the same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer
-    back = back_cls.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=factory,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    back = _p2_back(host, back_cls, clock, factory)
     sides = [host, guests[0], back]
     run(sides, lambda: back.phone is not None and back.phone.players["p2"].present, clock)
     first = back.phone.round_no + 1
@@ -449,22 +458,8 @@ def test_a_host_lying_about_a_returners_chips_is_named_by_him(body: bool) -> Non
     host_cls = type("Liar", (ChipsLyingHost,), {"body": body})
     host, guests = open_table(3, RULES, clock=clock, factory=sra, host_cls=host_cls)
     run([host, *guests], settled([host, *guests], 2), clock)
-    guests[1].link.close(linger=0)
-    guests[1].over = True
-    rest = [host, guests[0]]
-    run(rest, lambda: not host.phone.players["p2"].present, clock)
-    run(rest, settled(rest, host.phone.round_no + 1), clock)
-    back = CasinoGuest.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=sra,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    rest = _p2_dies(host, guests, clock)
+    back = _p2_back(host, CasinoGuest, clock, sra)
     run([*rest, back], lambda: back.over, clock)
     assert named(back, "p0") and back.phone is None  # caught before it played a card
     v = [n for n in back.notices if n.code == "violation"]
@@ -489,22 +484,8 @@ def test_a_shoe_whose_shuffler_left_before_it_started_is_never_started() -> None
     clock = FakeClock()
     host, guests = open_table(3, RULES, clock=clock, factory=sra)
     run([host, *guests], settled([host, *guests], 2), clock)
-    guests[1].link.close(linger=0)
-    guests[1].over = True
-    rest = [host, guests[0]]
-    run(rest, lambda: not host.phone.players["p2"].present, clock)
-    run(rest, settled(rest, host.phone.round_no + 1), clock)
-    back = DiesOnReturnGuest.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=sra,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    rest = _p2_dies(host, guests, clock)
+    back = _p2_back(host, DiesOnReturnGuest, clock, sra)
     run([*rest, back], lambda: back.over, clock)
 
     def gone_twice() -> bool:

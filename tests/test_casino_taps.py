@@ -6,6 +6,7 @@ host and guests over TCP, on the fake clock; nobody plays by bot but the test.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -48,15 +49,23 @@ def _bet_on_box_one(sides: list[Any], clock: FakeClock) -> None:
     run(sides, lambda: all(s.phone.round.box_owner(1) == "p1" for s in sides), clock)
 
 
-def test_a_decision_tapped_while_the_cards_open_is_applied_once_they_are() -> None:
-    clock = FakeClock()
+def _deal_while_p2_is_paused(
+    clock: FakeClock, until: Callable[[Any, Any], bool]
+) -> tuple[Any, Any, list[Any]]:
+    """p1 bets on box 1 and the deal starts while p2's app is paused: the deal's cards
+    cannot open without his part; runs the host and p1 ``until(host, p1)``."""
     host, guests = open_table(3, RULES, clock=clock, factory=sra, bot=None)
     p1, p2 = guests
     sides = [host, p1, p2]
     _bet_on_box_one(sides, clock)
     p1.bets_done()
-    # p2's app is paused: the deal's cards cannot open on p1's phone without his part
-    run([host, p1], lambda: p1.phone.waiting, clock)
+    run([host, p1], lambda: until(host, p1), clock)
+    return host, p1, sides
+
+
+def test_a_decision_tapped_while_the_cards_open_is_applied_once_they_are() -> None:
+    clock = FakeClock()
+    host, p1, sides = _deal_while_p2_is_paused(clock, lambda h, p1: p1.phone.waiting)
     assert p1.phone.round.phase.value == "betting"  # (the deal waits in the queue)
     tapped = clock.now()
     p1.act(Action(ActionKind.STAND, "p1"))  # "not now": queued, not refused
@@ -103,12 +112,9 @@ def test_an_intent_that_reaches_the_host_while_its_copy_deals_waits_there() -> N
     refuse it: p1 would send it again and again while the cards open) and relays it
     once its copy can take it."""
     clock = FakeClock()
-    host, guests = open_table(3, RULES, clock=clock, factory=sra, bot=None)
-    p1, p2 = guests
-    sides = [host, p1, p2]
-    _bet_on_box_one(sides, clock)
-    p1.bets_done()
-    run([host, p1], lambda: host.phone.waiting and p1.phone.waiting, clock)  # p2 paused
+    host, p1, sides = _deal_while_p2_is_paused(
+        clock, lambda h, p1: h.phone.waiting and p1.phone.waiting
+    )
     phone = p1.phone
     unsigned = CIntent("p1", phone.players["p1"].n + 1, phone.round_no, "stand", 0, ZERO)
     sig = p1.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))

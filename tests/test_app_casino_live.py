@@ -193,15 +193,18 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
         return bad
 
     def touch(screen: Any, name: str) -> Any:
-        """Tap the screen's button ``name`` once it has been laid out: the same button
-        for two frames (the screen redraws its buttons on every change of the table)."""
+        """Tap the screen's button ``name`` once it has been laid out and enabled: the
+        same button, enabled, for two frames (the screen redraws some buttons on a change
+        of the table and updates others in place, the lobby's boxes among them: a box
+        button exists before the screen has taken the snapshot that enables it)."""
         last, same = None, 0
         guard = Stall(f"the button {name}", HANG)
         while same < 2:
             guard.check()
             yield
             button = screen.buttons.get(name)
-            same = same + 1 if button is not None and button is last else 0
+            usable = button is not None and not button.disabled
+            same = same + 1 if usable and button is last else 0
             last = button
         tap(last)
 

@@ -6,7 +6,9 @@ Plays whole Oczko matches with the real table code and the real SRA dealer
 (:mod:`app.bluetooth.btmodel`), bots think ``--think`` seconds per decision. Reports,
 per table size, the median and the worst of
 
-* ``first_deal``: from the host's "start" to a phone showing its first two cards;
+* ``first_deal``: from the host's "start" to a phone showing its first two cards (the
+  host starts once the lobby's news of the last "ready" has gone out, as a person
+  would: ``open_table(quiet_start=True)``);
 * ``later_deal``: from a round's result on a phone to its next deal;
 * ``ahead_deal``: those of them from a deck shuffled in the background during the
   round before (the others: a fresh deck after a dropout or a return, or a round that
@@ -84,6 +86,7 @@ def measure(
                 drop_in_round=drop,
                 group=group,
                 think_s=think,
+                quiet_start=True,
             )
             sim_s += table.sim.now
             unfinished += not ended

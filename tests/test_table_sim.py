@@ -16,12 +16,14 @@ import pytest
 from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pauses
 from app.protocol.group import unsafe_test_group
 from app.rules.oczko import Phase
+from app.table import sim as sim_module
 from app.table.lobby import PING_EVERY, SILENCE_LIMIT
 from app.table.messages import PROTOCOL
 from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
 from app.table.play import PhoneMatch
 from app.table.sim import match, open_table, play
 from app.table.soak import Report, one_match, soak
+from app.table.table import HostTable
 
 TOY = unsafe_test_group()
 A53 = PROFILES["a53-arm64"]
@@ -287,3 +289,33 @@ def test_the_hosts_lobby_timers_wake_it_in_the_simulation() -> None:
     table.kill(1)
     assert table.sim.run(lambda: 1 in host.phone.match.gone, 600)
     assert table.sim.now - died <= SILENCE_LIMIT + PING_EVERY + 1.0  # (not the 300 s turn)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_quiet_start_waits_for_the_lobby_news_to_leave_the_host(
+    quiet: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's first deal counts from a "start" tapped once the host's radio has
+    carried the lobby's last news (as a person taps it), not while every guest's
+    "ready" still goes out to every guest (0.7 s of air at 7 phones)."""
+    radios: list[Radio] = []
+    busy: list[float] = []
+
+    class Kept(Radio):
+        def __init__(self, model: LinkModel) -> None:
+            super().__init__(model)
+            radios.append(self)
+
+    begin = HostTable.begin
+
+    def spy(self: HostTable) -> None:
+        busy.append(radios[-1].free_at - self.clock.now())  # air still owed at "start"
+        begin(self)
+
+    monkeypatch.setattr(sim_module, "Radio", Kept)
+    monkeypatch.setattr(HostTable, "begin", spy)
+    table = open_table([A53] * 7, LINKS["rfcomm"], seed=4, rounds=1, group=TOY, quiet_start=quiet)
+    assert (busy[0] <= 0) is quiet, busy
+    if not quiet:
+        assert busy[0] > 0.3  # (the lobby's news of six "ready"s, to six guests)
+    assert play(table)

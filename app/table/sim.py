@@ -437,8 +437,11 @@ def open_table(
     think_s: float = THINK_S,
     group: Group = DEFAULT_GROUP,
     silence_limit: float | None = None,
+    quiet_start: bool = False,
 ) -> Table:
-    """Seat ``len(cpus)`` phones (the first hosts), everyone ready, the match begun."""
+    """Seat ``len(cpus)`` phones (the first hosts), everyone ready, the match begun
+    (``quiet_start``: once the host's radio has carried the lobby's last news, as when
+    a person taps "start")."""
     rng = random.Random(seed)
     clock = FakeClock(0.0)
     sim = Sim(clock)
@@ -509,6 +512,10 @@ def open_table(
     for phone in phones[1:]:
         phone.side.set_ready()
     sim.run(lambda: host.seating.can_start(), 60.0)
+    if quiet_start:
+        # Every guest's "ready" made the host send the lobby to every guest: at 7 phones
+        # 36 frames, 0.7 s of air, which a first deal started at once would count.
+        sim.run(lambda: net.radio.free_at <= sim.now, 60.0)
     waits._begin = sim.now
     host.begin()
     return Table(sim, net, phones, waits, make_guest)
@@ -529,10 +536,19 @@ def match(
     group: Group = DEFAULT_GROUP,
     think_s: float = THINK_S,
     limit_s: float = 3600.0,
+    quiet_start: bool = False,
 ) -> tuple[Table, bool]:
     """One whole match; with ``drop_in_round`` the last seat's phone dies once that
     round's play has begun (the rest play on from a fresh deck). (table, ended in time)"""
-    table = open_table(cpus, link, seed=seed, rounds=rounds, group=group, think_s=think_s)
+    table = open_table(
+        cpus,
+        link,
+        seed=seed,
+        rounds=rounds,
+        group=group,
+        think_s=think_s,
+        quiet_start=quiet_start,
+    )
     if drop_in_round is not None and len(cpus) > 2:
 
         def playing() -> bool:

@@ -319,3 +319,21 @@ def test_a_quiet_start_waits_for_the_lobby_news_to_leave_the_host(
     if not quiet:
         assert busy[0] > 0.3  # (the lobby's news of six "ready"s, to six guests)
     assert play(table)
+
+
+def test_what_a_phone_shows_is_stamped_when_its_step_has_computed_it() -> None:
+    """A phone's log entry made during a step (a round's result after its audit) is
+    stamped at the step's start plus what the step has cost so far, as a frame it sends
+    then is: stamped at the step's start, a result that needed an audit of 0.3 s came
+    0.3 s early, and the wait for the next deal counted the audit."""
+    table = open_table([A53] * 2, LINKS["rfcomm"], seed=2, rounds=1, group=TOY)
+    host = table.phones[0]
+    now = table.sim.now
+    host._step_start = host.meter.charged
+    host.meter.charged += 0.3  # (the step's work so far: the audit)
+    table.host._on_log({"event": "round_ended", "round": 1})
+    host._step_start = None
+    table.sim.clock.advance(0.5)  # the next deal, half a second after the step began
+    table.host._on_log({"event": "card_dealt", "round": 2, "seat": 0})
+    assert table.sim.now == pytest.approx(now + 0.5)
+    assert table.waits.later_deal == [pytest.approx(0.2)]  # (not 0.5: the audit's 0.3 s)

@@ -466,7 +466,8 @@ def open_table(
                 and match is not None
                 and bool(match.dealt_ahead(entry.get("round", 0)))
             )
-            waits.log(phone.seat, sim.now, entry, ahead)
+            # (stamped when the phone has computed up to it, as its frames are sent)
+            waits.log(phone.seat, sim.now + phone.in_step_cost(), entry, ahead)
 
         return log
 

@@ -350,7 +350,8 @@ def _p2_dies(host: CasinoHost, guests: list[CasinoGuest], clock: FakeClock) -> l
 
 
 def _p2_back(host: CasinoHost, cls: type[CasinoGuest], clock: FakeClock, factory: Any) -> Any:
-    """The same player (lobby id) on a new phone: a fresh key, a fresh shoe dealer."""
+    """p2's phone joins (back: the same player, lobby id, on a new phone, with a fresh
+    key and a fresh shoe dealer)."""
     return cls.join(
         TcpTransport(),
         host.address,
@@ -370,19 +371,7 @@ def _comes_back(first_cls: type[CasinoGuest], back_cls: type[CasinoGuest] = Casi
     clock = FakeClock()
     factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
     host, guests = open_table(2, RULES, clock=clock, factory=factory, start=False)
-    guests.append(
-        first_cls.join(
-            TcpTransport(),
-            host.address,
-            player_id=IDS[2],
-            name="P2",
-            lang="pl",
-            clock=clock,
-            shoe_factory=factory,
-            bot=casino_bot,
-            group=GROUP,
-        )
-    )
+    guests.append(_p2_back(host, first_cls, clock, factory))  # (his first phone)
     sides = [host, *guests]
     run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
     host.start()

@@ -46,6 +46,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _check_side(r: dict, stages: set[str]) -> None:
+    assert not r.get("closed_in_play"), r["closed_in_play"]  # (the table's notices)
     assert r["mismatches"] == [], r["mismatches"][:5]
     # the screen was compared with the table at every stage of the round
     assert stages <= set(r["compared"]), r["compared"]
@@ -437,7 +438,17 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 before = net.snapshot().round
                 yield from touch(screen, kind)
                 rec["decisions"] += 1
-                yield from frames(lambda b=before: net.snapshot().round is not b, "the decision")
+
+                def decided(b: Any = before) -> bool:
+                    # (or the table ended meanwhile: said below, not waited for until
+                    # the hang guard)
+                    return net.snapshot().round is not b or net.closed
+
+                yield from frames(decided, "the decision")
+                last = net.snapshot()
+                if net.closed and last.round is before:  # (it ended, the decision never in)
+                    rec["closed_in_play"] = [f"{n.code} {dict(n.params)}" for n in last.notices]
+                    break
             yield from frames(lambda: net.snapshot().stage is not CasinoStage.PLAYING, "settle")
             snap = net.snapshot()
             r = snap.round

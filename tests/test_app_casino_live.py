@@ -209,6 +209,27 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             last = button
         tap(last)
 
+    def stuck(net: Any, kind: str) -> dict[str, Any]:
+        """What the joining phone's table showed when a decision tapped did not come
+        (read from the driver's thread while the table's worker runs: a diagnosis)."""
+        table = net.table
+        phone = getattr(table, "phone", None)
+        snap = net.snapshot()
+        return {
+            "worker_snapshot_behind": table is not None and table.snapshot() != snap,
+            "intents_queued": net._intents.qsize(),
+            "tapped": kind,
+            "stage": snap.stage.value,
+            "turn": snap.turn,
+            "notices": [f"{n.code} {dict(n.params)}" for n in snap.notices],
+            "taps": [str(t) for t in getattr(table, "_taps", [])],
+            "refused": sorted(getattr(table, "_refused", set())),
+            "waiting": None if phone is None else phone.waiting,
+            "owed": None if phone is None else str(phone.owed_steps()),
+            "sent": None if phone is None else phone.players[phone.me].n,
+            "log": [] if phone is None else [str(e)[:200] for e in phone.log[-12:]],
+        }
+
     def compare(rec: dict, screen: Any, net: Any) -> Any:
         """Wait until the screen has drawn the table's newest snapshot (it follows
         the table by itself), then check that it shows exactly that snapshot."""
@@ -444,7 +465,11 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     # the hang guard)
                     return net.snapshot().round is not b or net.closed
 
-                yield from frames(decided, "the decision")
+                try:
+                    yield from frames(decided, "the decision")
+                except AssertionError:
+                    rec["stuck"] = stuck(net, kind)  # (what the table was waiting for)
+                    raise
                 last = net.snapshot()
                 if net.closed and last.round is before:  # (it ended, the decision never in)
                     rec["closed_in_play"] = [f"{n.code} {dict(n.params)}" for n in last.notices]

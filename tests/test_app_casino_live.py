@@ -259,7 +259,13 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
         if want["turn"]:
             rec["compared_turns"].append(want["turn"])
 
+    toasts: list[str] = []  # what the app told the player at the bottom of the screen
+
     class TestApp(Blu21App):
+        def notify(self, text: str, seconds: float = 3.5) -> None:
+            toasts.append(text)
+            super().notify(text, seconds)
+
         def on_start(self) -> None:
             super().on_start()
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
@@ -456,20 +462,25 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 if kind not in screen.buttons:
                     yield
                     continue
-                before = net.snapshot().round
+                before, told = net.snapshot().round, len(toasts)
                 yield from touch(screen, kind)
                 rec["decisions"] += 1
 
-                def decided(b: Any = before) -> bool:
+                def decided(b: Any = before, n: int = told) -> bool:
                     # (or the table ended meanwhile: said below, not waited for until
-                    # the hang guard)
-                    return net.snapshot().round is not b or net.closed
+                    # the hang guard; or the tap was refused: the player is told why,
+                    # and taps again if it is still his turn)
+                    return net.snapshot().round is not b or net.closed or len(toasts) > n
 
                 try:
                     yield from frames(decided, "the decision")
                 except AssertionError:
                     rec["stuck"] = stuck(net, kind)  # (what the table was waiting for)
                     raise
+                if len(toasts) > told and net.snapshot().round is before:
+                    rec["refused_taps"] = [*rec.get("refused_taps", []), toasts[-1]]
+                    rec["decisions"] -= 1
+                    continue
                 last = net.snapshot()
                 if net.closed and last.round is before:  # (it ended, the decision never in)
                     rec["closed_in_play"] = [f"{n.code} {dict(n.params)}" for n in last.notices]

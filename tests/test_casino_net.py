@@ -4,14 +4,17 @@ worker thread) over TCP loopback, on a fake clock that never moves."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
+from app.i18n.codes import message_for
 from app.rules.blackjack_actions import Action
 from app.rules.table_rules import EUROPEAN
 from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
+from app.views import casino_net
 from app.views.casino_net import CasinoNet
 from app.views.casino_vm import present_casino
 
@@ -71,3 +74,53 @@ def test_two_phones_sit_bet_and_deal_through_their_workers() -> None:
         host.leave()
     until(lambda: host.closed, "the host's table closing")
     assert host.snapshot().stage is CasinoStage.OVER
+
+
+class _SlowTable:
+    """A table whose first step hangs until released (a phone busy in a long step)."""
+
+    def __init__(self) -> None:
+        self.over = False
+        self.entered = threading.Event()
+        self.go = threading.Event()
+        self.boxes: list[int] = []
+
+    def step(self, wait: float) -> None:
+        self.entered.set()
+        self.go.wait(HANG)
+
+    def snapshot(self) -> tuple[int, ...]:
+        return tuple(self.boxes)
+
+    def take_box(self, box: int) -> None:
+        self.boxes.append(box)
+
+
+class _Service:
+    def __init__(self, table: _SlowTable) -> None:
+        self.table = table
+
+    def join_casino(self, address: str, on_change: Callable[[], None], **_: object) -> object:
+        return self.table
+
+    def on_main(self, call: Callable[[], object]) -> None:
+        call()
+
+
+def test_a_tap_told_connection_lost_is_never_carried_out(monkeypatch) -> None:
+    """The worker is stuck in a step longer than a tap waits (``ANSWER``): the tap is
+    told "connection lost" (nothing was sent), so its intent must not be carried out
+    once the worker is back (it was, before: a bet the player was told failed)."""
+    monkeypatch.setattr(casino_net, "ANSWER", 0.05)
+    table = _SlowTable()
+    net = CasinoNet(hosting=False, service=_Service(table), address="here")
+    try:
+        assert net.wait_open()
+        assert table.entered.wait(HANG)  # the worker is in its long step
+        assert net.send("take_box", 1) == message_for("connection_lost")
+        table.go.set()  # the step ends; the worker reads the queue
+        assert net.send("take_box", 2) == ""  # a tap after it is carried out
+        assert table.boxes == [2]  # the first one never was
+    finally:
+        table.go.set()
+        table.over = True

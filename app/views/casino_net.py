@@ -21,6 +21,7 @@ import contextlib
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.i18n.codes import error_message, message_for
@@ -36,6 +37,18 @@ ANSWER = 5.0
 ROUND_PAUSE = 8.0
 #: How long the host's last frames (``Bye``) may take to leave after it closed (s).
 LINGER = 2.0
+
+
+@dataclass
+class _Intent:
+    """A tap's intent on its way to the worker, and the worker's answer."""
+
+    intent: str
+    args: tuple[Any, ...]
+    answer: list[str] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+    taken: bool = False  # the worker has begun it (under the lock)
+    withdrawn: bool = False  # the tap gave up waiting (under the lock): never done
 
 
 class CasinoNet:
@@ -71,9 +84,8 @@ class CasinoNet:
         self._version = 0
         self._seen = -1
         self._lock = threading.Lock()
-        #: intents for the worker: (intent, args, answer box, done)
-        self._intents: queue.Queue[tuple[str, tuple[Any, ...], list[str], threading.Event]]
-        self._intents = queue.Queue()
+        #: the taps' intents for the worker, in order
+        self._intents: queue.Queue[_Intent] = queue.Queue()
         self._running = False  # the worker steps the table (only it touches it)
         self._snap: CasinoSnapshot | None = None
         self._dirty = False  # the running table called on_change since the last snapshot
@@ -136,13 +148,19 @@ class CasinoNet:
     def _do_intents(self, table: Any) -> None:
         while True:
             try:
-                intent, args, answer, done = self._intents.get_nowait()
+                entry = self._intents.get_nowait()
             except queue.Empty:
                 return
-            answer.append(self._call(table, intent, args))
-            self._dirty = True
-            self._publish(table)
-            done.set()
+            with self._lock:
+                if entry.withdrawn:  # its tap was told "connection lost": never carried out
+                    continue
+                entry.taken = True
+            try:
+                entry.answer.append(self._call(table, entry.intent, entry.args))
+                self._dirty = True
+                self._publish(table)
+            finally:  # (the tap waits for it without a time limit once it has begun)
+                entry.done.set()
 
     def _publish(self, table: Any) -> None:
         """A new snapshot for the screens when the table changed (worker thread)."""
@@ -212,12 +230,15 @@ class CasinoNet:
             return message_for("connection_lost")
         if not self._running:  # a table that runs itself, or one that is over
             return self._call(table, intent, args)
-        answer: list[str] = []
-        done = threading.Event()
-        self._intents.put((intent, args, answer, done))
-        if not done.wait(ANSWER) or not answer:
-            return message_for("connection_lost")
-        return answer[0]
+        entry = _Intent(intent, args)
+        self._intents.put(entry)
+        if not entry.done.wait(ANSWER):
+            with self._lock:
+                if not entry.taken:  # the worker is stuck: the tap is refused, and so
+                    entry.withdrawn = True  # it must never be carried out later
+                    return message_for("connection_lost")
+            entry.done.wait()  # (begun just now: one call on the table, its answer comes)
+        return entry.answer[0] if entry.answer else message_for("connection_lost")
 
     def leave(self) -> None:
         """Leave the table (the host's leaving ends it for every phone)."""

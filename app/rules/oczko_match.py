@@ -350,10 +350,15 @@ class Match:
         one seat on, among the players still in). The table shuffles a deck ahead in it, so
         that its deal goes around like any deck's."""
         r = self.round
-        number = 1 if r is None else r.number + 1
+        return self._rotation(1 if r is None else r.number + 1, self.active)
+
+    def _rotation(self, number: int, seats: Iterable[int]) -> tuple[int, ...]:
+        """Round ``number``'s order among ``seats``: from seat ``number - 1`` on, around."""
         first = (number - 1) % self.players
-        seats = ((first + i) % self.players for i in range(self.players))
-        return tuple(s for s in seats if s in self.active)
+        present = set(seats)
+        return tuple(
+            s for s in ((first + i) % self.players for i in range(self.players)) if s in present
+        )
 
     @property
     def between_rounds(self) -> bool:
@@ -583,10 +588,7 @@ class Match:
 
     def _start_round(self, seats: tuple[int, ...], tiebreak: bool) -> tuple[Match, Events]:
         number = len(self.history) + 1
-        first = (number - 1) % self.players
-        order = tuple(
-            s for s in ((first + i) % self.players for i in range(self.players)) if s in seats
-        )
+        order = self._rotation(number, seats)
         r = Round.start(number, tiebreak, order, self.me)
         return replace(self, round=r), (RoundStarted(number, tiebreak, order),)
 

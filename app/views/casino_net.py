@@ -45,7 +45,7 @@ class _Intent:
 
     intent: str
     args: tuple[Any, ...]
-    answer: list[str] = field(default_factory=list)
+    answer: str | None = None  # '' accepted, else the translated reason
     done: threading.Event = field(default_factory=threading.Event)
     taken: bool = False  # the worker has begun it (under the lock)
     withdrawn: bool = False  # the tap gave up waiting (under the lock): never done
@@ -156,7 +156,7 @@ class CasinoNet:
                     continue
                 entry.taken = True
             try:
-                entry.answer.append(self._call(table, entry.intent, entry.args))
+                entry.answer = self._call(table, entry.intent, entry.args)
                 self._dirty = True
                 self._publish(table)
             finally:  # (the tap waits for it without a time limit once it has begun)
@@ -238,7 +238,7 @@ class CasinoNet:
                     entry.withdrawn = True  # it must never be carried out later
                     return message_for("connection_lost")
             entry.done.wait()  # (begun just now: one call on the table, its answer comes)
-        return entry.answer[0] if entry.answer else message_for("connection_lost")
+        return message_for("connection_lost") if entry.answer is None else entry.answer
 
     def leave(self) -> None:
         """Leave the table (the host's leaving ends it for every phone)."""

@@ -11,6 +11,10 @@ Hooks let a test play the adversary:
 * ``relay(frame, sender, receiver) -> bytes | None`` is the host's forwarding of a
   frame from ``sender`` to guest ``receiver`` (return other bytes to tamper, None to drop).
 
+``bodies_later``: the host relays a pass or lock to the guests that do not compute
+next on it as a stub, and the bodies once nothing else moves (as the table's host
+does: docs/protocol.md, "Bodies later"); stubs and bodies go through ``relay`` too.
+
 Usage::
 
     >>> from app.protocol.group import unsafe_test_group
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from app.protocol import shuffle
 from app.protocol.errors import ProtocolViolation
 from app.protocol.group import Group
 from app.protocol.keys import DeterministicRng, Rng
@@ -49,12 +54,15 @@ class LocalTable:
         seat_factory: SeatFactory | None = None,
         relay: Relay | None = None,
         shuffle_bits: int | None = None,
+        bodies_later: bool = False,
     ) -> None:
         self.config = TableConfig(n, host, group, shuffle_bits)
         self.group = group
         factory = seat_factory or (lambda s, c, r: Seat(s, c, r))
         self.seats = [factory(i, self.config, DeterministicRng(seed * 1000 + i)) for i in range(n)]
         self.relay = relay
+        self.bodies_later = bodies_later
+        self.owed: list[tuple[int, bytes]] = []  # (guest, frame): bodies after stubs
         self.errors: dict[int, list[ProtocolViolation]] = {i: [] for i in range(n)}
         self.queue: list[tuple[int, Message]] = []
         self.bytes_sent = [0] * n
@@ -102,11 +110,36 @@ class LocalTable:
         host = self.config.host
         if sender != host and not self._deliver(host, frame, link=sender):
             return  # the host relays only authentic frames (content is each seat's check)
+        stub = self._stub(msg)
         for r in range(self.config.n_seats):
             if r in (sender, host) or r in self.gone:
                 continue
+            if stub is not None and r != stub[0]:
+                self.owed.append((r, frame))
+                out = self.relay(stub[1], sender, r) if self.relay else stub[1]
+                if out is not None:
+                    self._deliver(r, out)
+                continue
             out = self.relay(frame, sender, r) if self.relay else frame
             if out is not None:
+                self._deliver(r, out)
+
+    def _stub(self, msg: Message) -> tuple[int, bytes] | None:
+        """(the seat that computes next on ``msg``, its stub) if the host sends the
+        others a stub now and the body later."""
+        host = self.seats[self.config.host]
+        if not self.bodies_later or msg.round_id not in host.rounds():
+            return None
+        reader = shuffle.consumer(host.round(msg.round_id), msg)
+        return None if reader is None else (reader, msg.stub().encode(self.group))
+
+    def send_bodies(self) -> None:
+        """The bodies owed for stubs, in order (through ``relay``)."""
+        owed, self.owed = self.owed, []
+        for r, frame in owed:
+            sender = frame[3]
+            out = self.relay(frame, sender, r) if self.relay else frame
+            if out is not None and r not in self.gone:
                 self._deliver(r, out)
 
     def run(self) -> None:
@@ -121,7 +154,9 @@ class LocalTable:
                     self.post(s.seat, s.work())
                     moved = True
             if not moved and not self.queue:
-                return
+                if not self.owed:
+                    return
+                self.send_bodies()
 
     # -- table flow ------------------------------------------------------------
 

@@ -32,6 +32,14 @@ COMMIT     data = H(round seed): sent at the start of a round, before any pass, 
            no seat chooses its permutation after seeing its input
 =========  ============================================================================
 
+A *stub* (version byte :data:`STUB_VERSION`) is the header alone of a SHUFFLE or
+LOCK frame whose body a relay sends later: ``count`` and ``data_len`` say how big the
+withheld body is. Only the host makes stubs, for the guests that do not compute next
+on the frame (docs/protocol.md, "Bodies later"); the stub is no claim of the sender's,
+so anything wrong with it, or a body that does not come or does not match it, names
+the relay. ``Message.withheld`` is the body's ``(count, data_len)`` on a stub, None on
+a full frame.
+
 Usage::
 
     >>> from app.protocol.group import unsafe_test_group
@@ -52,6 +60,8 @@ from app.protocol.group import Group
 from app.protocol.keys import signature_len
 
 VERSION = 1
+#: The version byte of a stub: a frame's header, its body to follow
+STUB_VERSION = 0x81
 _HEADER = struct.Struct(">BBBBQHHHH")
 HEADER_LEN = _HEADER.size
 
@@ -92,6 +102,37 @@ class Message:
     values: tuple[int, ...] = ()
     data: bytes = b""
     sig: bytes = b""
+    withheld: tuple[int, int] | None = None  # a stub: (count, data_len) of the body
+
+    @property
+    def count(self) -> int:
+        """The number of values of the frame (of its withheld body, on a stub)."""
+        return len(self.values) if self.withheld is None else self.withheld[0]
+
+    def stub(self) -> Message:
+        """The header alone: the body follows later (see the module docstring).
+
+        >>> from app.protocol.group import unsafe_test_group
+        >>> g = unsafe_test_group()
+        >>> m = Message(Kind.SHUFFLE, round_id=3, sender=1, seq=0, values=(4, 9), sig=bytes(80))
+        >>> s = Message.decode(m.stub().encode(g), g)
+        >>> s.withheld, s.count, s.values, len(m.stub().encode(g)) == HEADER_LEN
+        ((2, 0), 2, (), True)
+        >>> s.matches(m)
+        True
+        """
+        return Message(
+            self.kind,
+            self.round_id,
+            self.sender,
+            self.seq,
+            self.start,
+            withheld=(len(self.values), len(self.data)),
+        )
+
+    def matches(self, body: Message) -> bool:
+        """Is ``body`` the full frame this stub stands for (same header)?"""
+        return self.withheld is not None and body.withheld is None and body.stub() == self
 
     def body(self, group: Group) -> bytes:
         """The signed part of the frame (everything but the signature)."""
@@ -114,7 +155,11 @@ class Message:
         return head + vals + self.data
 
     def encode(self, group: Group) -> bytes:
-        """The frame bytes (body + signature)."""
+        """The frame bytes (body + signature; a stub: its header)."""
+        if self.withheld is not None:
+            count, dlen = self.withheld
+            head = (STUB_VERSION, group.gid, int(self.kind), self.sender, self.round_id)
+            return _HEADER.pack(*head, self.seq, self.start, count, dlen)
         return self.body(group) + self.sig
 
     def signed(self, sig: bytes) -> Message:
@@ -134,12 +179,16 @@ class Message:
         if len(frame) < HEADER_LEN:
             raise ProtocolViolation(sender, BAD_FRAME, "short header")
         ver, gid, kind, sender, round_id, seq, start, count, dlen = _HEADER.unpack_from(frame)
-        if ver != VERSION or gid != group.gid:
+        if ver not in (VERSION, STUB_VERSION) or gid != group.gid:
             raise ProtocolViolation(sender, BAD_FRAME, "version or group id")
         try:
             kind = Kind(kind)
         except ValueError:
             raise ProtocolViolation(sender, BAD_FRAME, f"kind {kind}") from None
+        if ver == STUB_VERSION:
+            if len(frame) != HEADER_LEN or kind not in (Kind.SHUFFLE, Kind.LOCK):
+                raise ProtocolViolation(sender, BAD_FRAME, "stub")
+            return cls(kind, round_id, sender, seq, start, withheld=(count, dlen))
         blen = group.byte_len
         need = HEADER_LEN + count * blen + dlen + signature_len(group)
         if len(frame) != need:
@@ -156,6 +205,8 @@ class Message:
 
     def wire_len(self, group: Group) -> int:
         """Bytes on the wire."""
+        if self.withheld is not None:
+            return HEADER_LEN
         return (
             HEADER_LEN + len(self.values) * group.byte_len + len(self.data) + signature_len(group)
         )

@@ -277,7 +277,8 @@ class Seat:
             return setup.missing(self.core)
         rnd = self.round(round_id)
         if rnd.verdict is None and not rnd.suspended and (rnd.complaints or rnd.audit_wanted):
-            return reveal.audit_owed(rnd)
+            # (every seed in, the audit waits for the bodies the relay owes)
+            return reveal.audit_owed(rnd) or ({self.config.host} if rnd.withheld else set())
         return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
     def progress(self, round_id: int = 0) -> float:
@@ -405,6 +406,9 @@ class Seat:
             raise ProtocolViolation(blame(msg.sender), E.WRONG_SENDER, "sender id")
         if core.link is not None and msg.sender != core.link:
             raise ProtocolViolation(core.link, E.WRONG_SENDER, "another seat's frame")
+        if msg.withheld is not None and (core.is_host or msg.round_id > core.current):
+            # Only the host makes stubs, and only for a deck in play (started here)
+            raise ProtocolViolation(blame(msg.sender), E.BAD_FRAME, "stub")
         rnd: Round | None = None
         if msg.round_id == 0:
             seqs = core.setup.seq
@@ -418,6 +422,14 @@ class Seat:
             if rnd is None:
                 raise ProtocolViolation(blame(msg.sender), E.REPLAY, "closed round")
             seqs = rnd.recv_seq
+        if rnd is not None and _body_of(rnd, msg):
+            # The body of a stub, whose sequence number the stub took: the same header,
+            # or the relay sent something else; its signature is checked as a deferred
+            # one (:func:`shuffle.may_defer_signature` held for the stub).
+            if not rnd.withheld[0].matches(msg):
+                raise ProtocolViolation(blame(msg.sender), E.BAD_FRAME, "body and stub differ")
+            rnd.deferred_sigs.append(msg)
+            return
         expected = seqs.get(msg.sender, 0)
         if msg.seq < expected:
             raise ProtocolViolation(blame(msg.sender), E.REPLAY, "sequence")
@@ -427,17 +439,21 @@ class Seat:
             # A new signed frame (next sequence number) for a round already audited here:
             # the sender's doing, not a replay by the relay. Naming the relay let a seat
             # get the host named by a guest whose audit happened to finish first.
-            core.check_signature(msg)
+            if msg.withheld is None:
+                core.check_signature(msg)
             seqs[msg.sender] = expected + 1
             if rnd.closed:
                 return  # given up here (a void round): its frames still in flight are moot
-            raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "round already audited")
+            who = msg.sender if msg.withheld is None else blame(msg.sender)  # (a stub: the relay)
+            raise ProtocolViolation(who, E.OUT_OF_ORDER, "round already audited")
         if msg.kind == Kind.HELLO:
             if len(msg.values) != 2 or not self.group.is_element(msg.values[0]):
                 raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "hello")
             core.count([self.group.q, 1 << 128])
             if not verify(self.group, msg.values[0], HELLO_CONTEXT, msg.body(self.group), msg.sig):
                 raise ProtocolViolation(blame(msg.sender), E.BAD_SIGNATURE, "hello")
+        elif msg.withheld is not None:
+            pass  # a stub: signed by nobody (its body, later, is)
         elif rnd is not None and shuffle.may_defer_signature(core, rnd, msg):
             rnd.deferred_sigs.append(msg)
         else:
@@ -470,7 +486,8 @@ class Seat:
         now = [
             m
             for m in msgs
-            if not shuffle.may_defer_signature(core, self._rounds.get(m.round_id), m)
+            if m.withheld is None
+            and not shuffle.may_defer_signature(core, self._rounds.get(m.round_id), m)
         ]
         core.precheck(now)
 
@@ -496,13 +513,25 @@ class Seat:
             self._buffer.append(msg)
             return []
         rnd = self._rounds[msg.round_id]
-        if rnd.closed:
-            return []  # (authenticated, and moot: see _authenticate)
+        body = _body_of(rnd, msg)
+        if rnd.closed or (body and rnd.verdict is not None):
+            # (authenticated, and moot: given up here, or void here already; a stub
+            # still keeps its body's place)
+            if msg.withheld is not None:
+                rnd.withheld.append(msg)
+            elif body:
+                rnd.withheld.pop(0)
+            return []
         if msg.sender not in rnd.order:
-            raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "not in this round")
+            who = msg.sender if msg.withheld is None else core.blame_link(msg.sender)
+            raise ProtocolViolation(who, E.WRONG_SENDER, "not in this round")
         rnd.frames[(msg.sender, msg.seq)] = msg
         try:
-            if msg.kind == Kind.RELEASE:
+            if msg.withheld is not None:
+                shuffle.on_stub(core, rnd, msg)
+            elif body:
+                shuffle.on_body(core, rnd, msg)
+            elif msg.kind == Kind.RELEASE:
                 escrow.on_release(core, self._rounds, msg)
             elif msg.kind in _HANDLERS:
                 _HANDLERS[msg.kind](core, rnd, msg)
@@ -517,6 +546,7 @@ class Seat:
             forged = core.check_signatures(pending)
             if forged is not None:  # a forgery is in my state: void here
                 rnd.verdict = Verdict(rnd.round_id, False, ((forged.seat, forged.code),), None)
+                rnd.closed = True  # (what its senders send next is moot, not their fault)
                 raise forged from None
             raise
         return []
@@ -612,7 +642,7 @@ class Seat:
         if not observer and not rnd.audit_sent and reveal.reveal_due(rnd):
             return lambda: reveal.send_audit(core, rnd)
         due = rnd.audit_sent or (observer and reveal.reveal_due(rnd))
-        if due and len(rnd.audits) == n:
+        if due and len(rnd.audits) == n and not rnd.withheld:
             return lambda: reveal.run_audit(core, rnd)
         return None
 
@@ -632,4 +662,13 @@ class Seat:
             return True
         self.core.accusations.append(exc)
         rnd.verdict = Verdict(rnd.round_id, False, ((exc.seat, exc.code),), None)
+        rnd.closed = True  # (what its senders send next is moot, not their fault)
         return False
+
+
+def _body_of(rnd: Round, msg: Message) -> bool:
+    """Is ``msg`` a full frame in the place of the oldest stub of ``rnd``?"""
+    if msg.withheld is not None or not rnd.withheld:
+        return False
+    stub = rnd.withheld[0]
+    return (msg.sender, msg.seq) == (stub.sender, stub.seq)

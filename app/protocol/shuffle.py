@@ -64,15 +64,20 @@ def may_defer_signature(core: SeatCore, rnd: Round | None, msg: Message) -> bool
         return False
     if msg.kind == Kind.KEYS:
         return True
-    i = rnd.order.index(msg.sender)
-    n = rnd.n
+    reader = consumer(rnd, msg)
+    return reader is not None and reader != core.seat
+
+
+def consumer(rnd: Round, msg: Message) -> int | None:
+    """The one seat that computes next on a SHUFFLE or LOCK frame of ``rnd`` (the
+    others only check it, and audit it); None for the final locks, which every seat
+    opens cards with, and for any other frame."""
+    if msg.kind not in (Kind.SHUFFLE, Kind.LOCK) or msg.sender not in rnd.order:
+        return None
+    i, n = rnd.order.index(msg.sender), rnd.n
     if msg.kind == Kind.SHUFFLE:
-        consumer = rnd.order[i + 1] if i + 1 < n else rnd.order[0]
-    elif i < n - 2:
-        consumer = rnd.order[i + 1]
-    else:
-        return False  # the final locks (or a bogus LOCK that on_lock will reject)
-    return consumer != core.seat
+        return rnd.order[i + 1] if i + 1 < n else rnd.order[0]  # (last: the first locker)
+    return rnd.order[i + 1] if i < n - 2 else None
 
 
 def check_elements(
@@ -122,13 +127,14 @@ def on_commit(core: SeatCore, rnd: Round, msg: Message) -> None:
     rnd.commits[msg.sender] = msg.data
 
 
-def on_shuffle(core: SeatCore, rnd: Round, msg: Message) -> None:
-    """A (part of a) shuffle pass."""
+def _shuffle_shape(core: SeatCore, rnd: Round, msg: Message, blame: int) -> list[int]:
+    """The checks of a (part of a) pass that need no value (``blame``: the seat that
+    made the header); its stage."""
     i = rnd.order.index(msg.sender)
     if msg.sender in rnd.audits:
         # (its own AUDIT came first: the last shuffler's chunks sent before it were
         # still in flight when this seat revealed, which is no fault of anybody's)
-        raise ProtocolViolation(msg.sender, E.OUT_OF_ORDER, "shuffle after its audit")
+        raise ProtocolViolation(blame, E.OUT_OF_ORDER, "shuffle after its audit")
     if (i > 0 and len(rnd.stages[i - 1]) < rnd.size) or len(rnd.commits) < rnd.n:
         # the sender must have had its input and every commitment: an in-order relay
         # lost them
@@ -136,29 +142,81 @@ def on_shuffle(core: SeatCore, rnd: Round, msg: Message) -> None:
             core.blame_link(msg.sender), E.OUT_OF_ORDER, "shuffle before its input"
         )
     stage = rnd.stages[i]
-    if msg.start != len(stage) or msg.start + len(msg.values) > rnd.size:
-        raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "shuffle range")
-    check_elements(core, rnd, msg.sender, msg.values, stage)
+    if msg.start != len(stage) or msg.start + msg.count > rnd.size or not msg.count:
+        raise ProtocolViolation(blame, E.BAD_LENGTH, "shuffle range")
+    return stage
+
+
+def _shuffle_values(core: SeatCore, rnd: Round, msg: Message, seen: Sequence[int]) -> None:
+    """The checks of a pass's values (the sender signed them)."""
+    check_elements(core, rnd, msg.sender, msg.values, seen)
+    i = rnd.order.index(msg.sender)
     prev = rnd.enc.values if i == 0 else rnd.stages[i - 1]
     if not set(prev).isdisjoint(msg.values):
         raise ProtocolViolation(msg.sender, E.BAD_SHUFFLE, "value passed through unencrypted")
+
+
+def on_shuffle(core: SeatCore, rnd: Round, msg: Message) -> None:
+    """A (part of a) shuffle pass."""
+    stage = _shuffle_shape(core, rnd, msg, msg.sender)
+    _shuffle_values(core, rnd, msg, stage)
     stage.extend(msg.values)
+
+
+def _lock_shape(core: SeatCore, rnd: Round, msg: Message, blame: int) -> list[int]:
+    """The checks of a chunk of a locking step that need no value; its output."""
+    u = rnd.order.index(msg.sender)
+    if u >= rnd.n - 1:
+        raise ProtocolViolation(blame, E.WRONG_SENDER, "the last shuffler does not lock")
+    inp = rnd.stages[-1] if u == 0 else rnd.locks[u - 1]
+    out = rnd.locks[u]
+    if msg.start != len(out) or not msg.count:
+        raise ProtocolViolation(blame, E.BAD_LENGTH, "lock range")
+    if msg.start + msg.count > len(inp):
+        # the locker must have had its input: an in-order relay lost it
+        raise ProtocolViolation(core.blame_link(msg.sender), E.OUT_OF_ORDER, "lock input")
+    return out
 
 
 def on_lock(core: SeatCore, rnd: Round, msg: Message) -> None:
     """A chunk of a locking step."""
-    u = rnd.order.index(msg.sender)
-    if u >= rnd.n - 1:
-        raise ProtocolViolation(msg.sender, E.WRONG_SENDER, "the last shuffler does not lock")
-    inp = rnd.stages[-1] if u == 0 else rnd.locks[u - 1]
-    out = rnd.locks[u]
-    if msg.start != len(out):
-        raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "lock range")
-    if msg.start + len(msg.values) > len(inp):
-        # the locker must have had its input: an in-order relay lost it
-        raise ProtocolViolation(core.blame_link(msg.sender), E.OUT_OF_ORDER, "lock input")
+    out = _lock_shape(core, rnd, msg, msg.sender)
     check_elements(core, rnd, msg.sender, msg.values, out)
     out.extend(msg.values)
+
+
+#: What a withheld body's values are, until it comes (no group element is 0).
+PLACEHOLDER = 0
+
+
+def on_stub(core: SeatCore, rnd: Round, msg: Message) -> None:
+    """The header of a pass or lock whose body the relay sends later (a guest that does
+    not compute next on it): its place is kept with placeholders, so the frames after
+    it are judged as if it were in. Only the relay makes stubs: whatever is wrong with
+    one names the relay, never the seat it names as sender."""
+    relay = core.blame_link(msg.sender)
+    if msg.kind == Kind.KEYS or not may_defer_signature(core, rnd, msg):
+        raise ProtocolViolation(relay, E.BAD_FRAME, "a stub of a frame this seat needs")
+    shape = _shuffle_shape if msg.kind == Kind.SHUFFLE else _lock_shape
+    shape(core, rnd, msg, relay).extend([PLACEHOLDER] * msg.count)
+    rnd.withheld.append(msg)
+
+
+def on_body(core: SeatCore, rnd: Round, msg: Message) -> None:
+    """The body of the oldest stub (the relay sends them in order): its values are
+    checked as a full frame's are, naming the sender, and take their place."""
+    rnd.withheld.pop(0)
+    if msg.kind == Kind.SHUFFLE:
+        out = rnd.stages[rnd.order.index(msg.sender)]
+    else:
+        out = rnd.locks[rnd.order.index(msg.sender)]
+    a, b = msg.start, msg.start + len(msg.values)
+    others = out[:a] + out[b:]
+    if msg.kind == Kind.SHUFFLE:
+        _shuffle_values(core, rnd, msg, others)
+    else:
+        check_elements(core, rnd, msg.sender, msg.values, others)
+    out[a:b] = msg.values
 
 
 # ---------------------------------------------------------------- my passes

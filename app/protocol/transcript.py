@@ -164,6 +164,8 @@ class Round:
     closed: bool = False  # given up unaudited (close_round): late frames are ignored
     early_releases: list[tuple[int, int, bytes]] = field(default_factory=list)
     deferred_sigs: list[Message] = field(default_factory=list)
+    #: stubs whose bodies the relay still owes, oldest first (:func:`shuffle.on_stub`)
+    withheld: list[Message] = field(default_factory=list)
     frames: dict[tuple[int, int], Message] = field(default_factory=dict)  # (sender, seq)
     deferred_checks: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     escrows: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (owner, holder)

@@ -422,6 +422,13 @@ class Rekeyed(Generations[Dealer]):
         found = first(frame) if first is not None else None
         return found if isinstance(found, int) else None
 
+    def withhold(self, frame: bytes) -> bytes | None:
+        """The stub of ``frame`` for a guest that only checks it, if any (a relay sends
+        its body later)."""
+        withhold = getattr(self._route(frame), "withhold", None)
+        found = withhold(frame) if withhold is not None else None
+        return found if isinstance(found, bytes) else None
+
     def work(self) -> list[bytes]:
         for _, d in self._gens:
             if d.has_work():

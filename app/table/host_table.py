@@ -77,6 +77,13 @@ DealerFactory = Callable[[int, int], Dealer]  # (my seat, players) -> dealer
 #: must not queue behind a shuffle pass (docs/transport.md, "The next round's deck in the
 #: background").
 BACKGROUND_BYTES_PER_S = 30_000.0
+#: Bytes per second of the bodies owed to the guests that got a stub of a pass or lock
+#: of the deck in play (docs/protocol.md, "Bodies later"): their audit needs them, the
+#: round in play's cards do not.
+BODY_BYTES_PER_S = 30_000.0
+#: How many frames the host's dealer took without fault it remembers (only such a
+#: frame goes to an onlooker as a stub)
+VETTED_FRAMES = 256
 #: How many of a guest's last accepted dealer frames the host remembers, to know a
 #: duplicate of one when it comes again (a frame sent twice arrives right after itself).
 REMEMBERED_FRAMES = 512
@@ -135,6 +142,13 @@ class HostTable(LobbyShell):
         #: computes on them next), in order: sent after the frames in hand went to their
         #: first readers, and held while a card is on its way (``_send_copies``)
         self._copies: list[tuple[Link, ProtocolFrame, int]] = []  # (link, frame, first)
+        #: frames of the match the host's dealer took without fault (its own, and the
+        #: guests' it read): only these go to an onlooker as a stub
+        self._vetted: OrderedDict[bytes, None] = OrderedDict()
+        #: the bodies owed for stubs sent, in the order they went (link, frame, deck)
+        self._bodies: deque[tuple[Link, ProtocolFrame, int]] = deque()
+        self._bodies_free_at = 0.0
+        self.body_bytes_per_s = BODY_BYTES_PER_S
 
     # -- the lobby's side (by composition) ------------------------------------------------
 
@@ -192,7 +206,7 @@ class HostTable(LobbyShell):
         mine = [c for c in self._copies if c[0] is link]
         self._copies = [c for c in self._copies if c[0] is not link]
         for _, frame, _ in mine:
-            self.lobby.send(link, frame)
+            self._send_copy(link, frame)
         self.lobby.send(link, message)
 
     def _send_copies(self) -> None:
@@ -200,6 +214,50 @@ class HostTable(LobbyShell):
         them, in order."""
         copies, self._copies = self._copies, []
         for link, frame, _ in copies:
+            self._send_copy(link, frame)
+
+    def _send_copy(self, link: Link, frame: ProtocolFrame) -> None:
+        """A copy for a guest that only checks ``frame``: a pass or lock of the deck in
+        play that this phone's dealer took without fault goes as a stub now, its body
+        later (:meth:`_send_bodies`); the first deal waited for five copies of every
+        pass on the host's radio (issue 17)."""
+        phone = self.phone
+        stub = None
+        if phone is not None and frame.data in self._vetted:
+            _, deck = frame_deck(frame.data, phone.dealer)
+            if deck == self.book.deck:
+                stub = phone.dealer.withhold(frame.data)
+        if stub is None:
+            self.lobby.send(link, frame)
+            return
+        self.lobby.send(link, ProtocolFrame(stub))
+        self._bodies.append((link, frame, deck))
+
+    def _vet(self, data: bytes) -> None:
+        self._vetted[data] = None
+        if len(self._vetted) > VETTED_FRAMES:
+            self._vetted.popitem(last=False)
+
+    def _send_bodies(self) -> None:
+        """The bodies owed for stubs, in order: none until the deal is open, then at
+        their pace while the round in play goes on and no card is on its way; all at
+        once when the hands are shown (the audit waits for them) or their deck is no
+        longer in play."""
+        now = self.clock.now()
+        r = self.phone.match.round if self.phone is not None else None
+        phase = None if r is None else r.phase
+        while self._bodies:
+            link, frame, deck = self._bodies[0]
+            over = phase in (Phase.SHOWDOWN, Phase.OVER) or self.body_bytes_per_s <= 0
+            if deck == self.book.deck and not over:
+                if phase in (None, Phase.DEAL, Phase.DEAL_CHECK) or self.book.drawing is not None:
+                    return  # (the radio is the deal's, or the drawer's)
+                if now < self._bodies_free_at:
+                    self.timers.set("bodies", self._bodies_free_at - now)
+                    return
+                gap = len(frame.data) / self.body_bytes_per_s
+                self._bodies_free_at = max(self._bodies_free_at, now) + gap
+            self._bodies.popleft()
             self.lobby.send(link, frame)
 
     def _relay(self, frame: ProtocolFrame, *, skip: int | None = None) -> None:
@@ -316,6 +374,7 @@ class HostTable(LobbyShell):
             self._flush()
             self._drive()
             self._pace()
+            self._send_bodies()
         # The copies of what the drawer of a card on its way computes on next (his
         # card's keys) wait until the card is open; any other copy goes out now.
         drawer = self.book.drawing
@@ -330,7 +389,7 @@ class HostTable(LobbyShell):
             # batch over the cores, then relayed one by one as before (issue 17).
             precheck(self.inbox, self.phone.dealer)
         for name in self._expired(wait):
-            if name != "pace":  # (it only wakes the loop: ``step`` sends what is due)
+            if name not in ("pace", "bodies"):  # (they wake the loop: ``step`` sends)
                 self._feed(Expired(name))
 
     # -- the lobby's hooks ----------------------------------------------------------------
@@ -355,6 +414,8 @@ class HostTable(LobbyShell):
             self._remember(seat, digest)
             self._relay(message, skip=seat)  # unchanged, in arrival order
             phone.frame(message.data)
+            if phone.violation is None:  # (read, and without fault: see _send_copy)
+                self._vet(message.data)
             self._flush()
         elif isinstance(message, Act):
             self._feed(Decide(seat, message.action, message.round))
@@ -521,6 +582,7 @@ class HostTable(LobbyShell):
         while phone is not None and phone.outbox:
             item = phone.outbox.pop(0)
             if isinstance(item, ProtocolFrame):
+                self._vet(item.data)
                 self._relay(item)
             else:
                 self._feed(Report(0, item))

@@ -34,7 +34,7 @@ from collections import Counter
 
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, OVERHEAD
 from app.bluetooth.link import DEFAULT_INBOX_QUOTA, DEFAULT_MAX_PENDING, READ_SIZE
-from app.protocol.messages import HEADER_LEN, VERSION, Kind
+from app.protocol.messages import HEADER_LEN, STUB_VERSION, VERSION, Kind
 from app.table.errors import TableError
 from app.table.lobby import MAX_UNSEATED
 
@@ -59,7 +59,7 @@ _ROUND_ID = struct.Struct(">Q")
 def protocol_header(frame: bytes) -> tuple[int, int, int] | None:
     """``(kind, sender, round_id)`` of an SRA protocol frame, None for another dealer's
     frame (the content is checked by the dealer; here only what the budget needs)."""
-    if len(frame) < HEADER_LEN or frame[0] != VERSION:
+    if len(frame) < HEADER_LEN or frame[0] not in (VERSION, STUB_VERSION):
         return None
     return frame[2], frame[3], _ROUND_ID.unpack_from(frame, 4)[0]
 

@@ -485,6 +485,7 @@ def open_table(
     )
     # (the pace is in the bytes of the group computed on: air time is counted at ffdhe2048)
     host.background_bytes_per_s /= net.byte_scale
+    host.body_bytes_per_s /= net.byte_scale
     net.listener.inbox = host.inbox
     phones[0].side = host
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 
+from app.protocol import shuffle
 from app.protocol.errors import ProtocolUsageError, ProtocolViolation
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import Rng
@@ -156,15 +157,25 @@ class SraDealer:
             return None
         if rnd is None or msg.sender not in rnd.order:
             return None
-        order, i = rnd.order, rnd.order.index(msg.sender)
-        if msg.kind == Kind.SHUFFLE:
-            return order[i + 1] if i + 1 < len(order) else order[0]  # (last: the first locker)
-        if msg.kind == Kind.LOCK and i < len(order) - 2:
-            return order[i + 1]
+        if msg.kind in (Kind.SHUFFLE, Kind.LOCK):
+            return shuffle.consumer(rnd, msg)
         if msg.kind == Kind.KEYS:
             owners = {rnd.owner.get(p) for p in msg.data}
             return owners.pop() if len(owners) == 1 else None  # (a draw: the drawer)
         return None
+
+    def withhold(self, frame: bytes) -> bytes | None:
+        """The stub a relay may send now to a guest that is not ``first_reader`` of
+        ``frame`` (its body later: the guest only checks it, and only its audit needs
+        it), or None if every guest needs the frame itself (docs/protocol.md, "Bodies
+        later")."""
+        try:
+            msg = Message.decode(frame, self._group)
+        except ProtocolViolation:
+            return None
+        if msg.kind not in (Kind.SHUFFLE, Kind.LOCK) or self.first_reader(frame) is None:
+            return None
+        return msg.stub().encode(self._group)
 
     def deal(self, deck: int, assignments: Sequence[tuple[int, int]]) -> list[bytes]:
         return self._encode(self._seat.reveal(deck, list(assignments)))

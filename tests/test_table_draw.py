@@ -161,6 +161,8 @@ def test_the_drawer_gets_every_key_share_before_any_onlooker_does() -> None:
     checked = 0
     for data, (drawing, to) in first.items():
         msg = Message.decode(data, TOY)
+        if msg.withheld is not None:
+            continue  # (a stub: its body, the full frame, is counted below like any frame)
         if msg.kind == Kind.KEYS and drawing not in (None, 0):
             # a key share relayed while a card was on its way: the drawer's copy first
             assert to == drawing, (msg.sender, to, drawing)

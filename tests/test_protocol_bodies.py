@@ -179,3 +179,55 @@ def test_a_cheat_in_a_withheld_pass_names_its_sender_on_every_seat(cheat, code) 
     t.play_round(1, claims=False)
     honest_named(t, 1, [0, 2, 3])
     assert all((1, code) in t.codes_by(s) for s in (0, 2, 3))
+
+
+def test_stubs_and_bodies_of_a_round_not_started_yet_wait_for_it() -> None:
+    """A phone still busy with its last round gets the next one's stubs and bodies
+    before it starts it (the table's public event is queued behind that round's end).
+    Seat 3 only follows this round (a tiebreak among the others)."""
+    t = LocalTable(4, TOY, seed=9, bodies_later=True)
+    t.setup()
+    spec = RoundSpec(1, (0, 1, 2))
+    t.start(spec, seats=[0, 1, 2])  # (seat 3 starts late)
+    assert t.seats[3].rounds() == [] and t.seats[3]._buffer
+    assert any(m.withheld is not None for m in t.seats[3]._buffer)
+    assert any(m.withheld is None and m.kind == Kind.SHUFFLE for m in t.seats[3]._buffer)
+    t.start(spec, seats=[3])
+    t.reveal([(j, j % 3) for j in range(6)], range(4))
+    for s in spec.order:
+        t.claim(s)
+    t.finish(range(4))
+    assert all(v is not None and v.ok for v in t.verdicts(1).values())
+    assert not any(t.errors.values()) and not any(t.named_by(s) for s in range(4))
+
+
+def test_stubs_and_bodies_of_a_round_a_phone_skipped_are_moot() -> None:
+    """The table voided round 1 before seat 3 started it (it was busy elsewhere): its
+    frames, and the bodies that come after seat 3 started round 2, name nobody."""
+    late: list[bytes] = []
+
+    def hold(frame: bytes, sender: int, receiver: int) -> bytes | None:
+        if receiver == 3 and not is_stub(frame) and t.seats[3].rounds() == [] and len(late) < 3:
+            msg = Message.decode(frame, TOY)
+            if msg.kind in (Kind.SHUFFLE, Kind.LOCK) and any(
+                (m.sender, m.seq, m.round_id) == (msg.sender, msg.seq, 1)
+                for m in t.seats[3]._buffer
+                if m.withheld is not None
+            ):
+                late.append(frame)  # (this body reaches seat 3 only after round 2 began)
+                return None
+        return frame
+
+    t = LocalTable(4, TOY, seed=10, bodies_later=True, relay=hold)
+    t.setup()
+    t.start(RoundSpec(1, (0, 1, 2)), seats=[0, 1, 2])
+    for s in (0, 1, 2):
+        t.seats[s].suspend_round(1)
+        t.seats[s].close_round(1)
+    t.start(RoundSpec(2, (0, 1, 2, 3)))
+    assert late, "no body was held back"
+    for frame in late:
+        t._deliver(3, frame)
+    t.run()
+    assert not t.errors[3] and not t.seats[3].accusations
+    assert not any(t.named_by(s) for s in range(4))

@@ -98,6 +98,9 @@ class Seat:
         self._rounds: dict[int, Round] = {}
         self._buffer: list[Message] = []  # frames of rounds not started here yet
         self._future_seq: dict[tuple[int, int], int] = {}  # (round, sender) -> next seq
+        #: (round, sender, seq) of stubs of a round this seat skipped (voided before it
+        #: started it): their bodies, when they come, are moot
+        self._moot: set[tuple[int, int, int]] = set()
 
     # ------------------------------------------------------------------ who I am
 
@@ -209,10 +212,17 @@ class Seat:
             if msg.round_id > spec.round_id:
                 later.append(msg)  # for a round after this one
                 continue
+            if msg.round_id < spec.round_id:
+                # A round this seat skipped (the table voided it before this phone
+                # started it): its frames, authenticated on arrival, are moot; so are
+                # the bodies of its stubs still to come.
+                if msg.withheld is not None:
+                    self._moot.add((msg.round_id, msg.sender, msg.seq))
+                else:  # (its body came too)
+                    self._moot.discard((msg.round_id, msg.sender, msg.seq))
+                continue
             try:
-                # authenticated on arrival (this round's) or a replay (an older round's)
-                same = msg.round_id == spec.round_id
-                out += self.process(msg) if same else self.handle(msg)
+                out += self.process(msg)  # (authenticated on arrival)
             except ProtocolViolation as exc:  # arrived early, judged now: record, go on
                 core.accusations.append(exc)
         self._buffer = later
@@ -406,9 +416,10 @@ class Seat:
             raise ProtocolViolation(blame(msg.sender), E.WRONG_SENDER, "sender id")
         if core.link is not None and msg.sender != core.link:
             raise ProtocolViolation(core.link, E.WRONG_SENDER, "another seat's frame")
-        if msg.withheld is not None and (core.is_host or msg.round_id > core.current):
-            # Only the host makes stubs, and only for a deck in play (started here)
-            raise ProtocolViolation(blame(msg.sender), E.BAD_FRAME, "stub")
+        if msg.withheld is not None and core.is_host:
+            raise ProtocolViolation(
+                blame(msg.sender), E.BAD_FRAME, "stub"
+            )  # (only hosts make them)
         rnd: Round | None = None
         if msg.round_id == 0:
             seqs = core.setup.seq
@@ -420,14 +431,17 @@ class Seat:
                 return
             rnd = self._rounds.get(msg.round_id)
             if rnd is None:
+                place = (msg.round_id, msg.sender, msg.seq)
+                if msg.withheld is None and place in self._moot:
+                    self._moot.discard(place)  # (the body of a stub of a round skipped here)
+                    return
                 raise ProtocolViolation(blame(msg.sender), E.REPLAY, "closed round")
             seqs = rnd.recv_seq
         if rnd is not None and _body_of(rnd, msg):
             # The body of a stub, whose sequence number the stub took: the same header,
             # or the relay sent something else; its signature is checked as a deferred
             # one (:func:`shuffle.may_defer_signature` held for the stub).
-            if not rnd.withheld[0].matches(msg):
-                raise ProtocolViolation(blame(msg.sender), E.BAD_FRAME, "body and stub differ")
+            self._check_body(rnd.withheld[0], msg)
             rnd.deferred_sigs.append(msg)
             return
         expected = seqs.get(msg.sender, 0)
@@ -465,16 +479,32 @@ class Seat:
             raise ProtocolViolation(blame(msg.sender), E.OUT_OF_ORDER, "before input")
         seqs[msg.sender] = expected + 1
 
+    def _check_body(self, stub: Message, body: Message) -> None:
+        """A body must have its stub's header: else the relay sent something else."""
+        if not stub.matches(body):
+            raise ProtocolViolation(
+                self.core.blame_link(body.sender), E.BAD_FRAME, "body and stub differ"
+            )
+
     def _authenticate_future(self, msg: Message) -> None:
         """A frame for a round not started here yet: buffered. Sequence numbers start at
         0 in every round, so the host checks them now: else it would relay a guest's
         duplicate, and the other guests would blame the host for it."""
         key = (msg.round_id, msg.sender)
+        if msg.withheld is None:
+            place = (msg.round_id, msg.sender, msg.seq)
+            held = [m for m in self._buffer if (m.round_id, m.sender, m.seq) == place]
+            if len(held) == 1 and held[0].withheld is not None:
+                # the body of a buffered stub (processed after it when the round starts)
+                self._check_body(held[0], msg)
+                self.core.check_signature(msg)
+                return
         expected = self._future_seq.get(key, 0)
         if msg.seq != expected:
             code = E.REPLAY if msg.seq < expected else E.SEQ_GAP
             raise ProtocolViolation(self.core.blame_link(msg.sender), code, "sequence")
-        self.core.check_signature(msg)
+        if msg.withheld is None:
+            self.core.check_signature(msg)  # (a stub is signed by nobody: its body is)
         self._future_seq[key] = expected + 1
 
     def precheck(self, msgs: Sequence[Message]) -> None:
@@ -505,6 +535,8 @@ class Seat:
         core = self.core
         if msg.round_id == 0:
             return setup.on_setup(core, msg)
+        if msg.round_id not in self._rounds and msg.round_id <= core.current:
+            return []  # (a moot body: see _authenticate)
         if msg.round_id > core.current:
             # Per sender, and blamed on it: these frames are signed and in sequence, so
             # only the sender can have made so many (not the relay).

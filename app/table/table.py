@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.rules.errors import IllegalAction
+from app.rules.oczko import Phase
 from app.table.clock import Clock
 from app.table.dealer import Dealer, OpenDealer
 from app.table.errors import TableError
@@ -80,6 +81,11 @@ class GuestTable(GuestLobby):
     #: turns a guest waits for the host's own part before naming it (longer than the
     #: host's watchdog on the others, which acts first when a guest holds things up)
     host_patience = 2.0
+    #: ... once the round is over on my phone: all the host still owes then (its seed,
+    #: the bodies of the round's passes, docs/protocol.md "Bodies later") goes out at
+    #: once at the showdown; shorter than the host's watchdog, which would otherwise
+    #: drop me as stalled while I wait for a host that keeps them
+    host_patience_after_play = 0.5
 
     def __init__(
         self,
@@ -319,19 +325,22 @@ class GuestTable(GuestLobby):
 
     def _watch_host(self) -> None:
         """The host is counted like any phone: when my dealer waits for the host's own
-        part (a commitment, pass, lock, key or seed) longer than ``host_patience``
-        turns, the host is named and I leave. (Its watchdog judges everybody else.)"""
+        part (a commitment, pass, lock, key or seed, a body) longer than
+        ``host_patience`` turns (``host_patience_after_play`` once the round's play is
+        over), the host is named and I leave. (Its watchdog judges everybody else.)"""
         phone = self.phone
         r = phone.match.round if phone is not None else None
         owes = None
         if phone is not None and r is not None and not phone.match.over:
             waiting = set().union(*(phone.dealer.waiting_for(d) for d in phone.decks_of(r.number)))
-            owes = (r.number, frozenset(waiting)) if 0 in waiting else None
+            after = r.phase in (Phase.SHOWDOWN, Phase.OVER)
+            owes = (r.number, after, frozenset(waiting)) if 0 in waiting else None
         if owes is None:
             self.timers.cancel("host_owes")
         elif owes != self._host_owes:
             assert phone is not None
-            self.timers.set("host_owes", self.host_patience * phone.options.turn_time)
+            patience = self.host_patience_after_play if owes[1] else self.host_patience
+            self.timers.set("host_owes", patience * phone.options.turn_time)
         self._host_owes = owes
 
     def step(self, wait: float = 0.0) -> None:

@@ -195,7 +195,8 @@ def on_stub(core: SeatCore, rnd: Round, msg: Message) -> None:
     it are judged as if it were in. Only the relay makes stubs: whatever is wrong with
     one names the relay, never the seat it names as sender."""
     relay = core.blame_link(msg.sender)
-    if msg.kind == Kind.KEYS or not may_defer_signature(core, rnd, msg):
+    reader = consumer(rnd, msg)
+    if core.is_host or reader is None or reader == core.seat:
         raise ProtocolViolation(relay, E.BAD_FRAME, "a stub of a frame this seat needs")
     shape = _shuffle_shape if msg.kind == Kind.SHUFFLE else _lock_shape
     shape(core, rnd, msg, relay).extend([PLACEHOLDER] * msg.count)

@@ -81,9 +81,10 @@ BACKGROUND_BYTES_PER_S = 30_000.0
 #: of the deck in play (docs/protocol.md, "Bodies later"): their audit needs them, the
 #: round in play's cards do not.
 BODY_BYTES_PER_S = 30_000.0
-#: How many frames the host's dealer took without fault it remembers (only such a
-#: frame goes to an onlooker as a stub)
-VETTED_FRAMES = 256
+#: How many frames the host's dealer took without fault it remembers, with their
+#: stubs (only such a frame goes to an onlooker as a stub; its copies go out within
+#: the step that read it, which reads at most ``lobby.EVENTS_PER_STEP`` frames)
+VETTED_FRAMES = 64
 #: How many of a guest's last accepted dealer frames the host remembers, to know a
 #: duplicate of one when it comes again (a frame sent twice arrives right after itself).
 REMEMBERED_FRAMES = 512
@@ -143,8 +144,9 @@ class HostTable(LobbyShell):
         #: first readers, and held while a card is on its way (``_send_copies``)
         self._copies: list[tuple[Link, ProtocolFrame, int]] = []  # (link, frame, first)
         #: frames of the match the host's dealer took without fault (its own, and the
-        #: guests' it read): only these go to an onlooker as a stub
-        self._vetted: OrderedDict[bytes, None] = OrderedDict()
+        #: guests' it read), each with its stub if it has one: only these go to an
+        #: onlooker as a stub
+        self._vetted: OrderedDict[bytes, bytes | None] = OrderedDict()
         #: the bodies owed for stubs sent, in the order they went (link, frame, deck)
         self._bodies: deque[tuple[Link, ProtocolFrame, int]] = deque()
         self._bodies_free_at = 0.0
@@ -221,41 +223,49 @@ class HostTable(LobbyShell):
         play that this phone's dealer took without fault goes as a stub now, its body
         later (:meth:`_send_bodies`); the first deal waited for five copies of every
         pass on the host's radio (issue 17)."""
-        phone = self.phone
-        stub = None
-        if phone is not None and frame.data in self._vetted:
-            _, deck = frame_deck(frame.data, phone.dealer)
-            if deck == self.book.deck:
-                stub = phone.dealer.withhold(frame.data)
-        if stub is None:
+        stub = self._vetted.get(frame.data)
+        _, deck = frame_deck(frame.data, self.phone.dealer if self.phone else None)
+        if stub is None or deck != self.book.deck:
             self.lobby.send(link, frame)
             return
         self.lobby.send(link, ProtocolFrame(stub))
         self._bodies.append((link, frame, deck))
 
     def _vet(self, data: bytes) -> None:
-        self._vetted[data] = None
+        """``data`` was read without fault here: its copies may go as stubs."""
+        assert self.phone is not None
+        self._vetted[data] = self.phone.dealer.withhold(data)
         if len(self._vetted) > VETTED_FRAMES:
             self._vetted.popitem(last=False)
+
+    def _held(self, free_at: float, timer: str) -> bool:
+        """Must a paced frame wait (a card on its way has the radio, or its pace's time
+        has not come: ``timer`` then wakes the loop when it has)?"""
+        if self.book.drawing is not None:
+            return True  # (sent after the card is open)
+        now = self.clock.now()
+        if now < free_at:
+            self.timers.set(timer, free_at - now)
+            return True
+        return False
 
     def _send_bodies(self) -> None:
         """The bodies owed for stubs, in order: none until the deal is open, then at
         their pace while the round in play goes on and no card is on its way; all at
         once when the hands are shown (the audit waits for them) or their deck is no
         longer in play."""
-        now = self.clock.now()
         r = self.phone.match.round if self.phone is not None else None
         phase = None if r is None else r.phase
         while self._bodies:
             link, frame, deck = self._bodies[0]
             over = phase in (Phase.SHOWDOWN, Phase.OVER) or self.body_bytes_per_s <= 0
             if deck == self.book.deck and not over:
-                if phase in (None, Phase.DEAL, Phase.DEAL_CHECK) or self.book.drawing is not None:
-                    return  # (the radio is the deal's, or the drawer's)
-                if now < self._bodies_free_at:
-                    self.timers.set("bodies", self._bodies_free_at - now)
+                if phase in (None, Phase.DEAL, Phase.DEAL_CHECK):
+                    return  # (the radio is the deal's)
+                if self._held(self._bodies_free_at, "bodies"):
                     return
                 gap = len(frame.data) / self.body_bytes_per_s
+                now = self.clock.now()
                 self._bodies_free_at = max(self._bodies_free_at, now) + gap
             self._bodies.popleft()
             self.lobby.send(link, frame)
@@ -280,10 +290,7 @@ class HostTable(LobbyShell):
             deck, skip, frame = self._later[0]
             copies = max(1, len(self.seating.sitters) - 1 - (skip is not None))
             if deck > self.book.deck and self.background_bytes_per_s > 0:
-                if self.book.drawing is not None:
-                    return  # (a card on its way: its keys have the radio; sent after it)
-                if now < self._later_free_at:
-                    self.timers.set("pace", self._later_free_at - now)
+                if self._held(self._later_free_at, "pace"):
                     return
                 gap = len(frame.data) * copies / self.background_bytes_per_s
                 self._later_free_at = max(self._later_free_at, now) + gap

@@ -171,9 +171,10 @@ class SraDealer:
         later")."""
         try:
             msg = Message.decode(frame, self._group)
-        except ProtocolViolation:
+            rnd = self._seat.round(msg.round_id) if msg.round_id else None
+        except (ProtocolViolation, ProtocolUsageError):
             return None
-        if msg.kind not in (Kind.SHUFFLE, Kind.LOCK) or self.first_reader(frame) is None:
+        if rnd is None or shuffle.consumer(rnd, msg) is None:
             return None
         return msg.stub().encode(self._group)
 

@@ -252,13 +252,15 @@ class HostTable(LobbyShell):
     def _send_bodies(self) -> None:
         """The bodies owed for stubs, in order: none until the deal is open, then at
         their pace while the round in play goes on and no card is on its way; all at
-        once when the hands are shown (the audit waits for them) or their deck is no
-        longer in play."""
-        r = self.phone.match.round if self.phone is not None else None
+        once when the hands are shown or somebody complained (the audit waits for them)
+        or their deck is no longer in play."""
+        phone = self.phone
+        r = phone.match.round if phone is not None else None
         phase = None if r is None else r.phase
         while self._bodies:
             link, frame, deck = self._bodies[0]
             over = phase in (Phase.SHOWDOWN, Phase.OVER) or self.body_bytes_per_s <= 0
+            over = over or (phone is not None and phone.dealer.disputed(deck))
             if deck == self.book.deck and not over:
                 if phase in (None, Phase.DEAL, Phase.DEAL_CHECK):
                     return  # (the radio is the deal's)

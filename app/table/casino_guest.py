@@ -167,8 +167,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 raise TableError("forged_agreement", str(exc)) from exc
         elif isinstance(message, CNo):
             self._refused.add(message.n)
-            # (a tap the host's copy could not take yet goes again once mine can)
-            if message.code != "not_now" or not self._not_now(message.n):
+            if not self._again(message.n, message.code):
                 self.note("intent_refused", code=message.code)
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")

@@ -122,7 +122,8 @@ class CasinoHost(LobbyShell, CasinoSide):
         self.timers = Timers(clock)
         self.book = CasinoBook()
         self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
-        self._refusals: dict[str, int] = {}
+        #: player -> (round, intents of his refused in it): the budget is per round
+        self._refusals: dict[str, tuple[int, int]] = {}
         self._held: list[tuple[int, CAgree]] = []  # digests of rounds I have not settled
         #: guests' intents that came while my copy was still dealing (seat, intent):
         #: relayed or refused, in order, once it can take them (never lost)
@@ -290,10 +291,11 @@ class CasinoHost(LobbyShell, CasinoSide):
         try:
             phone.check(intent)
         except IllegalAction as exc:
-            refused = self._refusals.get(pid, 0) + 1
-            self._refusals[pid] = refused
+            rnd, refused = self._refusals.get(pid, (phone.round_no, 0))
+            refused = refused + 1 if rnd == phone.round_no else 1
+            self._refusals[pid] = (phone.round_no, refused)
             if refused > MAX_REFUSED:
-                raise TableError("flood", f"{refused} refused intents") from None
+                raise TableError("flood", f"{refused} refused intents in a round") from None
             link = self.link_of(seat)
             if link is not None:
                 self.lobby.send(link, CNo(intent.n, exc.code))

@@ -28,6 +28,8 @@ from app.table.errors import TableError
 CasinoBot = Callable[[CasinoPhone], Intent | None]
 #: A player's tap as he made it: (round, act, box, amount).
 Tap = tuple[int, str, int, Money]
+#: The taps no round owns: one the round ended before it came goes in the next round.
+BOX_ACTS = frozenset({"take_box", "leave_box"})
 #: The notices a screen keeps (newest last).
 KEEP_NOTICES = 20
 
@@ -116,24 +118,37 @@ class CasinoSide:
     def _taps_due(self) -> None:
         """Send the queued taps, in order, once the table can take them; one it refuses
         then (the round moved on, the decision was taken by a time-out) is told to the
-        player (``intent_refused``), never dropped silently."""
+        player (``intent_refused``), never dropped silently. A box tap goes in the round
+        that is on by then."""
         phone = self.phone
         while self._taps and phone is not None and not self.over and not phone.waiting:
             tap = self._taps.pop(0)
             try:
                 if tap[0] != phone.round_no:
-                    raise IllegalAction("wrong_round", f"a tap of round {tap[0]}")
+                    if tap[1] not in BOX_ACTS:
+                        raise IllegalAction("wrong_round", f"a tap of round {tap[0]}")
+                    tap = (phone.round_no, *tap[1:])
                 self._send_tap(phone, tap)
             except IllegalAction as exc:
                 self.note("intent_refused", code=exc.code)
             phone = self.phone
 
-    def _not_now(self, n: int) -> bool:
-        """The host did not relay my intent ``n`` as its own copy was still dealing
-        (``CNo(n, "not_now")``): a tap is queued again (True), to go once it can."""
-        tap = self._tapped.pop(n, None)
-        if tap is None:
+    def _again(self, n: int, code: str) -> bool:
+        """Whether my intent ``n``, which the host refused with ``code``, goes again (it
+        is queued, to go once my copy can take it). Two refusals are only for now: the
+        host's own copy was still dealing (``not_now``), and a box tap came after the
+        round it was made in had ended (``wrong_round``; a box is not a round's, so it
+        goes in the new one). One of my taps only, never a bot's intent."""
+        tap = self._tapped.get(n)
+        phone = self.phone
+        if tap is None or phone is None or code not in ("not_now", "wrong_round"):
             return False
+        if code == "wrong_round":
+            if tap[1] not in BOX_ACTS:
+                return False
+            if tap[0] >= phone.round_no and not phone.waiting:
+                return False  # (my copy knows no later round: it cannot go again)
+        del self._tapped[n]
         self._taps.insert(0, tap)
         return True
 
@@ -253,4 +268,4 @@ class CasinoSide:
         )
 
 
-__all__ = ["KEEP_NOTICES", "CasinoBot", "CasinoSide", "Tap"]
+__all__ = ["BOX_ACTS", "KEEP_NOTICES", "CasinoBot", "CasinoSide", "Tap"]

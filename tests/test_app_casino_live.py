@@ -193,21 +193,37 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             bad.append(f"turn: table {want['turn']!r} screen {got['turn']!r}")
         return bad
 
-    def touch(screen: Any, name: str) -> Any:
+    def touch(screen: Any, name: str, wanted: Any = None) -> Any:
         """Tap the screen's button ``name`` once it has been laid out and enabled: the
         same button, enabled, for two frames (the screen redraws some buttons on a change
         of the table and updates others in place, the lobby's boxes among them: a box
-        button exists before the screen has taken the snapshot that enables it)."""
-        last, same = None, 0
+        button exists before the screen has taken the snapshot that enables it).
+        ``wanted()``: whether the table still asks for that tap; once it does not (a
+        decision tapped before came in meanwhile) no tap, and the result is False."""
+        last, same, renewed = None, 0, 0
         guard = Stall(f"the button {name}", HANG)
         while same < 2:
-            guard.check()
+            if wanted is not None and not wanted():
+                return False
+            try:
+                guard.check()
+            except AssertionError as exc:  # say what the button and the table were doing
+                seen = {
+                    "button": None if last is None else ("disabled" if last.disabled else "on"),
+                    "on_screen": last is not None and last.get_root_window() is not None,
+                    "renewed": renewed,
+                    "prompt": None if screen.vm is None else str(screen.vm.prompt),
+                    "table": None if screen.net is None else stuck(screen.net, name),
+                }
+                raise AssertionError(f"{exc}: {seen}") from None
             yield
             button = screen.buttons.get(name)
             usable = button is not None and not button.disabled
+            renewed += button is not last
             same = same + 1 if usable and button is last else 0
             last = button
         tap(last)
+        return True
 
     def stuck(net: Any, kind: str) -> dict[str, Any]:
         """What the joining phone's table showed when a decision tapped did not come
@@ -221,6 +237,10 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             "tapped": kind,
             "stage": snap.stage.value,
             "turn": snap.turn,
+            "round_waits_for": None if snap.round is None else sorted(snap.round.waiting_for()),
+            "my_legal": []
+            if snap.round is None
+            else [f"{a.kind.value} {a.box}" for a in snap.round.legal_actions(snap.me)],
             "notices": [f"{n.code} {dict(n.params)}" for n in snap.notices],
             "taps": [str(t) for t in getattr(table, "_taps", [])],
             "refused": sorted(getattr(table, "_refused", set())),
@@ -463,7 +483,19 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     yield
                     continue
                 before, told = net.snapshot().round, len(toasts)
-                yield from touch(screen, kind)
+
+                def asks(kind: str = kind) -> bool:
+                    # (the decision a tap before made may come in while the button is
+                    # awaited: the screen then asks for another one, or for none)
+                    vm = screen.vm
+                    if vm is None or vm.stage != "playing":
+                        return False
+                    if vm.prompt is not None:
+                        return kind in (c[0] for c in vm.prompt.choices)
+                    return bool(vm.my_turn and vm.actions.get(kind))
+
+                if not (yield from touch(screen, kind, asks)):
+                    continue
                 rec["decisions"] += 1
 
                 def decided(b: Any = before, n: int = told) -> bool:

@@ -82,6 +82,16 @@ def test_a_decision_tapped_while_the_cards_open_is_applied_once_they_are() -> No
     assert not p1._taps
 
 
+def _send_signed(side: Any, act: str, box: int = 0, later: int = 0) -> None:
+    """``side``'s signed intent sent straight on its link, past its own copy's check
+    (its counter the next one, plus ``later``)."""
+    phone = side.phone
+    n = phone.players[side.me].n + 1 + later
+    unsigned = CIntent(side.me, n, phone.round_no, act, box, ZERO)
+    sig = side.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))
+    side.send(side.link, replace(unsigned, sig=sig.hex()))
+
+
 class OnceBusyHost(CasinoHost):
     """An honest host whose copy was still dealing when p1's first bet came: it answers
     ``CNo(n, "not_now")`` once instead of relaying it (a race at a real table)."""
@@ -118,10 +128,7 @@ def test_an_intent_that_reaches_the_host_while_its_copy_deals_waits_there() -> N
     host, p1, sides = _deal_while_p2_is_paused(
         clock, lambda h, p1: h.phone.waiting and p1.phone.waiting
     )
-    phone = p1.phone
-    unsigned = CIntent("p1", phone.players["p1"].n + 1, phone.round_no, "stand", 0, ZERO)
-    sig = p1.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))
-    p1.send(p1.link, replace(unsigned, sig=sig.hex()))  # (as a copy ahead of the host's)
+    _send_signed(p1, "stand")  # (as a copy ahead of the host's)
     run([host, p1], lambda: bool(host._later), clock)
     assert actions(host, "p1") == []
     run(sides, settled(sides, 1), clock)
@@ -199,12 +206,8 @@ def test_a_box_tap_made_after_a_round_goes_in_the_next_when_that_opened_before_i
 
 def _send_refused(p1: Any, count: int) -> None:
     """``count`` signed intents of p1 the host's engine refuses (box 5 is not his)."""
-    phone = p1.phone
     for k in range(count):
-        n = phone.players["p1"].n + 1 + k
-        unsigned = CIntent("p1", n, phone.round_no, "leave_box", 5, ZERO)
-        sig = p1.identity.sign(b"blu21/casino-intent", unsigned.signed_bytes(phone.table))
-        p1.send(p1.link, replace(unsigned, sig=sig.hex()))
+        _send_signed(p1, "leave_box", 5, later=k)
 
 
 def test_refused_intents_are_counted_per_round_not_over_the_table_s_life() -> None:

@@ -112,3 +112,106 @@ def test_table_refuses_an_unknown_language(capsys) -> None:
         table_main(["--host", "--lang", "xx"])
     assert exc.value.code == 2
     assert "--lang" in capsys.readouterr().err
+
+
+# --- issue 37, item 2: ordinary mistakes get one translated line, never a traceback ---
+
+
+@pytest.fixture
+def english_after():
+    """A test that switches the language leaves English behind for the next test."""
+    from app import i18n
+
+    yield
+    i18n.set_language("en")
+
+
+def _one_line(err: str) -> str:
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("tool", ["casino", "table"])
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("127.0.0.1:1", "Could not reach the table at that address."),  # nobody listens
+        ("foo:bar", "That is not a table address."),
+    ],
+)
+def test_a_table_that_cannot_be_joined_is_one_line(tool, address, message, capsys) -> None:
+    from app.cli import main
+
+    assert main([tool, "--join", address, "--bot", "--dealer", "open"]) == 1
+    captured = capsys.readouterr()
+    line = _one_line(captured.err)
+    assert line.startswith(f"blu21 {tool}: {message}"), line
+
+
+def test_the_join_error_speaks_the_terminals_language(english_after, monkeypatch, capsys) -> None:
+    from app.cli import main
+
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    assert main(["casino", "--join", "foo:bar", "--dealer", "open"]) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("blu21 casino: Das ist keine Tischadresse."), line
+    # --lang overrides the terminal's language
+    assert main(["casino", "--join", "foo:bar", "--dealer", "open", "--lang", "pl"]) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("blu21 casino: To nie jest adres stołu."), line
+
+
+@pytest.mark.parametrize(
+    ("size", "english", "german"),
+    [
+        ("banana", "WIDTHxHEIGHT", "BREITExHÖHE"),
+        ("10x10", "out of range: 240x320 to 4096x4096", "240x320 bis 4096x4096"),
+    ],
+)
+def test_a_bad_window_size_is_one_line(size, english, german, english_after, capsys) -> None:
+    from app.cli import main
+
+    for lang, text in (("en", english), ("de", german)):
+        with pytest.raises(SystemExit) as exc:
+            main(["app", "--lang", lang, "--size", size])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        problem = [line for line in err.splitlines() if "--size:" in line]
+        assert len(problem) == 1 and problem[0].startswith("blu21 app: "), err
+        assert text in problem[0] and size in problem[0], err
+
+
+def test_ctrl_c_during_sim_stops_cleanly() -> None:
+    import signal
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "sim", "--hands", str(10**10), "--threads", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**__import__("os").environ, "LANG": "C.UTF-8"},
+        # a shell's background job may ignore SIGINT; the child starts as a terminal would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    guard = threading.Timer(600, proc.kill)  # hang guard only (the run is meant to be cut)
+    guard.start()
+    try:
+        started = proc.stderr.readline()  # the simulation says it began
+        assert "playing 10000000000 hands" in started, started
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate()
+    finally:
+        guard.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert out == ""
+    rest = [line for line in err.splitlines() if "% of" not in line]  # progress lines
+    assert rest == ["blu21 sim: stopped (Ctrl-C)."], err

@@ -101,6 +101,8 @@ MESSAGES: dict[str, str] = {
     "not_ready": N_("Every player must be connected and ready."),
     "player_not_ready": N_("{name} is not ready yet."),
     "connect_failed": N_("Could not reach the table at that address."),
+    "bad_address": N_("That is not a table address."),
+    "listen_failed": N_("The table could not be opened at that address."),
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),
     "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from app.bluetooth.errors import TransportError
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import _, set_language
@@ -201,7 +202,7 @@ def casino_main(argv: Sequence[str]) -> int:
             bot=casino_bot if args.bot else None,
         )
         return _run(guest, args)
-    except (TableError, RulesError, ValueError, OSError) as exc:
+    except (TransportError, TableError, RulesError, ValueError, OSError) as exc:
         return failed("blu21 casino", exc)
 
 

@@ -26,6 +26,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
+from app.i18n import set_language
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
 from app.table.cli_common import failed, table_parser
 from app.table.clock import SystemClock
@@ -80,6 +81,7 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
     p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
     args = p.parse_args(list(argv))
+    set_language(args.lang)
     args.options = _options(p, args)
     try:
         kind = args.dealer or default_dealer()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -23,14 +22,9 @@ from app.history.model import GAMES
 def app_data_dir() -> Path:
     """The app's data dir as the app uses it: ``$BLU21_DATA_DIR``, else Kivy's
     ``App.user_data_dir`` for an app named "blu21" (computed here without Kivy)."""
-    env = os.environ.get("BLU21_DATA_DIR")
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home())) / "blu21"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "blu21"
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "blu21"
+    from app.prefs import app_data_dir as data_dir
+
+    return data_dir()
 
 
 def _parser(prog: str, doc: str) -> argparse.ArgumentParser:

@@ -32,6 +32,16 @@ ANIMATION_SPEEDS = ("off", "fast", "normal", "slow")
 TURN_TIMES = (15, 30, 45, 60, 90)  # longer timers are an accessibility option
 ROUND_CHOICES = (1, 3, 5, 7, 9)
 
+#: Bounds of the whole-number preferences. ``turn_time`` and ``oczko_rounds`` go to the
+#: tables this phone hosts: they are the tables' own bounds (``TURN_TIME_RANGE`` and
+#: ``ROUNDS_RANGE`` of app.table.messages, which every guest checks; the layers keep
+#: prefs below the table, so tests/test_prefs.py checks that the two agree).
+INT_LIMITS: dict[str, tuple[int, int]] = {
+    "turn_time": (5, 600),
+    "oczko_rounds": (1, 99),
+    "bots": (1, 6),
+}
+
 #: Warning codes returned by :func:`load_prefs` (translated in app.i18n.codes).
 CORRUPT = "prefs_corrupt"
 PARTLY_INVALID = "prefs_partly_invalid"
@@ -94,8 +104,7 @@ def _valid(name: str, value: Any, default: Any) -> bool:
     if isinstance(default, int):
         if not isinstance(value, int) or isinstance(value, bool):
             return False
-        limits = {"turn_time": (5, 600), "oczko_rounds": (1, 99), "bots": (1, 6)}
-        lo, hi = limits.get(name, (0, 10**9))
+        lo, hi = INT_LIMITS.get(name, (0, 10**9))
         return lo <= value <= hi
     if name == "language":
         return value in LANGUAGE_CHOICES

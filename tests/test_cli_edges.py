@@ -215,3 +215,97 @@ def test_ctrl_c_during_sim_stops_cleanly() -> None:
     assert out == ""
     rest = [line for line in err.splitlines() if "% of" not in line]  # progress lines
     assert rest == ["blu21 sim: stopped (Ctrl-C)."], err
+
+
+# --- issue 37, item 4: a host refuses at once what its guests would refuse ---
+
+
+def _accepts(check, value) -> bool:
+    try:
+        check(value)
+    except (ValueError, __import__("argparse").ArgumentTypeError):
+        return False
+    return True
+
+
+def _edges(limits: tuple[int, int]) -> list[int]:
+    low, high = limits
+    return [-5, 0, low - 1, low, low + 1, high - 1, high, high + 1, 10**6]
+
+
+@pytest.mark.parametrize("field", ["bet_time", "turn_time"])
+def test_the_casino_host_refuses_what_its_guests_would(field: str) -> None:
+    from app.bluetooth.tcp import TcpTransport
+    from app.rules.table_rules import TableRules
+    from app.table.casino_host import CasinoHost
+    from app.table.casino_messages import BET_TIME_RANGE, CBegin
+    from app.table.cli_common import bounded
+    from app.table.clock import FakeClock
+    from app.table.messages import TURN_TIME_RANGE
+    from tests.casino_net import shoes
+
+    limits = BET_TIME_RANGE if field == "bet_time" else TURN_TIME_RANGE
+    for value in _edges(limits):
+        guest = _accepts(CBegin.CHECKS[field], value)  # what a guest runs on c_begin
+        assert guest == (limits[0] <= value <= limits[1])
+        assert _accepts(bounded(limits), str(value)) == guest  # blu21 casino --host
+        try:
+            host = CasinoHost(
+                TcpTransport().listen(),
+                player_id="a" * 32,
+                name="Host",
+                lang="en",
+                clock=FakeClock(),
+                shoe_factory=shoes(1),
+                rules=TableRules(),
+                **{field: value},
+            )
+        except ValueError as exc:
+            assert not guest, exc
+            assert f"c_begin.{field}" in str(exc)
+        else:
+            host.leave()
+            assert guest, value
+
+
+@pytest.mark.parametrize("field", ["rounds", "turn_time"])
+def test_the_oczko_host_refuses_what_its_guests_would(field: str) -> None:
+    from app.table.cli_common import bounded
+    from app.table.errors import TableError
+    from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE, Options
+    from app.table.seating import Seating
+
+    limits = ROUNDS_RANGE if field == "rounds" else TURN_TIME_RANGE
+    for value in _edges(limits):
+        guest = _accepts(Options.CHECKS[field], value)  # what a guest runs on options
+        assert guest == (limits[0] <= value <= limits[1])
+        assert _accepts(bounded(limits), str(value)) == guest  # blu21 table --host
+        try:  # every host (the app's too) seats itself at a table with these options
+            Seating.new("a" * 32, "Host", "en", Options(**{field: value}))
+        except TableError as exc:
+            assert not guest and exc.code == "bad_options", exc
+        else:
+            assert guest, value
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["casino", "--host", "--bet-time", "1"],
+        ["casino", "--host", "--turn-time", "601"],
+        ["casino", "--host", "--port", "99999"],
+        ["table", "--host", "--turn-time", "4"],
+        ["table", "--host", "--rounds", "100"],
+    ],
+)
+def test_the_host_tool_refuses_before_it_listens(args, capsys) -> None:
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--dealer", "open", "--bot"])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert "listening" not in captured.out
+    problem = [line for line in captured.err.splitlines() if "error:" in line]
+    assert len(problem) == 1 and "Traceback" not in captured.err
+    assert f"argument {args[2]}: a whole number from" in problem[0], problem

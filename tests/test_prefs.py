@@ -113,3 +113,14 @@ def test_the_desktop_data_dir_is_kivys(monkeypatch, tmp_path: Path) -> None:
     assert make_data_dir(platform_data_dir("linux")).is_dir()
     monkeypatch.setenv("APPDATA", str(tmp_path / "roaming"))
     assert platform_data_dir("win32") == tmp_path / "roaming" / "blu21"
+
+
+def test_the_hosted_tables_options_have_the_tables_bounds() -> None:
+    """Issue 37, item 4: what the app's host screens take from the preferences is what
+    every guest accepts (one rule: the table's; prefs may not import the table)."""
+    from app.prefs import INT_LIMITS, TURN_TIMES
+    from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE
+
+    assert INT_LIMITS["turn_time"] == TURN_TIME_RANGE
+    assert INT_LIMITS["oczko_rounds"] == ROUNDS_RANGE
+    assert all(TURN_TIME_RANGE[0] <= t <= TURN_TIME_RANGE[1] for t in TURN_TIMES)

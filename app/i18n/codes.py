@@ -103,6 +103,8 @@ MESSAGES: dict[str, str] = {
     "connect_failed": N_("Could not reach the table at that address."),
     "bad_address": N_("That is not a table address."),
     "listen_failed": N_("The table could not be opened at that address."),
+    "bad_name": N_("That name cannot be used at a table."),
+    "bad_options": N_("The guests would refuse these table options."),
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),
     "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),

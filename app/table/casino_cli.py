@@ -31,10 +31,12 @@ from app.table.bot_guests import print_result, print_tail, result_in, start_bots
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
+from app.table.casino_messages import BET_TIME_RANGE
 from app.table.casino_side import CasinoSide
-from app.table.cli_common import failed, table_parser
+from app.table.cli_common import bounded, failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
+from app.table.messages import TURN_TIME_RANGE
 from app.table.service import default_dealer, shoe_factory
 
 #: A terminal table ends after this long at the latest (a guard for scripts and CI).
@@ -162,8 +164,18 @@ def casino_main(argv: Sequence[str]) -> int:
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
-    p.add_argument("--bet-time", type=int, default=30, help="host: seconds to bet (5-600)")
-    p.add_argument("--turn-time", type=int, default=30, help="host: seconds per decision")
+    p.add_argument(
+        "--bet-time",
+        type=bounded(BET_TIME_RANGE),
+        default=30,
+        help="host: seconds to bet ({}-{})".format(*BET_TIME_RANGE),
+    )
+    p.add_argument(
+        "--turn-time",
+        type=bounded(TURN_TIME_RANGE),
+        default=30,
+        help="host: seconds per decision ({}-{})".format(*TURN_TIME_RANGE),
+    )
     p.add_argument("--bot", action="store_true", help="let the bot play this seat")
     p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
     p.add_argument("--rounds", type=int, default=0, help="end after N rounds (0: never)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from app.i18n import LANGUAGES, get_language
 
@@ -17,11 +18,44 @@ def table_parser(prog: str, description: str) -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--host", action="store_true", help="host a table")
     mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
+    p.add_argument(
+        "--port", type=bounded((0, 65535)), default=0, help="port to listen on (host; 0: any)"
+    )
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
     p.add_argument("--name", default="Player")
     p.add_argument("--lang", default=get_language(), choices=sorted(LANGUAGES), help="language")
     return p
+
+
+def bounded(limits: tuple[int, int]) -> Callable[[str], int]:
+    """An argparse type: a whole number within ``limits``, the table's own bounds that
+    every guest checks (e.g. :data:`app.table.messages.TURN_TIME_RANGE`), so a host
+    never opens a table its guests would leave; refused in one translated line.
+
+    >>> bounded((5, 600))("30")
+    30
+    >>> bounded((5, 600))("1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: a whole number from 5 to 600, not '1'
+    """
+    low, high = limits
+
+    def parse(text: str) -> int:
+        from app.i18n import _
+
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                _("a whole number from {low} to {high}, not '{text}'").format(
+                    low=low, high=high, text=text
+                )
+            )
+        return value
+
+    return parse
 
 
 def failure_line(prog: str, exc: Exception) -> str:
@@ -54,4 +88,4 @@ def failed(prog: str, exc: Exception) -> int:
     return 1
 
 
-__all__ = ["failed", "failure_line", "table_parser"]
+__all__ = ["bounded", "failed", "failure_line", "table_parser"]

@@ -27,7 +27,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.table.errors import TableError
-from app.table.messages import MAX_SEATS, VERSION, Join, Lobby, Options, PlayerInfo, clean_name
+from app.table.messages import (
+    MAX_SEATS,
+    VERSION,
+    Join,
+    Lobby,
+    Options,
+    PlayerInfo,
+    check_fields,
+    clean_name,
+)
 
 MIN_PLAYERS = 2
 
@@ -66,9 +75,14 @@ class Seating:
         """A table with only its host (always ready)."""
         if not MIN_PLAYERS <= max_players <= MAX_SEATS:
             raise TableError("bad_options", f"a table seats {MIN_PLAYERS}-{MAX_SEATS} players")
+        options = options or Options()
+        try:  # what every guest would refuse in the lobby's options, refused here
+            check_fields(Options, **{k: v for k, v in options.to_json().items() if k != "t"})
+        except ValueError as exc:
+            raise TableError("bad_options", str(exc)) from exc
         join = Join(player_id=host_id, name=host_name, lang=host_lang)
         host = Sitter(join.player_id, clean_name(join.name), join.lang, ready=True)
-        return cls((host,), options or Options(), False, max_players)
+        return cls((host,), options, False, max_players)
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of ``player_id``, None if he does not sit here."""

@@ -309,3 +309,117 @@ def test_the_host_tool_refuses_before_it_listens(args, capsys) -> None:
     problem = [line for line in captured.err.splitlines() if "error:" in line]
     assert len(problem) == 1 and "Traceback" not in captured.err
     assert f"argument {args[2]}: a whole number from" in problem[0], problem
+
+
+# --- issue 37, item 12 (the terminal's part) ---
+
+
+def test_version(capsys) -> None:
+    from importlib.metadata import version
+
+    from app.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"blu21 {version('blu21')}"
+    assert main(["--help"]) == 0
+    assert "--version" in capsys.readouterr().out
+
+
+def test_demo_help_lists_the_game(capsys) -> None:
+    from app.table.cli import demo_main
+
+    with pytest.raises(SystemExit) as exc:
+        demo_main(["--help"])
+    assert exc.value.code == 0
+    assert "--game {oczko,blackjack}" in capsys.readouterr().out
+
+
+def test_sim_has_a_default_and_shows_its_progress(monkeypatch, capsys) -> None:
+    import app.strategy.cli as strategy_cli
+    import app.strategy.sim as sim
+
+    assert strategy_cli.DEFAULT_HANDS >= 1_000_000  # a useful standard error
+    monkeypatch.setattr(strategy_cli, "DEFAULT_HANDS", 3 * sim.PROGRESS_CHUNK // 2)
+    assert sim_main(["--threads", "1", "--json"]) == 0  # no --hands: the default
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["hands"] == strategy_cli.DEFAULT_HANDS
+    progress = captured.err.splitlines()
+    assert progress[0] == f"blu21 sim: playing {strategy_cli.DEFAULT_HANDS} hands (Ctrl-C stops)"
+    assert progress[-1] == f"blu21 sim: 100 % of {strategy_cli.DEFAULT_HANDS} hands"
+    assert len(progress) >= 3  # and some way between (one line per chunk of a quarter)
+
+
+def test_sim_in_chunks_is_reproducible_and_sums_every_chunk() -> None:
+    from app.rules.table_rules import TableRules
+    from app.strategy.edge import house_edge
+    from app.strategy.sim import PROGRESS_CHUNK, simulate
+
+    rules = TableRules()
+    report = house_edge(rules, threads=1)
+    seen: list[tuple[int, int]] = []
+    hands = 2 * PROGRESS_CHUNK + 7
+    a = simulate(rules, hands, threads=1, seed=5, report=report, progress=lambda *p: seen.append(p))
+    b = simulate(rules, hands, threads=1, seed=5, report=report, progress=lambda *p: None)
+    assert (a.ev, a.standard_error) == (b.ev, b.standard_error)  # reproducible by seed
+    assert a.hands == hands
+    assert seen == [
+        (0, hands),
+        (PROGRESS_CHUNK, hands),
+        (2 * PROGRESS_CHUNK, hands),
+        (hands, hands),
+    ]
+    # one chunk: the same as without progress
+    small = simulate(rules, 1000, threads=1, seed=5, report=report)
+    assert (
+        small.ev
+        == simulate(rules, 1000, threads=1, seed=5, report=report, progress=lambda *p: None).ev
+    )
+
+
+@pytest.mark.parametrize("tool", ["history", "stats"])
+def test_a_history_file_or_folder_that_is_not_there(tool, tmp_path, capsys) -> None:
+    from app.cli import main
+
+    for option, path, what in (
+        ("--db", tmp_path / "none" / "x.db", "file"),
+        ("--db", tmp_path / "x.db", "file"),
+        ("--data-dir", tmp_path / "none", "folder"),
+    ):
+        assert main([tool, option, str(path)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert _one_line(captured.err) == f"blu21 {tool}: the {what} {path} does not exist"
+        assert not path.exists()  # nothing created
+    assert sorted(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("limit", ["-3", "0", "x"])
+def test_history_limit_must_be_positive(limit, tmp_path, capsys) -> None:
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["history", "--data-dir", str(tmp_path), "--limit", limit])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --limit: a whole number of at least 1, not '{limit}'" in err
+    assert main(["history", "--data-dir", str(tmp_path), "--all"]) == 0
+
+
+def test_stats_say_what_there_is_not_yet(tmp_path, english_after, capsys) -> None:
+    from app.cli import main
+
+    for lang, none in (("en", "none yet"), ("de", "noch nichts"), ("pl", "jeszcze brak")):
+        from app import i18n
+
+        i18n.set_language(lang)
+        from app.history.messages import stats_lines
+        from app.history.stats import statistics
+
+        lines = [
+            x for game in ("oczko", "blackjack") for x in stats_lines(game, statistics([])[game])
+        ]
+        assert any(none in x for x in lines) and not any("None" in x for x in lines)
+    assert main(["stats", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and "biggest_loss" not in out
+    assert "Biggest win: none yet, biggest loss: none yet" in out

@@ -65,7 +65,7 @@ def test_stats_json_equals_the_store(data_dir, capsys):
     assert got == want
     assert main(["stats", "--data-dir", str(data_dir), "--game", "blackjack"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("blackjack:") and "oczko" not in out
+    assert out.startswith("Blackjack:") and "Oczko" not in out  # the statistics screen's lines
 
 
 def test_the_default_path_is_the_apps(monkeypatch, tmp_path, capsys):

@@ -258,6 +258,12 @@ def demo_main(argv: Sequence[str]) -> int:
 
             return casino_demo_main(argv)
     p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
+    p.add_argument(  # (taken off argv above; here so that --help lists it)
+        "--game",
+        choices=("oczko", "blackjack"),
+        default="oczko",
+        help="oczko, or blackjack at a casino table (see blu21 demo --game blackjack --help)",
+    )
     p.add_argument("--players", type=int, default=3, help="2-7")
     _option_arguments(p)
     p.add_argument("--dealer", choices=["sra", "open"], default=None)

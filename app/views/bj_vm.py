@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from app.i18n import _, get_language, ngettext
+from app.i18n import _, decimal_mark, get_language, ngettext
 from app.rules.blackjack_view import view_for
 from app.rules.engine import kinds_of
 
@@ -31,8 +31,7 @@ def chips(amount: Fraction | int) -> str:
     """Exact chip amount in the current language's notation: ``8.4`` / ``8,4``."""
     from app.rules.money import money_text
 
-    text = money_text(Fraction(amount))
-    return text.replace(".", ",") if get_language() in ("de", "pl") else text
+    return money_text(Fraction(amount), decimal_mark())
 
 
 def won_lost_text(amount: Fraction | int, won: bool) -> str:

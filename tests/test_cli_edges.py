@@ -423,3 +423,85 @@ def test_stats_say_what_there_is_not_yet(tmp_path, english_after, capsys) -> Non
     out = capsys.readouterr().out
     assert "None" not in out and "biggest_loss" not in out
     assert "Biggest win: none yet, biggest loss: none yet" in out
+
+
+# --- issue 37, item 10 (the terminal's part): readable lines, amounts as decimals ---
+
+
+def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) -> None:
+    from fractions import Fraction
+
+    from app import i18n
+    from app.cards import Card
+    from app.rules.blackjack_events import BetPlaced, PlayerCard, RoundSettled, Settled
+    from app.table.casino_cli import event_line, notice_line
+
+    names = {"p0": "Ala", "p1": "Bartek"}
+    half = Fraction(75, 2)
+    events = [  # as the phone logs them: the engine's events as JSON, its own notes as is
+        BetPlaced("p1", 3, Fraction(25), behind=False).to_json(),
+        PlayerCard(3, 1, Card.parse("Ah")).to_json(),
+        Settled("p1", 3, 1, "blackjack", Fraction(25), Fraction(125, 2), half).to_json(),
+        RoundSettled({"p0": -half, "p1": half}, Fraction(0)).to_json(),
+        {"event": "round_settled", "round": 4, "net": {"p0": -half, "p1": half}},
+    ]
+    want = {
+        "en": [
+            "Bartek bets 25 on box 3.",
+            "Box 3, hand 1: Ah",
+            "Bartek wins 37.5 (box 3, hand 1).",
+            "Round settled: Ala -37.5, Bartek +37.5; the house 0.",
+            "Round 4 agreed by every phone: Ala -37.5, Bartek +37.5.",
+        ],
+        "de": [
+            "Bartek setzt 25 auf Box 3.",
+            "Box 3, Hand 1: Ah",
+            "Bartek gewinnt 37,5 (Box 3, Hand 1).",
+            "Runde abgerechnet: Ala -37,5, Bartek +37,5; die Bank 0.",
+            "Runde 4, von jedem Telefon bestätigt: Ala -37,5, Bartek +37,5.",
+        ],
+    }
+    for lang, lines in want.items():
+        i18n.set_language(lang)
+        assert [event_line(e, names) for e in events] == lines
+    i18n.set_language("en")
+    assert notice_line("player_left", {"player": "p1"}, names) == "Bartek left the table."
+    assert (
+        notice_line("odd", {"player": "p1", "net": half}, names) == "odd: player Bartek, net 37.5"
+    )
+
+
+def test_the_casino_terminal_prints_no_python_values() -> None:
+    """A bot host and a bot guest in two terminals, every line printed as it happens."""
+    from app.spawn import blu21_command
+
+    common = ["--bot", "--rounds", "2", "--dealer", "open", "--bet-time", "5", "--turn-time", "5"]
+    host = subprocess.Popen(
+        [*blu21_command("casino"), "--host", "--name", "Ala", "--start-with", "2", *common],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = host.stdout.readline()
+        assert first.startswith("listening on "), first
+        guest = subprocess.run(
+            [*blu21_command("casino"), "--join", first.split()[-1], "--name", "Bartek", *common],
+            capture_output=True,
+            text=True,
+            timeout=600,  # hang guard, not a speed target
+        )
+        out = host.communicate(timeout=600)[0]
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert host.returncode == 0 and guest.returncode == 0, (out, guest.stdout, guest.stderr)
+    for text in (out, guest.stdout):
+        assert "Round 1: bets are open." in text and "Round 2: bets are open." in text
+        assert "Traceback" not in text
+        for line in text.splitlines():
+            assert not any(c in line for c in '{}[]"'), line  # no dict, list or JSON
+            assert "Fraction" not in line
+    chips = next(x for x in out.splitlines() if x.startswith("Chips: "))
+    assert "Ala " in chips and "Bartek " in chips

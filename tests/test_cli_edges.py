@@ -505,3 +505,24 @@ def test_the_casino_terminal_prints_no_python_values() -> None:
             assert "Fraction" not in line
     chips = next(x for x in out.splitlines() if x.startswith("Chips: "))
     assert "Ala " in chips and "Bartek " in chips
+
+
+# --- issue 37, item 13: the README tells every command ---
+
+
+def test_the_readme_names_every_command_and_how_to_start() -> None:
+    from app.cli import COMMANDS
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    # the two set-up commands stay first, exactly
+    assert text.split("```sh\n")[1].split("```")[0] == "pip install . && blu21\n"
+    assert text.split("```sh\n")[2].split("```")[0] == "pip install -e '.[test]' && pytest\n"
+    commands = text.split("## Commands")[1].split("\n## ")[0]
+    for name in COMMANDS:
+        assert f"`blu21 {name}" in commands, name
+    for hint in ("--size 360x640", "--lang de", "--join 127.0.0.1:PORT --bot", "--version"):
+        assert hint in commands, hint
+    # what it says of --size is what blu21 app accepts
+    from app.views.screenshot import parse_size
+
+    assert parse_size("360x640") == (360, 640) and "240x320 to 4096x4096" in commands

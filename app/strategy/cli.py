@@ -20,6 +20,7 @@ from app.rules.table_rules import (
     HOLE_CARD_RULES,
     PRESETS,
     SPLIT_RULES,
+    RulesError,
     TableRules,
     networked_rules,
 )
@@ -212,8 +213,20 @@ def _run(
         rules = _rules_from(args)
         return fn(rules, args)
     except ValueError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        print(f"{prog}: {_problem(exc)}", file=sys.stderr)
         return 2
+
+
+def _problem(exc: ValueError) -> str:
+    """What is wrong, in one line: for two rules that contradict each other the reason
+    of its code, translated, as the app's rules screen says it; else the message."""
+    code = getattr(exc, "code", "invalid_rules")
+    if isinstance(exc, RulesError) and code not in ("invalid_rules", "unknown_field"):
+        from app.i18n.codes import MESSAGES, error_message
+
+        if code in MESSAGES:
+            return error_message(exc)
+    return " ".join(str(exc).split())
 
 
 def _edge(rules: TableRules, args: argparse.Namespace) -> int:

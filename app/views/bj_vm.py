@@ -34,6 +34,19 @@ def chips(amount: Fraction | int) -> str:
     return money_text(Fraction(amount), decimal_mark())
 
 
+def rule_change(rules: TableRules, field: str, value: Any) -> tuple[TableRules, str]:
+    """The rules with ``field`` set to ``value`` (and ''), or the rules unchanged and why
+    not, translated: for two rules that contradict each other the reason of its code,
+    as ``blu21 edge`` says it (not only "these table rules do not fit together")."""
+    from app.i18n.codes import error_message
+    from app.rules.table_rules import RulesError
+
+    try:
+        return rules.replace(**{field: value}), ""
+    except RulesError as exc:
+        return rules, error_message(exc)
+
+
 def won_lost_text(amount: Fraction | int, won: bool) -> str:
     """``You won 50 chips this round.``, with the noun in the right form for the number
     (whole numbers by the language's plural rule; a fraction has a wording of its own)."""

@@ -286,6 +286,12 @@ def test_the_oczko_host_refuses_what_its_guests_would(field: str) -> None:
             assert not guest and exc.code == "bad_options", exc
         else:
             assert guest, value
+        try:  # or changes them in the lobby
+            Seating.new("a" * 32, "Host", "en").set_options(Options(**{field: value}))
+        except TableError as exc:
+            assert not guest and exc.code == "bad_options", exc
+        else:
+            assert guest, value
 
 
 @pytest.mark.parametrize(

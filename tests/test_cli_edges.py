@@ -439,7 +439,14 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
 
     from app import i18n
     from app.cards import Card
-    from app.rules.blackjack_events import BetPlaced, PlayerCard, RoundSettled, Settled
+    from app.rules.blackjack_events import (
+        BetPlaced,
+        DealerPeeked,
+        InsuranceTaken,
+        PlayerCard,
+        RoundSettled,
+        Settled,
+    )
     from app.table.casino_cli import event_line, notice_line
 
     names = {"p0": "Ala", "p1": "Bartek"}
@@ -447,6 +454,8 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
     events = [  # as the phone logs them: the engine's events as JSON, its own notes as is
         BetPlaced("p1", 3, Fraction(25), behind=False).to_json(),
         PlayerCard(3, 1, Card.parse("Ah")).to_json(),
+        InsuranceTaken("p1", 3, Fraction(25, 2)).to_json(),
+        DealerPeeked(False).to_json(),
         Settled("p1", 3, 1, "blackjack", Fraction(25), Fraction(125, 2), half).to_json(),
         RoundSettled({"p0": -half, "p1": half}, Fraction(0)).to_json(),
         {"event": "round_settled", "round": 4, "net": {"p0": -half, "p1": half}},
@@ -455,6 +464,8 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
         "en": [
             "Bartek bets 25 on box 3.",
             "Box 3, hand 1: Ah",
+            "Bartek insures box 3 for 12.5.",
+            "The dealer checks: no blackjack.",
             "Bartek wins 37.5 (box 3, hand 1).",
             "Round settled: Ala -37.5, Bartek +37.5; the house 0.",
             "Round 4 agreed by every phone: Ala -37.5, Bartek +37.5.",
@@ -462,6 +473,8 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
         "de": [
             "Bartek setzt 25 auf Box 3.",
             "Box 3, Hand 1: Ah",
+            "Bartek versichert Box 3 mit 12,5.",
+            "Der Dealer prüft: kein Blackjack.",
             "Bartek gewinnt 37,5 (Box 3, Hand 1).",
             "Runde abgerechnet: Ala -37,5, Bartek +37,5; die Bank 0.",
             "Runde 4, von jedem Telefon bestätigt: Ala -37,5, Bartek +37,5.",

@@ -148,6 +148,22 @@ def event_line(event: dict[str, Any], names: dict[str, str]) -> str:
     if kind in ("dealer_card", "hole_card"):
         card = e.get("card") if not e.get("face_down") else _("a card face down")
         return _("Dealer: {card}").format(card=card)
+    if kind == "peek":
+        if e.get("blackjack"):
+            return _("The dealer has blackjack.")
+        return _("The dealer checks: no blackjack.")
+    if kind == "insurance":
+        return _("{name} insures box {box} for {amount}.").format(
+            name=who, box=e.get("box"), amount=amount(e["amount"])
+        )
+    if kind == "insurance_declined":
+        return _("{name} takes no insurance on box {box}.").format(name=who, box=e.get("box"))
+    if kind in ("double_stake", "split_stake"):
+        return _("{name} adds {amount} to box {box}, hand {hand}.").format(
+            name=who, amount=amount(e["amount"]), **where
+        )
+    if kind == "shuffled":
+        return _("The shoe is shuffled.")
     if kind == "action":
         return _("Box {box}, hand {hand}: {name}: {action}").format(
             name=who, action=_played(str(e.get("action"))), **where
@@ -216,7 +232,7 @@ def _readable(value: Any, names: dict[str, str]) -> str:
     if isinstance(value, str):
         return names.get(value, value)
     if isinstance(value, list | tuple):
-        return " ".join(_readable(v, names) for v in value)
+        return " ".join(_readable(v, names) for v in value) or "-"
     return str(value)
 
 

@@ -11,6 +11,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from app.i18n import _, detect_language, set_language
+
 #: subcommand -> (module:function, one-line help). The function takes argv (list[str]) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
     "app": ("app.views.main:main", "run the app (the default)"),
@@ -31,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _usage() -> str:
-    lines = ["usage: blu21 [COMMAND] [ARGS...]", "", "commands:"]
+    lines = ["usage: blu21 [--version] [COMMAND] [ARGS...]", "", "commands:"]
     lines += [f"  {name:<11} {help_}" for name, (_, help_) in COMMANDS.items()]
     lines += ["", "Run it from any folder; 'blu21 COMMAND --help' tells more."]
     return "\n".join(lines)
@@ -40,22 +42,46 @@ def _usage() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``blu21`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
+    # The terminal's language (LANG ...) for what the tools say; their --lang overrides it.
+    set_language(detect_language())
     if args and args[0] in ("-h", "--help", "help"):
         print(_usage())
+        return 0
+    if args and args[0] in ("-V", "--version"):
+        print(f"blu21 {_version()}")
         return 0
     name = args.pop(0) if args and not args[0].startswith("-") else "app"
     if name not in COMMANDS:
         print(f"blu21: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    target, _ = COMMANDS[name]
-    module_name, func_name = target.split(":")
-    func = getattr(importlib.import_module(module_name), func_name)
+    module_name, func_name = COMMANDS[name][0].split(":")
     try:
+        func = getattr(importlib.import_module(module_name), func_name)
         status = int(func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except BrokenPipeError:
         return _reader_gone()
+    except KeyboardInterrupt:
+        return _interrupted(f"blu21 {name}")
     return status
+
+
+def _version() -> str:
+    """The installed package's version (as pip shows it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("blu21")
+    except PackageNotFoundError:  # run from a source folder that was never installed
+        return "unknown"
+
+
+def _interrupted(prog: str) -> int:
+    """Ctrl-C: one line instead of a traceback, and the status of a tool ended by SIGINT
+    (128 + 2), as shells expect."""
+    lead = "\n" if sys.stderr.isatty() else ""  # past the ^C (or a progress line) shown
+    print(f"{lead}{prog}: " + _("stopped (Ctrl-C)."), file=sys.stderr, flush=True)
+    return 128 + 2
 
 
 def _reader_gone() -> int:

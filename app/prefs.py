@@ -18,6 +18,7 @@ import dataclasses
 import json
 import logging
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,16 @@ LANGUAGE_CHOICES = ("auto", "en", "de", "pl")
 ANIMATION_SPEEDS = ("off", "fast", "normal", "slow")
 TURN_TIMES = (15, 30, 45, 60, 90)  # longer timers are an accessibility option
 ROUND_CHOICES = (1, 3, 5, 7, 9)
+
+#: Bounds of the whole-number preferences. ``turn_time`` and ``oczko_rounds`` go to the
+#: tables this phone hosts: they are the tables' own bounds (``TURN_TIME_RANGE`` and
+#: ``ROUNDS_RANGE`` of app.table.messages, which every guest checks; the layers keep
+#: prefs below the table, so tests/test_prefs.py checks that the two agree).
+INT_LIMITS: dict[str, tuple[int, int]] = {
+    "turn_time": (5, 600),
+    "oczko_rounds": (1, 99),
+    "bots": (1, 6),
+}
 
 #: Warning codes returned by :func:`load_prefs` (translated in app.i18n.codes).
 CORRUPT = "prefs_corrupt"
@@ -93,8 +104,7 @@ def _valid(name: str, value: Any, default: Any) -> bool:
     if isinstance(default, int):
         if not isinstance(value, int) or isinstance(value, bool):
             return False
-        limits = {"turn_time": (5, 600), "oczko_rounds": (1, 99), "bots": (1, 6)}
-        lo, hi = limits.get(name, (0, 10**9))
+        lo, hi = INT_LIMITS.get(name, (0, 10**9))
         return lo <= value <= hi
     if name == "language":
         return value in LANGUAGE_CHOICES
@@ -105,6 +115,34 @@ def _valid(name: str, value: Any, default: Any) -> bool:
     if isinstance(default, dict):
         return isinstance(value, dict) and all(isinstance(k, str) for k in value)
     return False
+
+
+def platform_data_dir(platform: str | None = None) -> Path:
+    """Where a desktop keeps the app's data: the folder Kivy's ``App.user_data_dir``
+    names for an app called "blu21" (computed without Kivy), e.g.
+    ``$XDG_CONFIG_HOME/blu21`` or ``~/.config/blu21`` on Linux. Not created here: see
+    :func:`make_data_dir`."""
+    platform = sys.platform if platform is None else platform
+    if platform == "win32":
+        return Path(os.environ.get("APPDATA") or Path.home()) / "blu21"
+    if platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "blu21"
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "blu21"
+
+
+def app_data_dir() -> Path:
+    """The app's data dir as the app uses it: ``$BLU21_DATA_DIR``, else
+    :func:`platform_data_dir`."""
+    env = os.environ.get("BLU21_DATA_DIR")
+    return Path(env) if env else platform_data_dir()
+
+
+def make_data_dir(path: Path) -> Path:
+    """Create ``path`` with every missing parent (a fresh account or container has no
+    ``~/.config`` yet: Kivy's own ``user_data_dir`` makes only the last folder and fails
+    there); returns it."""
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def default_data_dir() -> Path:

@@ -65,7 +65,7 @@ def test_stats_json_equals_the_store(data_dir, capsys):
     assert got == want
     assert main(["stats", "--data-dir", str(data_dir), "--game", "blackjack"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("blackjack:") and "oczko" not in out
+    assert out.startswith("Blackjack:") and "Oczko" not in out  # the statistics screen's lines
 
 
 def test_the_default_path_is_the_apps(monkeypatch, tmp_path, capsys):
@@ -87,3 +87,28 @@ def test_a_damaged_file_is_reported_and_left_alone(tmp_path, capsys):
     assert main(["stats", "--db", str(db)]) == 2
     assert db.read_bytes() == b"\x00garbage" * 300
     assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_the_csv_export_says_when_in_local_iso_time(monkeypatch) -> None:
+    """Issue 37, item 10: the CSV had raw Unix float timestamps."""
+    import csv
+    import io
+    import time
+    from datetime import datetime, timedelta
+
+    from app.history.export import to_csv_text
+
+    monkeypatch.setenv("TZ", "Europe/Warsaw")
+    time.tzset()
+    try:
+        rows = list(csv.DictReader(io.StringIO(to_csv_text(_rounds()))))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert len(rows) == 6
+    for row, record in zip(rows, _rounds(), strict=True):
+        for column in ("started", "ended"):
+            when = datetime.fromisoformat(row[column])
+            assert when.utcoffset() == timedelta(hours=1)  # Warsaw in winter, said
+            assert abs(when.timestamp() - getattr(record, column)) < 1
+    assert rows[0]["started"] == "2023-11-14T23:13:20+01:00"

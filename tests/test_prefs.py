@@ -70,3 +70,57 @@ def test_any_json_object_loads(data: dict) -> None:
     assert set(bad) <= set(data)
     # what was accepted survives a round trip unchanged
     assert Prefs.from_json(prefs.to_json()) == (prefs, [])
+
+
+def test_first_start_in_a_fresh_home_makes_its_folders(tmp_path: Path) -> None:
+    """Issue 37, item 3: a fresh account or container has no ~/.config; the first start
+    failed there (Kivy's user_data_dir makes only the last folder)."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("KIVY", "SDL", "XDG_", "BLU21_")) and k != "DISPLAY"
+    }
+    env["HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "app", "app", "--measure"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,  # hang guard, not a speed target
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["app"] == "blu21"
+    data = home / ".config" / "blu21"  # where Kivy's user_data_dir puts an app's data
+    assert data.is_dir() and (data / "history.db").is_file()
+
+
+def test_the_desktop_data_dir_is_kivys(monkeypatch, tmp_path: Path) -> None:
+    from app.prefs import app_data_dir, make_data_dir, platform_data_dir
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.delenv("BLU21_DATA_DIR", raising=False)
+    assert platform_data_dir("linux") == app_data_dir() == tmp_path / "cfg" / "blu21"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "")  # set but empty: the default, as XDG says
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert platform_data_dir("linux") == tmp_path / "h" / ".config" / "blu21"
+    assert make_data_dir(platform_data_dir("linux")).is_dir()
+    monkeypatch.setenv("APPDATA", str(tmp_path / "roaming"))
+    assert platform_data_dir("win32") == tmp_path / "roaming" / "blu21"
+
+
+def test_the_hosted_tables_options_have_the_tables_bounds() -> None:
+    """Issue 37, item 4: what the app's host screens take from the preferences is what
+    every guest accepts (one rule: the table's; prefs may not import the table)."""
+    from app.prefs import INT_LIMITS, TURN_TIMES
+    from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE
+
+    assert INT_LIMITS["turn_time"] == TURN_TIME_RANGE
+    assert INT_LIMITS["oczko_rounds"] == ROUNDS_RANGE
+    assert all(TURN_TIME_RANGE[0] <= t <= TURN_TIME_RANGE[1] for t in TURN_TIMES)

@@ -242,7 +242,7 @@ def test_cli_edge_and_sim(capsys) -> None:
     with pytest.raises(SystemExit):
         edge_main(["--preset", "nonsense"])  # argparse lists the presets
     with pytest.raises(SystemExit):
-        sim_main([])
+        sim_main(["--hands", "0"])  # (without --hands: a default, tests/test_cli_edges.py)
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,7 @@ def test_bad_arguments_are_clear_errors(capsys) -> None:
     for main, extra in ((demo_main, []), (table_main, ["--host"])):
         with pytest.raises(SystemExit):  # the table would refuse it: said at once
             main([*extra, "--turn-time", "3"])
-        assert "options.turn_time: an integer 5..600" in capsys.readouterr().err
+        assert "--turn-time: a whole number from 5 to 600, not '3'" in capsys.readouterr().err
         with pytest.raises(SystemExit):
             main([*extra, "--rounds", "0"])
-        assert "options.rounds: an integer 1..99" in capsys.readouterr().err
+        assert "--rounds: a whole number from 1 to 99, not '0'" in capsys.readouterr().err

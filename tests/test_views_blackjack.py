@@ -296,3 +296,58 @@ def test_rebet_and_clear_bets() -> None:
     assert g.balance() == before - 20 and g.bets == [("bet", 2, 10), ("side_bet", 0, 10)]
     assert not g.can_rebet
     assert present(g).can_deal
+
+
+# issue 37, item 8: two rules that contradict each other: the rules screen says why,
+# with the same reason code and words as the terminal tool
+
+
+CONFLICTS = [
+    (TableRules(late_surrender=True), "hole_card", "enhc", "surrender_needs_peek"),
+    (TableRules(), "enhc_original_bets_only", True, "original_bets_need_enhc"),
+    (
+        TableRules(hole_card="enhc", enhc_original_bets_only=True, enhc_late_surrender=True),
+        "enhc_original_bets_only",
+        False,
+        "enhc_surrender_needs_original_bets",
+    ),
+    (TableRules(), "min_bet", TableRules().max_bet + 1, "min_bet_above_max"),
+    (TableRules(resplit_aces=True, max_hands=4), "max_hands", 2, "resplit_aces_needs_hands"),
+    (TableRules(), "starting_chips", TableRules().min_bet - 1, "chips_below_min_bet"),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl"])
+@pytest.mark.parametrize(("rules", "field", "value", "code"), CONFLICTS)
+def test_a_rules_conflict_says_why(lang, rules, field, value, code) -> None:
+    from app.i18n.codes import message_for
+    from app.rules.table_rules import RulesError
+    from app.views.bj_vm import rule_change
+
+    with pytest.raises(RulesError) as info:
+        rules.replace(**{field: value})
+    assert info.value.code == code  # the engine names the reason
+    i18n.set_language(lang)
+    try:
+        kept, why = rule_change(rules, field, value)
+        assert kept == rules  # the rules in force stay
+        assert why == message_for(code) and why != message_for("invalid_rules")
+        assert "{" not in why and len(why) > 30
+        assert rule_change(rules, "decks", 2) == (rules.replace(decks=2), "")
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl"])
+def test_the_terminal_says_the_same_as_the_rules_screen(lang, capsys) -> None:
+    from app.strategy.cli import edge_main
+    from app.views.bj_vm import rule_change
+
+    i18n.set_language(lang)
+    try:
+        _, why = rule_change(TableRules(late_surrender=True), "hole_card", "enhc")
+        assert edge_main(["--surrender", "yes", "--hole-card", "enhc"]) == 2
+        assert capsys.readouterr().err == f"blu21 edge: {why}\n"
+    finally:
+        i18n.set_language("en")
+    assert "peek" in why.lower()  # late surrender needs the American peek

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -18,19 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from app.history.model import GAMES
+from app.i18n import _
 
 
 def app_data_dir() -> Path:
     """The app's data dir as the app uses it: ``$BLU21_DATA_DIR``, else Kivy's
     ``App.user_data_dir`` for an app named "blu21" (computed here without Kivy)."""
-    env = os.environ.get("BLU21_DATA_DIR")
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home())) / "blu21"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "blu21"
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "blu21"
+    from app.prefs import app_data_dir as data_dir
+
+    return data_dir()
 
 
 def _parser(prog: str, doc: str) -> argparse.ArgumentParser:
@@ -43,13 +38,37 @@ def _parser(prog: str, doc: str) -> argparse.ArgumentParser:
     return p
 
 
+class _Missing(Exception):
+    """A file or folder named on the command line is not there (nothing is created)."""
+
+
 def _open(ns: argparse.Namespace) -> Any:
+    """(store, path): the store is None where the app has stored nothing yet; a
+    ``--db`` or ``--data-dir`` that does not exist is :class:`_Missing` (a mistyped
+    path must not read as an empty history, nor leave a new file behind)."""
     from app.history.store import FILE_NAME, HistoryStore
 
+    if ns.db is not None and not ns.db.is_file():
+        raise _Missing(_("the file {path} does not exist").format(path=ns.db))
+    if ns.data_dir is not None and not ns.data_dir.is_dir():
+        raise _Missing(_("the folder {path} does not exist").format(path=ns.data_dir))
     path = ns.db or (ns.data_dir or app_data_dir()) / FILE_NAME
     if not path.exists():
         return None, path
     return HistoryStore(path, repair=False), path
+
+
+def _positive(text: str) -> int:
+    """``--limit``: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(
+            _("a whole number of at least 1, not '{text}'").format(text=text)
+        )
+    return n
 
 
 def _fail(prog: str, exc: Exception) -> int:
@@ -76,9 +95,11 @@ def _line(r: Any) -> str:
 
 
 def history_main(argv: Sequence[str]) -> int:
-    """``blu21 history [--game G] [--limit N] [--json] [--data-dir DIR | --db FILE]``."""
+    """``blu21 history [--game G] [--limit N | --all] [--json] [--data-dir DIR | --db FILE]``."""
     p = _parser("blu21 history", "The stored rounds, newest first.")
-    p.add_argument("--limit", type=int, default=50, help="at most N rounds (0: all)")
+    many = p.add_mutually_exclusive_group()
+    many.add_argument("--limit", type=_positive, default=50, help="at most N rounds (50)")
+    many.add_argument("--all", action="store_true", help="every stored round")
     ns = p.parse_args(list(argv))
     from app.history.store import HistoryError
 
@@ -88,14 +109,14 @@ def history_main(argv: Sequence[str]) -> int:
             rounds = []
         else:
             with store:
-                rounds = store.rounds(ns.game, limit=ns.limit or None, detail=ns.json)
-    except HistoryError as exc:
+                rounds = store.rounds(ns.game, limit=None if ns.all else ns.limit, detail=ns.json)
+    except (HistoryError, _Missing) as exc:
         return _fail("blu21 history", exc)
     if ns.json:
         json.dump([r.to_json() for r in rounds], sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     elif not rounds:
-        print(f"no rounds stored in {path}")
+        print(_("no rounds stored in {path}").format(path=path))
     else:
         for r in rounds:
             print(_line(r))
@@ -115,7 +136,7 @@ def stats_main(argv: Sequence[str]) -> int:
         else:
             with store:
                 stats = store.stats()
-    except HistoryError as exc:
+    except (HistoryError, _Missing) as exc:
         return _fail("blu21 stats", exc)
     if ns.game:
         stats = {ns.game: stats[ns.game]}
@@ -123,17 +144,10 @@ def stats_main(argv: Sequence[str]) -> int:
         json.dump(stats, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    for game, values in stats.items():
-        print(f"{game}:")
-        for key, value in values.items():
-            if key.startswith("chart_") or key == "game":
-                continue
-            if key == "ev_lost_sessions":
-                for s in value:
-                    print(
-                        f"  session {s['session']}: {s['mistakes']} of {s['decisions']} "
-                        f"decisions below best play, EV lost {s['ev_lost']:.2f} chips"
-                    )
-                continue
-            print(f"  {key:<14} {value}")
+    from app.history.messages import stats_lines
+
+    for game, values in stats.items():  # the lines of the app's statistics screen
+        print(f"{_('Oczko') if game == 'oczko' else _('Blackjack')}:")
+        for line in stats_lines(game, values):
+            print(f"  {line}")
     return 0

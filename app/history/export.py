@@ -8,6 +8,7 @@ import io
 import json
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,26 @@ def csv_lines(rounds: Iterable[RoundRecord]) -> list[str]:
     return lines
 
 
+#: columns that hold a moment: written as local time in ISO 8601 (a spreadsheet reads
+#: it as a date; the JSON export keeps the exact Unix time)
+TIME_COLUMNS = ("started", "ended")
+
+
+def local_time(unix: float) -> str:
+    """A moment as ISO 8601 local time with its UTC offset, to the second.
+
+    >>> datetime.fromisoformat(local_time(1700000000.25)).timestamp()
+    1700000000.0
+    """
+    return datetime.fromtimestamp(unix).astimezone().isoformat(timespec="seconds")
+
+
 def _rows(rounds: Iterable[RoundRecord]) -> Iterable[Sequence[Any]]:
     yield CSV_COLUMNS
     for r in rounds:
         row: dict[str, Any] = {**r.to_json(), **r.facts.to_json()}
+        for column in TIME_COLUMNS:
+            row[column] = local_time(row[column])
         yield ["" if row[c] is None else row[c] for c in CSV_COLUMNS]
 
 

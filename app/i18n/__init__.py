@@ -82,6 +82,16 @@ def get_language() -> str:
     return _language
 
 
+#: languages that write eight and a half as ``8,5``
+_DECIMAL_COMMA = frozenset({"de", "pl"})
+
+
+def decimal_mark() -> str:
+    """The decimal mark of the current language: ``","`` (de, pl) or ``"."``; what
+    separates the whole from the fraction in every amount the player reads."""
+    return "," if _language in _DECIMAL_COMMA else "."
+
+
 def add_listener(callback: Callable[[str], None]) -> None:
     """Call ``callback(lang)`` after every language switch."""
     _listeners.append(callback)

@@ -72,6 +72,22 @@ MESSAGES: dict[str, str] = {
     "insurance_above_limit": N_("Insurance is at most half of the bet."),
     "session_over": N_("The session is over."),
     "invalid_rules": N_("These table rules do not fit together."),
+    # two table rules that contradict each other: why (app.rules.table_rules)
+    "surrender_needs_peek": N_(
+        "Late surrender needs the American peek: without a hole card the dealer cannot "
+        "check for blackjack before the players decide."
+    ),
+    "original_bets_need_enhc": N_(
+        "'Dealer blackjack takes only original bets' is a European rule: it needs the "
+        "European game without a hole card."
+    ),
+    "enhc_surrender_needs_original_bets": N_(
+        "European surrender needs the rule that a dealer blackjack takes only the "
+        "original bets."
+    ),
+    "min_bet_above_max": N_("The minimum bet is above the maximum bet."),
+    "resplit_aces_needs_hands": N_("Resplitting aces needs splits up to at least three hands."),
+    "chips_below_min_bet": N_("The starting chips are below the minimum bet: nobody could bet."),
     "already_bet": N_("You already have this bet."),
     "bad_amount": N_("That amount is not possible."),
     "bad_box": N_("There is no such box."),
@@ -101,6 +117,10 @@ MESSAGES: dict[str, str] = {
     "not_ready": N_("Every player must be connected and ready."),
     "player_not_ready": N_("{name} is not ready yet."),
     "connect_failed": N_("Could not reach the table at that address."),
+    "bad_address": N_("That is not a table address."),
+    "listen_failed": N_("The table could not be opened at that address."),
+    "bad_name": N_("That name cannot be used at a table."),
+    "bad_options": N_("The guests would refuse these table options."),
     "cheating_detected": N_("Cheating detected: {name} sent invalid data. The round is void."),
     "audit_failed": N_("The round audit failed: {name} did not play fair."),
     "audit_ok": N_("Audit passed: the deck was complete and every claim was verified."),

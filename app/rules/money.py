@@ -72,8 +72,14 @@ def _terminates(q: Fraction) -> bool:
     return d == 1
 
 
-def money_text(amount: Fraction) -> str:
-    """Exact text: ``'15'``, ``'8.4'``, ``'-2.5'``, or ``'1/3'`` when no finite decimal exists."""
+def money_text(amount: Fraction, mark: str = ".") -> str:
+    """Exact text: ``'15'``, ``'8.4'``, ``'-2.5'``, or ``'1/3'`` when no finite decimal
+    exists; ``mark`` is the decimal mark (the player's language's, for display:
+    :func:`app.i18n.decimal_mark`).
+
+    >>> money_text(Fraction(75, 2)), money_text(Fraction(-75, 2), ",")
+    ('37.5', '-37,5')
+    """
     if amount.denominator == 1:
         return str(amount.numerator)
     if not _terminates(amount):
@@ -86,7 +92,7 @@ def money_text(amount: Fraction) -> str:
         rest *= 10
         d, rest = divmod(rest, a.denominator)
         digits.append(str(d))
-    return f"{sign}{whole}.{''.join(digits)}"
+    return f"{sign}{whole}{mark}{''.join(digits)}"
 
 
 def money_json(amount: Fraction) -> int | str:

@@ -36,7 +36,10 @@ SPLIT_RULES = ("rank", "value")
 class RulesError(ValueError):
     """Table rules that are invalid or contradict each other.
 
-    ``fields`` names the offending fields; ``code`` is a stable identifier for the UI.
+    ``fields`` names the offending fields; ``code`` is a stable identifier for the UI:
+    ``invalid_rules`` for a value out of range, and for two rules that contradict each
+    other the reason (``surrender_needs_peek``, ``original_bets_need_enhc`` ...), which
+    the app and the terminal tools both show translated (app.i18n.codes).
     """
 
     def __init__(self, message: str, *fields: str, code: str = "invalid_rules") -> None:
@@ -128,9 +131,9 @@ class TableRules:
         self._validate()
 
     def _validate(self) -> None:
-        def need(ok: bool, message: str, *names: str) -> None:
+        def need(ok: bool, message: str, *names: str, code: str = "invalid_rules") -> None:
             if not ok:
-                raise RulesError(message, *names)
+                raise RulesError(message, *names, code=code)
 
         need(1 <= self.decks <= 8, f"decks must be 1-8, not {self.decks}", "decks")
         need(
@@ -169,6 +172,7 @@ class TableRules:
             "check for blackjack before the players act",
             "late_surrender",
             "hole_card",
+            code="surrender_needs_peek",
         )
         need(
             not (self.enhc_original_bets_only and self.hole_card != "enhc"),
@@ -176,6 +180,7 @@ class TableRules:
             "can lose to a dealer blackjack anyway)",
             "enhc_original_bets_only",
             "hole_card",
+            code="original_bets_need_enhc",
         )
         need(
             not (self.enhc_late_surrender and not self.enhc_original_bets_only),
@@ -184,18 +189,21 @@ class TableRules:
             "only original bets",
             "enhc_late_surrender",
             "enhc_original_bets_only",
+            code="enhc_surrender_needs_original_bets",
         )
         need(
             self.min_bet <= self.max_bet,
             f"min_bet ({self.min_bet}) is above max_bet ({self.max_bet})",
             "min_bet",
             "max_bet",
+            code="min_bet_above_max",
         )
         need(
             not (self.resplit_aces and self.max_hands < 3),
             f"resplit_aces needs max_hands of at least 3, not {self.max_hands}",
             "resplit_aces",
             "max_hands",
+            code="resplit_aces_needs_hands",
         )
         need(
             self.starting_chips >= self.min_bet,
@@ -203,6 +211,7 @@ class TableRules:
             "nobody could bet",
             "starting_chips",
             "min_bet",
+            code="chips_below_min_bet",
         )
 
     # -- construction helpers --------------------------------------------------------

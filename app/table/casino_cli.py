@@ -16,12 +16,14 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
+from app.bluetooth.errors import TransportError
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import _, set_language
-from app.i18n.codes import message_for
+from app.i18n import _, decimal_mark, set_language
+from app.i18n.codes import MESSAGES, message_for
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
 from app.rules.money import money_text, to_money
@@ -30,10 +32,12 @@ from app.table.bot_guests import print_result, print_tail, result_in, start_bots
 from app.table.casino_bot import casino_bot
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
+from app.table.casino_messages import BET_TIME_RANGE
 from app.table.casino_side import CasinoSide
-from app.table.cli_common import failed, table_parser
+from app.table.cli_common import bounded, failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
+from app.table.messages import TURN_TIME_RANGE
 from app.table.service import default_dealer, shoe_factory
 
 #: A terminal table ends after this long at the latest (a guard for scripts and CI).
@@ -104,6 +108,134 @@ def _command(table: CasinoSide, line: str) -> str | None:
     return None
 
 
+def amount(value: Any, signed: bool = False) -> str:
+    """An amount as the player reads it: exact, with the language's decimal mark
+    (``37.5`` / ``37,5``, never ``75/2``); ``signed``: ``+20`` / ``-37.5``."""
+    money = to_money(value)
+    text = money_text(money, decimal_mark())
+    return f"+{text}" if signed and money > 0 else text
+
+
+def _played(action: str) -> str:
+    return {
+        "hit": _("Hit"),
+        "stand": _("Stand"),
+        "double": _("Double"),
+        "split": _("Split"),
+        "surrender": _("Surrender"),
+    }.get(action, action)
+
+
+def event_line(event: dict[str, Any], names: dict[str, str]) -> str:
+    """One event of the table's log as a translated line (a JSON-like line for a kind
+    this does not know, its amounts still readable)."""
+    e = dict(event)
+    kind = e.pop("event", "?")
+    who = names.get(str(e.get("player")), str(e.get("player", "")))
+    where = {"box": e.get("box"), "hand": e.get("hand")}
+    if kind == "bets_open":
+        return _("Round {round}: bets are open.").format(round=e.get("round"))
+    if kind == "bet":
+        text = _("{name} bets {amount} behind box {box}.") if e.get("behind") else None
+        text = text or _("{name} bets {amount} on box {box}.")
+        return text.format(name=who, amount=amount(e["amount"]), box=e.get("box"))
+    if kind == "side_bet":
+        return _("{name} bets {amount} that the dealer busts.").format(
+            name=who, amount=amount(e["amount"])
+        )
+    if kind == "card":
+        return _("Box {box}, hand {hand}: {card}").format(card=e.get("card"), **where)
+    if kind in ("dealer_card", "hole_card"):
+        card = e.get("card") if not e.get("face_down") else _("a card face down")
+        return _("Dealer: {card}").format(card=card)
+    if kind == "peek":
+        if e.get("blackjack"):
+            return _("The dealer has blackjack.")
+        return _("The dealer checks: no blackjack.")
+    if kind == "insurance":
+        return _("{name} insures box {box} for {amount}.").format(
+            name=who, box=e.get("box"), amount=amount(e["amount"])
+        )
+    if kind == "insurance_declined":
+        return _("{name} takes no insurance on box {box}.").format(name=who, box=e.get("box"))
+    if kind in ("double_stake", "split_stake"):
+        return _("{name} adds {amount} to box {box}, hand {hand}.").format(
+            name=who, amount=amount(e["amount"]), **where
+        )
+    if kind == "shuffled":
+        return _("The shoe is shuffled.")
+    if kind == "action":
+        return _("Box {box}, hand {hand}: {name}: {action}").format(
+            name=who, action=_played(str(e.get("action"))), **where
+        )
+    if kind == "hand_end":
+        status = {
+            "stood": _("stands"),
+            "bust": _("bust"),
+            "blackjack": _("Blackjack"),
+            "surrendered": _("surrendered"),
+            "triple_seven": _("three sevens"),
+        }.get(str(e.get("status")), str(e.get("status")))
+        return _("Box {box}, hand {hand}: {total} ({status})").format(
+            total=e.get("total"), status=status, **where
+        )
+    if kind == "dealer_done":
+        return _("Dealer: {cards}, total {total}").format(
+            cards=" ".join(map(str, e.get("cards", ()))), total=e.get("total")
+        )
+    if kind in ("settled", "insurance_settled", "side_bet_settled"):
+        net = to_money(e["net"])
+        what = {
+            "settled": _("box {box}, hand {hand}").format(**where),
+            "insurance_settled": _("insurance on box {box}").format(**where),
+            "side_bet_settled": _("the bet that the dealer busts"),
+        }[kind]
+        if net > 0:
+            text = _("{name} wins {amount} ({what}).")
+        elif net < 0:
+            text = _("{name} loses {amount} ({what}).")
+        else:
+            text = _("{name} gets the stake back ({what}).")
+        return text.format(name=who, amount=amount(abs(net)), what=what)
+    if kind == "round_settled":
+        nets = ", ".join(
+            f"{names.get(p, p)} {amount(n, signed=True)}" for p, n in e.get("net", {}).items()
+        )
+        if "house" in e:
+            return _("Round settled: {nets}; the house {house}.").format(
+                nets=nets, house=amount(e["house"], signed=True)
+            )
+        return _("Round {round} agreed by every phone: {nets}.").format(
+            round=e.get("round"), nets=nets
+        )
+    rest = ", ".join(f"{k} {_readable(v, names)}" for k, v in e.items())
+    return f"{kind}: {rest}" if rest else str(kind)
+
+
+def notice_line(code: str, params: dict[str, Any], names: dict[str, str]) -> str:
+    """A notice of the table as a line: its translated message where it has one (a
+    closed table: why), else the code and its values, readable."""
+    if "player" in params and "name" not in params:
+        params["name"] = names.get(str(params["player"]), str(params["player"]))
+    if code == "table_closed" and str(params.get("reason")) in MESSAGES:
+        return f"{code}: {message_for(str(params['reason']))}"
+    if code in MESSAGES:
+        return message_for(code, **params)
+    rest = ", ".join(f"{k} {_readable(v, names)}" for k, v in params.items() if k != "name")
+    return f"{code}: {rest}" if rest else code
+
+
+def _readable(value: Any, names: dict[str, str]) -> str:
+    """A value of an event as text: a player by name, an amount as a decimal."""
+    if isinstance(value, Fraction):
+        return amount(value)
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, list | tuple):
+        return " ".join(_readable(v, names) for v in value) or "-"
+    return str(value)
+
+
 class _Printer:
     """Prints what changed at the table since the last call (terminal play)."""
 
@@ -118,10 +250,11 @@ class _Printer:
         phone = self.table.phone
         if self.quiet:
             return
-        notes = self.table.snapshot().notices
+        snapshot = self.table.snapshot()
+        notes = snapshot.notices
         if phone is not None:
             for event in phone.log[self._seen :]:
-                print("  " + json.dumps(event, default=str), flush=True)
+                print("  " + event_line(event, dict(snapshot.names)), flush=True)
             self._seen = len(phone.log)
             turn = (phone.round_no, phone.turn(), phone.stage)
             if turn != self._turn and phone.turn() == self.table.me and self.table.bot is None:
@@ -129,7 +262,7 @@ class _Printer:
             self._turn = turn
         fresh = min(len(notes), self.table.notes_total - self._notes)
         for n in notes[len(notes) - fresh :] if fresh > 0 else ():
-            print(f"* {n.code} {json.dumps(dict(n.params), default=str)}", flush=True)
+            print(f"* {notice_line(n.code, dict(n.params), dict(snapshot.names))}", flush=True)
         self._notes = self.table.notes_total
 
 
@@ -161,8 +294,18 @@ def casino_main(argv: Sequence[str]) -> int:
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
-    p.add_argument("--bet-time", type=int, default=30, help="host: seconds to bet (5-600)")
-    p.add_argument("--turn-time", type=int, default=30, help="host: seconds per decision")
+    p.add_argument(
+        "--bet-time",
+        type=bounded(BET_TIME_RANGE),
+        default=30,
+        help="host: seconds to bet ({}-{})".format(*BET_TIME_RANGE),
+    )
+    p.add_argument(
+        "--turn-time",
+        type=bounded(TURN_TIME_RANGE),
+        default=30,
+        help="host: seconds per decision ({}-{})".format(*TURN_TIME_RANGE),
+    )
     p.add_argument("--bot", action="store_true", help="let the bot play this seat")
     p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
     p.add_argument("--rounds", type=int, default=0, help="end after N rounds (0: never)")
@@ -201,7 +344,7 @@ def casino_main(argv: Sequence[str]) -> int:
             bot=casino_bot if args.bot else None,
         )
         return _run(guest, args)
-    except (TableError, RulesError, ValueError, OSError) as exc:
+    except (TransportError, TableError, RulesError, ValueError, OSError) as exc:
         return failed("blu21 casino", exc)
 
 
@@ -229,7 +372,11 @@ def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
                 if args.result_json:
                     print_result(result)
                 else:
-                    print(_("Chips: {chips}").format(chips=result["chips"]), flush=True)
+                    names = dict(table.snapshot().names)
+                    chips = ", ".join(
+                        f"{names.get(p, p)} {amount(c)}" for p, c in result["chips"].items()
+                    )
+                    print(_("Chips: {chips}").format(chips=chips), flush=True)
                 if isinstance(table, CasinoHost):
                     break
                 deadline = min(deadline, time.monotonic() + 30.0)  # until the host ends it

@@ -69,7 +69,7 @@ from app.table.dealer import DealerViolation
 from app.table.errors import TableError
 from app.table.lobby import HostLobby, Notice
 from app.table.lobby_shell import LobbyShell
-from app.table.messages import Message, Options, ProtocolFrame
+from app.table.messages import Message, Options, ProtocolFrame, check_fields
 from app.table.shoe_dealer import ShoeDealer
 
 ShoeFactory = Callable[[int, int], ShoeDealer]  # (my seat, players) -> shoe dealer
@@ -103,6 +103,8 @@ class CasinoHost(LobbyShell, CasinoSide):
         group: Group = DEFAULT_GROUP,
         round_pause: float = 0.0,
     ) -> None:
+        # what every guest would refuse in c_begin is refused here, before anybody joins
+        check_fields(CBegin, bet_time=bet_time, turn_time=turn_time)
         self._init_side(clock, group, bot, on_change)
         self.me = HOST
         self.rules = rules

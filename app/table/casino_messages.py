@@ -35,6 +35,7 @@ from app.rules.money import ZERO, Money, MoneyError, to_money
 from app.rules.table_rules import RulesError, TableRules
 from app.table.messages import (
     MAX_SEATS,
+    TURN_TIME_RANGE,
     Check,
     Message,
     _bool,
@@ -58,6 +59,8 @@ INTENTS: tuple[str, ...] = (
 )
 #: Most chips a player can have at a table (far above any session's possible winnings).
 MAX_CHIPS = 10**12
+#: seconds the players may take to bet: every guest refuses a table outside (issue 37)
+BET_TIME_RANGE = (5, 600)
 #: Reasons a player leaves the table (``CLeft``).
 LEFT_REASONS = ("left", "lost", "silent", "stalled", "cheat", "disagree", "bad_message")
 
@@ -233,8 +236,8 @@ class CBegin(Message):
         "rules": _rules,
         "players": _players,
         "boxes": _boxes,
-        "bet_time": _int(5, 600),
-        "turn_time": _int(5, 600),
+        "bet_time": _int(*BET_TIME_RANGE),
+        "turn_time": _int(*TURN_TIME_RANGE),
         "secret": _bool,
     }
     table: str

@@ -26,12 +26,13 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
+from app.i18n import set_language
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
-from app.table.cli_common import failed, table_parser
+from app.table.cli_common import bounded, failed, table_parser
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.lobby import Notice
-from app.table.messages import Options
+from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE, Options
 from app.table.service import dealer_factory, default_dealer, table_options
 from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
 
@@ -70,8 +71,7 @@ def _result(phone: Any) -> dict[str, Any]:
 def table_main(argv: Sequence[str]) -> int:
     """Entry point of ``blu21 table``."""
     p = table_parser("blu21 table", __doc__.split("\n\n")[0])
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--turn-time", type=int, default=30)
+    _option_arguments(p)
     p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")
     p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
     p.add_argument("--dealer", choices=["sra", "open"], default=None)
@@ -80,6 +80,7 @@ def table_main(argv: Sequence[str]) -> int:
     p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
     p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
     args = p.parse_args(list(argv))
+    set_language(args.lang)
     args.options = _options(p, args)
     try:
         kind = args.dealer or default_dealer()
@@ -90,6 +91,22 @@ def table_main(argv: Sequence[str]) -> int:
         return _guest(args, factory)
     except (TransportError, TableError, ValueError) as exc:
         return failed("blu21 table", exc)
+
+
+def _option_arguments(p: argparse.ArgumentParser) -> None:
+    """``--rounds`` and ``--turn-time``, within the bounds every guest checks."""
+    p.add_argument(
+        "--rounds",
+        type=bounded(ROUNDS_RANGE),
+        default=5,
+        help="rounds in the match ({}-{})".format(*ROUNDS_RANGE),
+    )
+    p.add_argument(
+        "--turn-time",
+        type=bounded(TURN_TIME_RANGE),
+        default=30,
+        help="seconds per decision ({}-{})".format(*TURN_TIME_RANGE),
+    )
 
 
 def _options(p: argparse.ArgumentParser, args: argparse.Namespace) -> Options:
@@ -241,9 +258,14 @@ def demo_main(argv: Sequence[str]) -> int:
 
             return casino_demo_main(argv)
     p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
+    p.add_argument(  # (taken off argv above; here so that --help lists it)
+        "--game",
+        choices=("oczko", "blackjack"),
+        default="oczko",
+        help="oczko, or blackjack at a casino table (see blu21 demo --game blackjack --help)",
+    )
     p.add_argument("--players", type=int, default=3, help="2-7")
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--turn-time", type=int, default=30, help="seconds per decision (5-600)")
+    _option_arguments(p)
     p.add_argument("--dealer", choices=["sra", "open"], default=None)
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--seed", type=int, default=None, help="open dealer: a fixed shuffle")

@@ -5,29 +5,87 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
-from app.i18n import LANGUAGES
+from app.i18n import LANGUAGES, get_language
 
 
 def table_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """A parser with ``--host`` or ``--join HOST:PORT`` (one is required), the host's
-    ``--port`` and ``--bind``, and the player's ``--name`` and ``--lang``."""
+    ``--port`` and ``--bind``, and the player's ``--name`` and ``--lang`` (default: the
+    terminal's language, as ``blu21`` found it)."""
     p = argparse.ArgumentParser(prog=prog, description=description)
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--host", action="store_true", help="host a table")
     mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")
-    p.add_argument("--port", type=int, default=0, help="port to listen on (host; 0: any)")
+    p.add_argument(
+        "--port", type=bounded((0, 65535)), default=0, help="port to listen on (host; 0: any)"
+    )
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (host)")
     p.add_argument("--name", default="Player")
-    p.add_argument("--lang", default="en", choices=sorted(LANGUAGES), help="language")
+    p.add_argument("--lang", default=get_language(), choices=sorted(LANGUAGES), help="language")
     return p
 
 
+def bounded(limits: tuple[int, int]) -> Callable[[str], int]:
+    """An argparse type: a whole number within ``limits``, the table's own bounds that
+    every guest checks (e.g. :data:`app.table.messages.TURN_TIME_RANGE`), so a host
+    never opens a table its guests would leave; refused in one translated line.
+
+    >>> bounded((5, 600))("30")
+    30
+    >>> bounded((5, 600))("1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: a whole number from 5 to 600, not '1'
+    """
+    low, high = limits
+
+    def parse(text: str) -> int:
+        from app.i18n import _
+
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                _("a whole number from {low} to {high}, not '{text}'").format(
+                    low=low, high=high, text=text
+                )
+            )
+        return value
+
+    return parse
+
+
+def failure_line(prog: str, exc: Exception) -> str:
+    """One line telling why ``prog`` stopped: the translated message of the error's
+    stable code when there is one, then the code and the English detail (for whoever
+    reads a player's report); never a traceback.
+
+    >>> from app.bluetooth.errors import TransportError
+    >>> failure_line("blu21 casino", TransportError("bad_address", "got 'foo:bar'"))
+    "blu21 casino: That is not a table address. (bad_address: got 'foo:bar')"
+    >>> failure_line("blu21 x", ValueError("bad\\nvalue"))
+    'blu21 x: bad value'
+    """
+    from app.i18n.codes import MESSAGES, error_message
+
+    code = getattr(exc, "code", None)
+    detail = str(exc)
+    if isinstance(code, str) and code in MESSAGES:
+        text = f"{error_message(exc)} ({code}: {detail})"
+    elif isinstance(code, str):
+        text = f"{code}: {detail}"
+    else:
+        text = detail or type(exc).__name__
+    return f"{prog}: {' '.join(text.split())}"
+
+
 def failed(prog: str, exc: Exception) -> int:
-    """Tell on stderr why ``prog`` stopped (the error's stable code, if it has one); 1."""
-    code = getattr(exc, "code", "error")
-    print(f"{prog}: {code}: {exc}", file=sys.stderr)
+    """Tell on stderr, in one line, why ``prog`` stopped (:func:`failure_line`); 1."""
+    print(failure_line(prog, exc), file=sys.stderr)
     return 1
 
 
-__all__ = ["failed", "table_parser"]
+__all__ = ["bounded", "failed", "failure_line", "table_parser"]

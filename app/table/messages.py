@@ -39,6 +39,10 @@ PROTOCOL = b"\x02"
 MAX_CONTROL = 16 * 1024
 MAX_NAME = 24
 MAX_SEATS = 7
+#: seconds a player may take per decision, and rounds per Oczko match: every phone
+#: refuses options outside (the host's tools check their options against the same)
+TURN_TIME_RANGE = (5, 600)
+ROUNDS_RANGE = (1, 99)
 ACTIONS = ("draw", "hold")
 
 _LANG = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
@@ -228,8 +232,8 @@ class Options(Message):
 
     TYPE = "options"
     CHECKS: ClassVar[dict[str, Check]] = {
-        "rounds": _int(1, 99),
-        "turn_time": _int(5, 600),
+        "rounds": _int(*ROUNDS_RANGE),
+        "turn_time": _int(*TURN_TIME_RANGE),
         "secret": _bool,
     }
     rounds: int = 5
@@ -567,6 +571,17 @@ def register(*classes: type[Message]) -> None:
 def build(cls: type[_M], body: Any) -> _M:
     """``cls`` from a JSON object, checked field by field (ValueError naming the field)."""
     return _build(cls, body)
+
+
+def check_fields(cls: type[Message], **values: Any) -> None:
+    """Check ``values`` for fields of ``cls`` with the checks every receiver applies
+    (ValueError ``type.field: ...``): a host refuses at once what its guests would
+    refuse in its message (issue 37)."""
+    for name, value in values.items():
+        try:
+            cls.CHECKS[name](value)
+        except ValueError as exc:
+            raise ValueError(f"{cls.TYPE}.{name}: {exc}") from exc
 
 
 def _build(cls: type[_M], body: Any) -> _M:

@@ -27,7 +27,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.table.errors import TableError
-from app.table.messages import MAX_SEATS, VERSION, Join, Lobby, Options, PlayerInfo, clean_name
+from app.table.messages import (
+    MAX_SEATS,
+    VERSION,
+    Join,
+    Lobby,
+    Options,
+    PlayerInfo,
+    check_fields,
+    clean_name,
+)
 
 MIN_PLAYERS = 2
 
@@ -66,9 +75,10 @@ class Seating:
         """A table with only its host (always ready)."""
         if not MIN_PLAYERS <= max_players <= MAX_SEATS:
             raise TableError("bad_options", f"a table seats {MIN_PLAYERS}-{MAX_SEATS} players")
+        options = _checked(options or Options())
         join = Join(player_id=host_id, name=host_name, lang=host_lang)
         host = Sitter(join.player_id, clean_name(join.name), join.lang, ready=True)
-        return cls((host,), options or Options(), False, max_players)
+        return cls((host,), options, False, max_players)
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of ``player_id``, None if he does not sit here."""
@@ -147,7 +157,7 @@ class Seating:
         """The host changes the options (before the match only)."""
         if self.started:
             raise TableError("game_running", "options are fixed once the match runs")
-        return replace(self, options=options)
+        return replace(self, options=_checked(options))
 
     def can_start(self) -> bool:
         """2+ players, every one connected and ready, the match not yet started."""
@@ -172,3 +182,14 @@ class Seating:
             ),
             options=self.options,
         )
+
+
+def _checked(options: Options) -> Options:
+    """``options`` if every guest would accept them in the lobby (the guests' own
+    checks); else TableError ``bad_options``: the host refuses them at once, rather
+    than open a table its guests leave (issue 37)."""
+    try:
+        check_fields(Options, **{k: v for k, v in options.to_json().items() if k != "t"})
+    except ValueError as exc:
+        raise TableError("bad_options", str(exc)) from exc
+    return options

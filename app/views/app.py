@@ -21,7 +21,7 @@ from kivy.uix.screenmanager import NoTransition, SlideTransition
 from app import i18n
 from app.branding import load_branding
 from app.i18n.codes import message_for
-from app.prefs import Prefs, load_prefs, save_prefs
+from app.prefs import Prefs, load_prefs, make_data_dir, platform_data_dir, save_prefs
 from app.views.base import BaseScreen, screen_class
 from app.views.theme import theme
 
@@ -113,6 +113,16 @@ class Blu21App(App):
         if self._data_dir is None:
             self._data_dir = Path(os.environ.get("BLU21_DATA_DIR") or self.user_data_dir)
         return self._data_dir
+
+    def _get_user_data_dir(self) -> str:
+        """Kivy's ``user_data_dir``, made with its parents on a desktop (Kivy makes only
+        the last folder: the first start failed where ``~/.config`` did not exist), and
+        named "blu21" whatever the app class is called."""
+        from kivy.utils import platform
+
+        if platform in ("android", "ios"):
+            return str(super()._get_user_data_dir())
+        return str(make_data_dir(platform_data_dir()))
 
     @property
     def service(self) -> TableService:

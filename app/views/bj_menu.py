@@ -14,7 +14,6 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.gridlayout import GridLayout
 
 from app.i18n import N_, _, get_language
-from app.i18n.codes import error_message, message_for
 from app.views.base import BaseScreen
 from app.views.bj_game import saved_rules
 
@@ -265,13 +264,12 @@ class TableRulesScreen(BaseScreen):
         self._save(PRESETS[button.preset], button.preset)
 
     def _choose(self, button: Any) -> None:
-        from app.rules.table_rules import RulesError
+        from app.views.bj_vm import rule_change
 
         field, value = button.rule
-        try:
-            rules = self.rules.replace(**{field: value})
-        except RulesError as exc:
-            self.app.notify(message_for(exc.code) if exc.code else error_message(exc))
+        rules, problem = rule_change(self.rules, field, value)
+        if problem:
+            self.app.notify(problem)  # why these two rules cannot go together
             self.refresh()  # back to the rules in force
             return
         self._save(rules, "custom")

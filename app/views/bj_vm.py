@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from app.i18n import _, get_language, ngettext
+from app.i18n import _, decimal_mark, get_language, ngettext
 from app.rules.blackjack_view import view_for
 from app.rules.engine import kinds_of
 
@@ -31,8 +31,20 @@ def chips(amount: Fraction | int) -> str:
     """Exact chip amount in the current language's notation: ``8.4`` / ``8,4``."""
     from app.rules.money import money_text
 
-    text = money_text(Fraction(amount))
-    return text.replace(".", ",") if get_language() in ("de", "pl") else text
+    return money_text(Fraction(amount), decimal_mark())
+
+
+def rule_change(rules: TableRules, field: str, value: Any) -> tuple[TableRules, str]:
+    """The rules with ``field`` set to ``value`` (and ''), or the rules unchanged and why
+    not, translated: for two rules that contradict each other the reason of its code,
+    as ``blu21 edge`` says it (not only "these table rules do not fit together")."""
+    from app.i18n.codes import error_message
+    from app.rules.table_rules import RulesError
+
+    try:
+        return rules.replace(**{field: value}), ""
+    except RulesError as exc:
+        return rules, error_message(exc)
 
 
 def won_lost_text(amount: Fraction | int, won: bool) -> str:

@@ -8,7 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import _, get_language
+from app.history.messages import number as number  # (shared with blu21 stats)
+from app.history.messages import stats_lines as stats_lines
+from app.i18n import _
 
 #: a face-down or unseen card in a replay row
 HIDDEN = "??"
@@ -39,12 +41,6 @@ def list_line(r: Any) -> str:
     else:
         score = _("points {before} -> {after}").format(before=r.score_before, after=r.score_after)
     return f"{when}  {game_name(r.game)}, {what}: {result_name(r.result)}  ({score})"
-
-
-def number(x: float, places: int = 2) -> str:
-    """A decimal number with the language's decimal mark."""
-    text = f"{x:.{places}f}"
-    return text.replace(".", ",") if get_language() in ("de", "pl") else text
 
 
 def seconds(t: float) -> str:
@@ -231,38 +227,3 @@ def decision_lines(record: Any) -> list[str]:
                 )
             )
     return out
-
-
-def stats_lines(game: str, s: Mapping[str, Any]) -> list[str]:
-    """The statistics of one game as lines of text."""
-    if game == "oczko":
-        avg = "-" if s["average_hold"] is None else number(s["average_hold"])
-        return [
-            _("Matches: {n}, won: {w}").format(n=s["matches"], w=s["match_wins"]),
-            _("Rounds: {n}, won: {w}").format(n=s["rounds"], w=s["rounds_won"]),
-            _("Persian 21s: {n}").format(n=s["persian21s"]),
-            _("Busts: {n}").format(n=s["busts"]),
-            _("Average total when holding: {avg}").format(avg=avg),
-        ]
-    lines = [
-        _("Hands: {n} (won {w}, tied {p}, lost {l})").format(
-            n=s["hands"], w=s["wins"], p=s["pushes"], l=s["losses"]
-        ),
-        _("Blackjacks: {n}").format(n=s["blackjacks"]),
-        _("Doubles won: {d}, split hands won: {s}").format(d=s["doubles_won"], s=s["splits_won"]),
-        _("Net chips: {n}").format(n=s["net"]),
-        _("Biggest win: {w}, biggest loss: {l}").format(
-            w=s["biggest_win"] or "-", l=s["biggest_loss"] or "-"
-        ),
-        _("Your decisions against best play: {m} of {n} below best, EV lost {ev} chips").format(
-            m=s["mistakes"], n=s["decisions"], ev=number(s["ev_lost"])
-        ),
-    ]
-    for sess in s["ev_lost_sessions"][-10:]:
-        when = time.strftime("%d.%m.%Y %H:%M", time.localtime(sess["started"]))
-        lines.append(
-            _("Session {when}: {m} of {n} decisions below best, EV lost {ev}").format(
-                when=when, m=sess["mistakes"], n=sess["decisions"], ev=number(sess["ev_lost"])
-            )
-        )
-    return lines

@@ -142,17 +142,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.views.screenshot import headless_environment
 
         headless_environment()
+    set_language(detect_language() if args.lang in (None, "auto") else args.lang)
     if args.size:
         from app.views.screenshot import parse_size
 
-        w, h = parse_size(args.size)
+        try:
+            w, h = parse_size(args.size)
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"--size: {exc}")  # one line and status 2, as argparse says it
         from kivy.config import Config
 
         Config.set("graphics", "width", str(w))
         Config.set("graphics", "height", str(h))
     if args.measure:
         return _measure(args)
-    set_language(detect_language() if args.lang in (None, "auto") else args.lang)
     problem = display_problem(os.environ)
     if problem:
         print(f"blu21: {problem}", file=sys.stderr)

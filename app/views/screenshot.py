@@ -30,12 +30,20 @@ def parse_size(text: str) -> tuple[int, int]:
     >>> parse_size("320x480")
     (320, 480)
     """
+    from app.i18n import _
+
     try:
         w, h = (int(x) for x in text.lower().split("x"))
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, not {text!r}") from exc
+        raise argparse.ArgumentTypeError(
+            _("the size must be WIDTHxHEIGHT in pixels, e.g. 360x640, not '{text}'").format(
+                text=text
+            )
+        ) from exc
     if not (240 <= w <= 4096 and 320 <= h <= 4096):
-        raise argparse.ArgumentTypeError(f"size {text!r} out of range (240x320 .. 4096x4096)")
+        raise argparse.ArgumentTypeError(
+            _("the size '{text}' is out of range: 240x320 to 4096x4096").format(text=text)
+        )
     return w, h
 
 

@@ -26,6 +26,9 @@ import java.util.Map;
  *   Intent setType(String type), String getType()
  *   Intent putExtra(String name, CharSequence value), CharSequence getCharSequenceExtra(String)
  *   static Intent createChooser(Intent target, CharSequence title)
+ *   static Intent createChooser(Intent target, CharSequence title, IntentSender sender)  (API 22)
+ *       Both public overloads, as on Android (AOSP Intent.java): with two, pyjnius scores
+ *       the arguments and a Python str does not match CharSequence.
  *   ACTION_SEND_MULTIPLE, EXTRA_STREAM, FLAG_GRANT_READ_URI_PERMISSION
  *   Intent addFlags(int flags), int getFlags()
  *   Intent putParcelableArrayListExtra(String, ArrayList), ArrayList getParcelableArrayListExtra(String)
@@ -106,6 +109,10 @@ public class Intent implements Parcelable {
     }
 
     public static Intent createChooser(Intent target, CharSequence title) {
+        return createChooser(target, title, null);
+    }
+
+    public static Intent createChooser(Intent target, CharSequence title, IntentSender sender) {
         Intent chooser = new Intent(ACTION_CHOOSER);
         chooser.extras.put(EXTRA_INTENT, target);
         if (title != null) {

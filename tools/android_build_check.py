@@ -41,6 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "android.md"
 ANDROID_NS = "{http://schemas.android.com/apk/res/android}"
 TOOLS_NS = "{http://schemas.android.com/tools}"
+#: Google Play: new apps and updates target API 36 from 2026-08-31
+TARGET_SDK = 36
+#: the 16 KB page size the native modules are linked for (Android 15+, Play)
+PAGE_ALIGN_LDFLAGS = "-Wl,-z,max-page-size=16384"
 
 
 class CheckFailed(Exception):
@@ -64,8 +68,10 @@ def _chdir(path: Path) -> Iterator[None]:
 # -- 1. the command ----------------------------------------------------------------------
 
 
-def buildozer_p4a_command(root: Path, storage: Path) -> list[str]:
-    """The python-for-android argument list buildozer's Android target builds (debug)."""
+def buildozer_p4a_command(root: Path, storage: Path) -> tuple[list[str], int]:
+    """The python-for-android argument list buildozer's Android target builds (debug), and
+    the target API (buildozer hands it to p4a as ``ANDROIDAPI`` and ``project.properties``,
+    not on the command line)."""
     from buildozer import Buildozer
 
     with _chdir(root):
@@ -95,7 +101,10 @@ def buildozer_p4a_command(root: Path, storage: Path) -> list[str]:
             target.build_package()
     if not captured:
         raise CheckFailed("buildozer never called python-for-android")
-    return captured[0]
+    command = captured[0]
+    if "--use-setup-py" in command or "--ignore-setup-py" not in command:
+        raise CheckFailed("buildozer asks p4a to pip-install the checkout (--use-setup-py)")
+    return command, int(target.android_api)
 
 
 def p4a_parse(command: list[str], work: Path) -> tuple[Any, Any, Any]:
@@ -252,6 +261,23 @@ def check_manifest(text: str, documented: set[Entry]) -> None:
         )
 
 
+def check_application(text: str) -> None:
+    """The target SDK is :data:`TARGET_SDK` and ``<application>`` opts out of predictive
+    back (Android 16 delivers no back key to an app targeting 36 otherwise)."""
+    root = ET.fromstring(text)
+    sdk = root.find("uses-sdk")
+    target = None if sdk is None else sdk.get(f"{ANDROID_NS}targetSdkVersion")
+    if target != str(TARGET_SDK):
+        raise CheckFailed(f"targetSdkVersion is {target!r}, Play requires {TARGET_SDK}")
+    app = root.find("application")
+    back = None if app is None else app.get(f"{ANDROID_NS}enableOnBackInvokedCallback")
+    if back != "false":
+        raise CheckFailed(
+            f"<application android:enableOnBackInvokedCallback> is {back!r}: at API 36 the "
+            "back key would not reach the app"
+        )
+
+
 # -- 3. the recipe -----------------------------------------------------------------------
 
 
@@ -269,7 +295,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
     ctx.setup_dirs(str(work / "storage"))
     ctx.ndk_dir = str(work / "ndk")
     ctx.ndk_api = 24
-    ctx.android_api = 35
+    ctx.android_api = TARGET_SDK
     ctx.recipe_build_order = ["hostpython3", "python3", "blu21"]
     arch = ArchAarch_64(ctx)
     blu21 = Recipe.get_recipe("blu21", ctx)
@@ -284,6 +310,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
         repr({"EXT_SUFFIX": f".{soabi}.so"})
     )
     recorded: list[list[str]] = []
+    envs: list[dict[str, str]] = []
 
     class Recorder:  # stands in for sh.Command(host python)
         def __init__(self, path: str) -> None:
@@ -291,6 +318,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
 
         def __call__(self, *args: str, **kwargs: Any) -> str:
             recorded.append([self.path, *args])
+            envs.append(dict(kwargs.get("_env") or {}))
             Path("dist").mkdir(exist_ok=True)
             Path("dist/blu21-0.1.0-cp314-cp314-android_24_arm64_v8a.whl").touch()
             return ""
@@ -334,6 +362,8 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
         f"libpython{python.link_version}.so"
     ):
         raise CheckFailed(f"recipe links {settings.get('cmake.define.Python_LIBRARY')}")
+    if PAGE_ALIGN_LDFLAGS not in envs[0].get("LDFLAGS", ""):
+        raise CheckFailed(f"the recipe links without {PAGE_ALIGN_LDFLAGS} (16 KB pages)")
     if len(installed) != 1 or len(installed[0]) != 1:
         raise CheckFailed(f"the recipe installed {installed}")
     return recorded[0]
@@ -348,13 +378,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="blu21-android-check-") as tmp:
         work = Path(tmp)
         try:
-            command = buildozer_p4a_command(root, work / "storage")
+            command, android_api = buildozer_p4a_command(root, work / "storage")
             args, build_args, build = p4a_parse(command, work)
             print(f"p4a command from buildozer.spec parses ({len(command)} arguments)")
-            manifest = render_manifest(build, build_args, int(args.android_api), work)
+            manifest = render_manifest(build, build_args, android_api, work)
             documented = documented_entries((root / "docs" / "android.md").read_text())
             check_manifest(manifest, documented)
             print(f"manifest: the {len(documented)} entries of docs/android.md, no INTERNET")
+            check_application(manifest)
+            print(f"manifest: targetSdkVersion {TARGET_SDK}, back key opted out of predictive back")
             wheel = check_recipe(root, args.local_recipes or "recipes", work)
             print(f"recipe: build steps ran against the stand-in NDK ({' '.join(wheel[:5])} ...)")
         except CheckFailed as exc:

@@ -26,6 +26,8 @@ from pythonforandroid.util import current_directory, ensure_dir, rmdir
 
 # What a wheel build needs from the checkout: not build/, tests/, recipes/, ...
 SOURCE_ITEMS = ("pyproject.toml", "CMakeLists.txt", "README.md", "app", "native")
+#: 16 KB pages (Android 15+ devices; Play requires it): every module is linked this way
+PAGE_ALIGN_LDFLAGS = "-Wl,-z,max-page-size=16384"
 EXT_SUFFIX_RE = re.compile(r"""['"]EXT_SUFFIX['"]\s*:\s*['"]([^'"]+)['"]""")
 
 
@@ -79,7 +81,8 @@ class Blu21Recipe(PyProjectRecipe):
 
     def should_build(self, arch) -> bool:
         # The source is the working tree, which changes between builds: always rebuild
-        # (it takes seconds; CMake keeps its build tree in the p4a build dir).
+        # (it takes seconds; prepare_build_dir starts from an empty build dir, so CMake's
+        # build tree in it is made afresh every time).
         return True
 
     def target_soabi(self, arch) -> str:
@@ -114,6 +117,8 @@ class Blu21Recipe(PyProjectRecipe):
             "cmake.define.ANDROID_PLATFORM": f"android-{self.ctx.ndk_api}",
             "cmake.define.Python_INCLUDE_DIR": python.include_root(arch.arch),
             "cmake.define.Python_LIBRARY": libpython,
+            # the NDK's own switch for 16 KB pages (r27+; the default from r28)
+            "cmake.define.ANDROID_SUPPORT_FLEXIBLE_PAGE_SIZES": "ON",
             "build-dir": join(self.get_build_dir(arch.arch), "p4a_cmake_build"),
         }
         soabi = self.target_soabi(arch)
@@ -131,6 +136,9 @@ class Blu21Recipe(PyProjectRecipe):
         # variables (CC with flags, -lpython in LDFLAGS, ...) would only fight it.
         for var in ("CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED"):
             env.pop(var, None)
+        # Google Play: arm64 libraries of apps targeting Android 15+ must be 16 KB
+        # page-aligned. CMake adds LDFLAGS to the NDK toolchain's own linker flags.
+        env["LDFLAGS"] = PAGE_ALIGN_LDFLAGS
         # The wheel's platform tag (install_wheel re-tags it the same way).
         env["_PYTHON_HOST_PLATFORM"] = self.get_wheel_platform_tag(arch.arch)
         build_dir = self.get_build_dir(arch.arch)

@@ -334,6 +334,7 @@ class AndroidTransport:
             on_finished,
             self._broadcast_module,
             on_stopped=self._forget_discovery,
+            location_off=self.location_blocks_discovery,
         )
         discovery.start()
         self._discovery = discovery

@@ -32,7 +32,15 @@ WATCH_STEP = 0.05
 
 
 class JavaSocketStream:
-    """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`."""
+    """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`.
+
+    Its end is ``connection_lost``, not ``peer_closed``: AOSP's ``BluetoothSocket.read``
+    throws the same ``IOException("bt socket closed, read return: -1")`` whether the
+    other phone closed the socket or the link dropped (out of range, Bluetooth off), so
+    the end says nothing about a player's choice (one who leaves says goodbye first).
+    """
+
+    end_of_stream_code = "connection_lost"
 
     def __init__(self, api: JavaApi, socket: BluetoothSocket) -> None:
         self._api = api

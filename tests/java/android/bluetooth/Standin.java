@@ -316,14 +316,17 @@ public final class Standin {
 
     public static void requestPermissions(String[] permissions, int requestCode) {
         org.kivy.android.PythonActivity activity = org.kivy.android.PythonActivity.mActivity;
+        boolean busy;
         synchronized (Standin.class) {
-            if (requestInFlight) {
-                // AOSP Activity.requestPermissions: "Can request only one set of permissions
-                // at a time": the new request is answered at once as cancelled.
-                activity.standinPermissionsResult(requestCode, new String[0], new int[0]);
-                return;
-            }
+            busy = requestInFlight;
             requestInFlight = true;
+        }
+        if (busy) {
+            // AOSP Activity.requestPermissions: "Can request only one set of permissions
+            // at a time": the new request is answered as cancelled, synchronously, on the
+            // calling thread, before requestPermissions returns.
+            activity.standinPermissionsResultNow(requestCode, new String[0], new int[0]);
+            return;
         }
         later(answerDelayMs, "standin-permission-dialog", () -> {
             String[] names = permissions.clone();

@@ -129,6 +129,14 @@ public class PythonActivity extends Context {
         });
     }
 
+    /** Delivered at once on the calling thread (AOSP Activity.requestPermissions when a
+     *  request is already open calls onRequestPermissionsResult before it returns). */
+    public void standinPermissionsResultNow(int requestCode, String[] permissions, int[] grants) {
+        for (PermissionsCallback c : permissionCallbacks) {
+            c.onRequestPermissionsResult(requestCode, permissions, grants);
+        }
+    }
+
     /** Delivered on the UI thread, as Activity.onActivityResult is. */
     public void standinActivityResult(int requestCode, int resultCode) {
         runOnUiThread(() -> {

@@ -34,6 +34,9 @@ GOOD = """<?xml version="1.0" encoding="utf-8"?>
     <uses-permission android:name="android.permission.ACCESS_FINE_LOCATION"
                      android:maxSdkVersion="30" />
     <uses-permission android:name="android.permission.VIBRATE" />
+    <uses-permission android:name="android.permission.FOREGROUND_SERVICE" />
+    <uses-permission android:name="android.permission.FOREGROUND_SERVICE_CONNECTED_DEVICE" />
+    <uses-permission android:name="android.permission.POST_NOTIFICATIONS" />
     SNIPPET
     <application android:label="x"/>
 </manifest>
@@ -120,3 +123,32 @@ def test_the_page_alignment_check_tells_16_kb_from_4_kb(tmp_path: Path) -> None:
         ["bash", str(tool), str(aligned), str(small)], capture_output=True, text=True
     )
     assert bad.returncode == 1 and "a4.so" in bad.stderr and "a16.so" not in bad.stderr
+
+
+def _aar(path: Path, manifest: bytes) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("classes.jar", b"")
+        z.writestr("AndroidManifest.xml", manifest)
+    return path
+
+
+def test_the_service_library_declares_the_table_service_in_the_apps_process(tmp_path) -> None:
+    # (the recipe's own AAR is checked in CI: tools/ci-android.sh runs its build steps)
+    manifest = (ROOT / "recipes" / "blu21" / "service" / "AndroidManifest.xml").read_bytes()
+    java = str((ROOT / "recipes" / "blu21" / "java").resolve())
+
+    def run(aar: Path, *options: str) -> None:
+        command = ["--add-source", java, "--add-aar", str(aar.resolve())]
+        check.check_service(ROOT, [*command, *options] if options else command, aar)
+
+    run(_aar(tmp_path / "good.aar", manifest))
+    good = tmp_path / "good.aar"
+    with pytest.raises(check.CheckFailed, match=r"android\.add_aars"):
+        check.check_service(ROOT, ["--add-source", java], good)
+    with pytest.raises(check.CheckFailed, match="connectedDevice"):
+        run(_aar(tmp_path / "type.aar", manifest.replace(b'connectedDevice"', b'dataSync"')))
+    separate = manifest.replace(b"android:exported", b'android:process=":table" android:exported')
+    with pytest.raises(check.CheckFailed, match="app's process"):
+        run(_aar(tmp_path / "separate.aar", separate))

@@ -1142,6 +1142,262 @@ def scenario_a_dropped_link_is_a_lost_connection_and_a_goodbye_is_a_leave(fakes:
     host.close("host_left")
 
 
+# -- the app off screen: the table's foreground service (issue 33) ----------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICE = "org.blu21.TableService"
+
+
+def declared_build() -> dict[str, Any]:
+    """What the build declares, read from the build files themselves: buildozer.spec's
+    permissions and target API, the service element of recipes/blu21/service's manifest,
+    the application arguments (the back opt-out)."""
+    import configparser
+    import xml.etree.ElementTree as ET
+
+    spec = configparser.ConfigParser(interpolation=None)
+    spec.read(ROOT / "buildozer.spec")
+    app = spec["app"]
+    permissions = []
+    for entry in app["android.permissions"].split(","):
+        entry = entry.strip()
+        if entry.startswith("("):
+            entry = dict(kv.split("=", 1) for kv in entry.strip("()").split(";"))["name"]
+        permissions.append(entry if "." in entry else f"android.permission.{entry}")
+    ns = "{http://schemas.android.com/apk/res/android}"
+    manifest = ET.parse(ROOT / "recipes" / "blu21" / "service" / "AndroidManifest.xml")
+    services = {
+        e.get(f"{ns}name"): {k.replace(ns, ""): v for k, v in e.attrib.items()}
+        for e in manifest.getroot().iter("service")
+    }
+    arguments = (ROOT / app["android.extra_manifest_application_arguments"]).read_text()
+    return {
+        "permissions": permissions,
+        "services": services,
+        "target": int(app["android.api"]),
+        "back_opt_out": 'android:enableOnBackInvokedCallback="false"' in arguments,
+    }
+
+
+def _declare(fakes: Fakes, **overrides: Any) -> Any:
+    """Tell the stand-in system what the app declares (the build's files, or overrides)."""
+    build = {**declared_build(), **overrides}
+    process = fakes.jnius.autoclass("android.app.AppProcess")
+    for permission in build["permissions"]:
+        process.declarePermission(permission)
+    for name, attrs in build["services"].items():
+        process.declareService(name, attrs.get("foregroundServiceType", ""))
+    process.declareApplication(build["target"], build["back_opt_out"])
+    return process
+
+
+def _keeper(fakes: Fakes) -> Any:
+    from app.bluetooth.android_service import TableKeeper
+
+    return TableKeeper(
+        lambda: ("Blu21: your table is open", "Tap to return to it.", "Open table"),
+        on_main=fakes.on_main,
+    )
+
+
+def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
+    """A host and two guests (bots) in a match; mid-match the host's player switches to
+    another app for 60 s (simulated, on the tables' fake clock and the stand-in system's
+    alike), then comes back. The host's phone runs only while its process is not frozen
+    (``AppProcess.frozen``): a frozen process runs no thread, so its table is not
+    stepped. What each phone saw."""
+    from app.table.clock import FakeClock
+    from app.table.dealer import OpenDealer
+    from app.table.messages import Options
+    from app.table.table import GuestTable, HostTable, simple_bot
+
+    process = _declare(fakes)
+    fakes.Standin.setSdk(34)  # Android 14: the cached-apps freezer
+    clock = FakeClock()
+    host = HostTable(
+        _transport(fakes).listen(),
+        player_id="a" * 32,
+        name="Ala",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: OpenDealer(seat),
+        options=Options(rounds=5, turn_time=30),
+    )  # no bot: Ala plays herself, and she is away
+    guests = [
+        GuestTable.join(
+            _transport(fakes),
+            HOST,
+            timeout=WAIT,
+            player_id=c * 32,
+            name=name,
+            lang="de",
+            clock=clock,
+            dealer_factory=lambda seat, n: OpenDealer(seat),
+            bot=simple_bot,
+        )
+        for c, name in (("b", "Bartek"), ("c", "Celina"))
+    ]
+    keeper = _keeper(fakes)
+    if service:
+        assert keeper.open()  # the table opened, on screen: the service starts
+        _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    frozen_seen = []
+
+    def tick(seconds: float = 0.0) -> None:
+        clock.advance(seconds)
+        fakes.advance(seconds)
+        frozen = bool(process.frozen())
+        frozen_seen.append(frozen)
+        for side in (host, *guests):
+            if side is host and frozen:
+                continue  # a frozen process runs nothing: no heartbeat, no turn timer
+            for _ in range(3):
+                side.step(0.002)
+
+    def run(until: Any, what: str) -> None:
+        deadline = time.monotonic() + 3 * WAIT
+        while not until():
+            assert time.monotonic() < deadline, f"the table stalled: {what}"
+            tick()
+
+    run(lambda: all(g.seat is not None for g in guests), "seats")
+    for g in guests:
+        g.set_ready()
+    run(lambda: host.seating.can_start(), "ready")
+    host.begin()
+    run(lambda: all(s.phone is not None for s in (host, *guests)), "the match")
+    start_round = host.phone.match.rounds_played
+    process.leaveScreen()  # mid-match: Ala reads a message
+    for _ in range(240):  # 60 s away
+        tick(0.25)
+    away = {
+        "frozen": any(frozen_seen),
+        "host_lost": [
+            name
+            for name, g in zip(("Bartek", "Celina"), guests, strict=True)
+            if any(n.code == "host_lost" for n in g.notices)
+        ],
+        "dropped": [n.details for n in host.notices if n.code == "player_left"],
+        "host_rounds": host.phone.match.rounds_played - start_round,
+        "guest_rounds": [g.phone.match.rounds_played - start_round for g in guests],
+    }
+    process.returnToScreen()  # back: the table as it is now
+    tick(0.25)
+    away["agree"] = all(
+        g.phone.match.points == host.phone.match.points
+        and g.phone.match.rounds_played == host.phone.match.rounds_played
+        for g in guests
+        if not g.closed
+    )
+    away["crashed"] = process.crashed()
+    print("away:", away)
+    keeper.close()
+    _until(lambda: not process.isRunning(SERVICE), "the service stopped")
+    host.close("host_left")
+    return away
+
+
+def scenario_a_host_away_for_a_minute_keeps_the_table_with_the_service(fakes: Fakes) -> None:
+    away = _host_in_the_background(fakes, service=True)
+    assert not away["frozen"] and away["crashed"] is None, away
+    assert away["host_lost"] == [] and away["dropped"] == [], away
+    # the table went on: her turns timed out, rounds were played, every phone agrees
+    assert away["host_rounds"] >= 1 and away["guest_rounds"] == [away["host_rounds"]] * 2, away
+    assert away["agree"], away
+
+
+def scenario_without_the_service_the_others_see_the_host_freeze(fakes: Fakes) -> None:
+    away = _host_in_the_background(fakes, service=False)
+    assert away["frozen"], away
+    # 10 s after she left her process froze; 20 s of silence later every guest's table
+    # ends with "the host is gone"
+    assert sorted(away["host_lost"]) == ["Bartek", "Celina"], away
+
+
+@fresh_install
+def scenario_the_table_service_follows_androids_rules(fakes: Fakes) -> None:
+    """Started only with BLUETOOTH_CONNECT (Android 14's rule for connectedDevice), in the
+    app's process, with a notification that returns to the table (POST_NOTIFICATIONS asked
+    on 13+; refused, the service still runs), never from the background, stopped with
+    the table. The build's own declarations are what the stand-in system checks."""
+    S = fakes.Standin
+    process = _declare(fakes)
+    build = declared_build()
+    attrs = build["services"][SERVICE]
+    assert attrs["foregroundServiceType"] == "connectedDevice" and "process" not in attrs
+    for p in ("FOREGROUND_SERVICE", "FOREGROUND_SERVICE_CONNECTED_DEVICE", "POST_NOTIFICATIONS"):
+        assert f"android.permission.{p}" in build["permissions"], p
+    keeper = _keeper(fakes)
+    assert not keeper.open()  # no BLUETOOTH_CONNECT yet: not even tried
+    assert not process.isRunning(SERVICE)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    _until(lambda: "android.permission.POST_NOTIFICATIONS" in list(S.dialogs()), "the dialog")
+    _until(lambda: process.notification(SERVICE) is not None, "the notification")
+    note = process.notification(SERVICE)
+    assert str(note.title) == "Blu21: your table is open" and note.ongoing
+    back = note.contentIntent.standinIntent()  # back to the table, as the launcher does
+    intent = fakes.jnius.autoclass("android.content.Intent")
+    assert back.getAction() == intent.ACTION_MAIN and back.hasCategory(intent.CATEGORY_LAUNCHER)
+    assert back.standinClassName() == "org.kivy.android.PythonActivity"
+    assert back.getFlags() & intent.FLAG_ACTIVITY_NEW_TASK
+    keeper.close()
+    assert not process.isRunning(SERVICE)
+    # Notifications refused: the service (and the table) run all the same.
+    S.reset()
+    process = _declare(fakes)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    S.setAnswer("android.permission.POST_NOTIFICATIONS", "deny")
+    keeper = _keeper(fakes)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    _until(lambda: "android.permission.POST_NOTIFICATIONS" in list(S.dialogs()), "the dialog")
+    fakes.run_main()
+    assert process.notification(SERVICE) is None and process.isForeground(SERVICE)
+    keeper.close()
+    # From the background Android 12+ refuses to start one: no crash, the table goes on.
+    process.leaveScreen()
+    assert not keeper.open() and not process.isRunning(SERVICE)
+    process.returnToScreen()
+    # Android 9: no type, no channel needed; the same class works.
+    S.setSdk(28)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the service on Android 9")
+    keeper.close()
+    assert process.crashed() is None, list(process.events())
+    # The stand-in system checks the declarations: without the connectedDevice permission
+    # Android 14 refuses startForeground (the app would crash), so the build's matter.
+    S.reset()
+    perms = [p for p in build["permissions"] if not p.endswith("CONNECTED_DEVICE")]
+    process = _declare(fakes, permissions=perms)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    assert keeper.open()
+    _until(lambda: process.crashed() is not None, "the refusal")
+    assert "FOREGROUND_SERVICE_CONNECTED_DEVICE" in process.crashed()
+
+
+def scenario_back_at_api_36_reaches_the_app_only_with_the_opt_out(fakes: Fakes) -> None:
+    """Android 16 at target 36: the back key is delivered only to an app that opted out of
+    predictive back; otherwise the system finishes the activity and the app leaves the
+    screen (a host's table would freeze 10 s later without the service)."""
+    S = fakes.Standin
+    process = _declare(fakes)  # the build: target 36, opted out
+    S.setSdk(36)
+    assert process.pressBack() == "key" and process.onScreen()
+    S.reset()
+    process = _declare(fakes, back_opt_out=False)
+    S.setSdk(35)
+    assert process.pressBack() == "key"  # Android 15: still the key
+    S.setSdk(36)
+    assert process.pressBack() == "finished" and not process.onScreen()
+    fakes.advance(AWAY_FROZEN_AFTER)
+    assert process.frozen()
+
+
+AWAY_FROZEN_AFTER = 10.0  # s: AppProcess.FREEZE_AFTER_MS
+
+
 # -- several phones, one JVM each (run by test_phones_in_separate_jvms) -----------------
 
 PHONES = {"Ala": "00:11:22:33:44:A1", "Bartek": "00:11:22:33:44:B2"}
@@ -1201,6 +1457,8 @@ def standin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
     out = tmp_path_factory.mktemp("standin-classes")
     sources = sorted(str(p) for p in JAVA_SOURCES.rglob("*.java"))
+    # the app's own Java (the table's foreground service), compiled against the stand-ins
+    sources += sorted(str(p) for p in (ROOT / "recipes" / "blu21" / "java").rglob("*.java"))
     result = subprocess.run(
         [str(home / "bin" / "javac"), "--release", "11", "-d", str(out), *sources],
         capture_output=True,

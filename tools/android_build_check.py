@@ -278,6 +278,46 @@ def check_application(text: str) -> None:
         )
 
 
+SERVICE_CLASS = "org.blu21.TableService"
+
+
+def check_service(root: Path, command: list[str], aar: Path) -> None:
+    """The table's foreground service reaches the build: its Java source directory and
+    the library (``aar``, written by the recipe) whose manifest declares it, in the app's
+    process, of type connectedDevice (Gradle merges it into ``<application>``)."""
+    import zipfile
+
+    def values(option: str) -> list[str]:
+        return [command[i + 1] for i, a in enumerate(command[:-1]) if a == option]
+
+    java = root / "recipes" / "blu21" / "java"
+    if str(java.resolve()) not in values("--add-source"):
+        raise CheckFailed(f"buildozer does not add {java} (android.add_src)")
+    if str(aar.resolve()) not in values("--add-aar"):
+        raise CheckFailed(f"buildozer does not add {aar} (android.add_aars)")
+    source = java / (SERVICE_CLASS.replace(".", "/") + ".java")
+    if not source.exists() or "class TableService extends Service" not in source.read_text():
+        raise CheckFailed(f"no service class {SERVICE_CLASS} in {source}")
+    try:
+        with zipfile.ZipFile(aar) as z:
+            names = set(z.namelist())
+            manifest = ET.fromstring(z.read("AndroidManifest.xml"))
+    except (OSError, KeyError, zipfile.BadZipFile, ET.ParseError) as exc:
+        raise CheckFailed(f"the recipe did not write a readable {aar}: {exc}") from exc
+    if "classes.jar" not in names:
+        raise CheckFailed(f"{aar} has no classes.jar (Gradle rejects such an AAR)")
+    services = {e.get(f"{ANDROID_NS}name"): e for e in manifest.iter("service")}
+    element = services.get(SERVICE_CLASS)
+    if element is None or set(services) != {SERVICE_CLASS}:
+        raise CheckFailed(f"{aar} declares {sorted(services)}, expected {SERVICE_CLASS}")
+    if element.get(f"{ANDROID_NS}foregroundServiceType") != "connectedDevice":
+        raise CheckFailed("the table service is not of type connectedDevice")
+    if element.get(f"{ANDROID_NS}process") is not None:
+        raise CheckFailed("the table service must run in the app's process (the sockets')")
+    if element.get(f"{ANDROID_NS}exported") != "false":
+        raise CheckFailed("the table service must not be exported")
+
+
 # -- 3. the recipe -----------------------------------------------------------------------
 
 
@@ -389,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"manifest: targetSdkVersion {TARGET_SDK}, back key opted out of predictive back")
             wheel = check_recipe(root, args.local_recipes or "recipes", work)
             print(f"recipe: build steps ran against the stand-in NDK ({' '.join(wheel[:5])} ...)")
+            check_service(root, command, root / "build" / "android" / "blu21-table-service.aar")
+            print(f"service: {SERVICE_CLASS} (connectedDevice, the app's process) in the build")
         except CheckFailed as exc:
             print(f"android build check FAILED: {exc}", file=sys.stderr)
             return 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from app.bluetooth.android_java import p4a_module, run_on_main
@@ -212,6 +212,44 @@ class Permissions:
                     )
                 )
             finish(error)
+
+        self._on_main(ask)
+
+    def request_named(self, names: Sequence[str], on_done: Callable[[bool], None]) -> None:
+        """Ask for runtime permissions by name (not a Bluetooth use, e.g. POST_NOTIFICATIONS),
+        one dialog at a time like :meth:`request`; ``on_done(all granted)`` on the main
+        thread. Non-blocking, from any thread; never raises."""
+        wanted = list(names)
+
+        def granted() -> bool:
+            module = self._android_permissions()
+            with _CHECK_LOCK:
+                return all(module.check_permission(n) for n in wanted)
+
+        def finish(ok: bool) -> None:  # on the main thread
+            try:
+                on_done(ok)
+            finally:
+                _GATE.leave()
+
+        def answered(_permissions: list[str], _grants: list[bool]) -> None:  # UI thread
+            try:
+                ok = granted()
+            except Exception:  # unknown: treat as refused
+                ok = False
+            self._on_main(lambda: finish(ok))
+
+        def ask() -> None:  # on the main thread
+            if not _GATE.enter(ask):
+                return
+            try:
+                if not granted():
+                    self._android_permissions().request_permissions(wanted, answered)
+                    return  # answered() finishes
+                ok = True
+            except Exception:  # e.g. no activity yet: not granted, no crash
+                ok = False
+            finish(ok)
 
         self._on_main(ask)
 

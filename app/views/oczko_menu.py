@@ -223,7 +223,7 @@ def _open_lobby(app: Any, net: Any, hosting: bool) -> None:
 def _open_casino(app: Any, hosting: bool, address: str = "", **options: Any) -> None:
     """Open (host) or join the casino table and show its lobby."""
     from app.views.casino_net import CasinoNet
-    from app.views.device import keep_screen_on
+    from app.views.device import table_open
 
     old = app.controllers.get("casino")
     if old is not None:
@@ -232,7 +232,7 @@ def _open_casino(app: Any, hosting: bool, address: str = "", **options: Any) -> 
         hosting=hosting,
         service=app.service,
         address=address,
-        awake=keep_screen_on,
+        awake=table_open,
         name=app.prefs.player_name,
         lang=get_language(),
         **options,

@@ -14,9 +14,12 @@ see docs/android.md.
 from __future__ import annotations
 
 import glob
+import io
 import re
 import shutil
+import zipfile
 from os.path import dirname, isdir, join
+from pathlib import Path
 from typing import ClassVar
 
 import sh
@@ -28,7 +31,35 @@ from pythonforandroid.util import current_directory, ensure_dir, rmdir
 SOURCE_ITEMS = ("pyproject.toml", "CMakeLists.txt", "README.md", "app", "native")
 #: 16 KB pages (Android 15+ devices; Play requires it): every module is linked this way
 PAGE_ALIGN_LDFLAGS = "-Wl,-z,max-page-size=16384"
+#: The library whose manifest declares the table's foreground service (buildozer.spec:
+#: android.add_aars); written by this recipe, packaged by python-for-android afterwards.
+SERVICE_AAR = join("build", "android", "blu21-table-service.aar")
+#: its manifest, in the recipe's directory
+SERVICE_MANIFEST = join("service", "AndroidManifest.xml")
 EXT_SUFFIX_RE = re.compile(r"""['"]EXT_SUFFIX['"]\s*:\s*['"]([^'"]+)['"]""")
+
+
+def service_aar_bytes(manifest: bytes) -> bytes:
+    """An Android library (AAR) holding only ``manifest`` (and the empty ``classes.jar``
+    and ``R.txt`` an AAR must have): Gradle's manifest merger puts its ``<service>`` into
+    the app's ``<application>``. The service's class is compiled from recipes/blu21/java
+    (android.add_src). Deterministic: the same bytes for the same manifest.
+
+    >>> import io, zipfile
+    >>> names = zipfile.ZipFile(io.BytesIO(service_aar_bytes(b"<manifest/>"))).namelist()
+    >>> sorted(names)
+    ['AndroidManifest.xml', 'R.txt', 'classes.jar']
+    """
+
+    def pack(files: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in files.items():
+                z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+        return out.getvalue()
+
+    jar = pack({"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\r\n\r\n"})
+    return pack({"AndroidManifest.xml": manifest, "classes.jar": jar, "R.txt": b""})
 
 
 def soabi_from_sysconfigdata(text: str) -> str | None:
@@ -156,6 +187,16 @@ class Blu21Recipe(PyProjectRecipe):
             wheels = [join(build_dir, w) for w in glob.glob("dist/*.whl")]
         info(f"blu21: built {wheels}")
         self.install_wheel(arch, wheels)
+        self.write_service_aar()
+
+    def write_service_aar(self) -> str:
+        """Write the service's library (:data:`SERVICE_AAR`, under the checkout); its path."""
+        manifest = Path(self.get_recipe_dir(), SERVICE_MANIFEST).read_bytes()
+        path = Path(self.project_root, SERVICE_AAR)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(service_aar_bytes(manifest))
+        info(f"blu21: wrote {path}")
+        return str(path)
 
 
 recipe = Blu21Recipe()

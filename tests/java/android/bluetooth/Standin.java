@@ -129,6 +129,7 @@ public final class Standin {
             clock.notifyAll();
         }
         android.os.Vibrator.standinReset();
+        android.app.AppProcess.reset();
         devices.clear();
         synchronized (nearby) {
             nearby.clear();
@@ -406,6 +407,9 @@ public final class Standin {
         }
         if (name.equals(Context.VIBRATOR_SERVICE)) {
             return new android.os.Vibrator();
+        }
+        if (name.equals(Context.NOTIFICATION_SERVICE)) {
+            return new android.app.NotificationManager();
         }
         return null;
     }

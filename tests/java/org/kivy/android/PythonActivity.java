@@ -67,10 +67,6 @@ public class PythonActivity extends Context {
         return window;
     }
 
-    public String getPackageName() {
-        return "org.blu21.blu21";
-    }
-
     public void runOnUiThread(Runnable action) {
         if (onUiThread()) {
             action.run();
@@ -112,10 +108,6 @@ public class PythonActivity extends Context {
 
     public void requestPermissionsWithRequestCode(String[] permissions, int requestCode) {
         Standin.requestPermissions(permissions, requestCode);
-    }
-
-    public Object getSystemService(String name) {
-        return Standin.systemService(name);
     }
 
     // -- used by Standin ------------------------------------------------------------------

@@ -676,7 +676,7 @@ def scenario_a_first_connection_waits_for_the_pairing_dialog(fakes: Fakes) -> No
     S = fakes.Standin
     S.grantAll()
     S.setPairing(20_000, False)
-    transport = _transport(fakes)
+    transport = _transport(fakes, secure=True)  # authenticated links asked for
     listener = transport.listen()
     _thread, out = _in_thread(transport.connect, HOST, timeout=15)
     _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
@@ -701,7 +701,7 @@ def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
     S = fakes.Standin
     S.grantAll()
     S.setPairing(3_000, True)
-    transport = _transport(fakes)
+    transport = _transport(fakes, secure=True)
     listener = transport.listen()
     _thread, out = _in_thread(transport.connect, HOST, timeout=15, attempts=1)
     _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
@@ -710,6 +710,46 @@ def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
     assert getattr(out[0], "code", None) == "connect_failed", out
     assert not any(d.address == HOST for d in transport.paired_devices())
     listener.close()
+
+
+@fresh_install
+def scenario_seven_unpaired_guests_join_without_a_dialog_on_the_host(fakes: Fakes) -> None:
+    """The default: the host listens insecure and accepts every guest without a dialog of
+    its own (AOSP auto-accepts an incoming temporary Just Works pairing); a guest not
+    paired with the host connects insecure: one yes/no on the guest (Just Works consent),
+    no numbers, no bond kept. A guest paired before connects secure, without a dialog."""
+    from app.bluetooth.link import Acceptor, Opened
+
+    S = fakes.Standin
+    S.grantAll()
+    S.setPairing(2_000, False)  # each guest's player taps "pair" within 2 s
+    host = _transport(fakes)
+    inbox: queue.Queue = queue.Queue()
+    acceptor = Acceptor(host.listen(), inbox)
+    assert "listenInsecure" in list(S.log())
+    links = []
+    for i in range(7):
+        _thread, out = _in_thread(_transport(fakes).connect, HOST, timeout=15)
+        _until(lambda i=i: list(S.log()).count("consent") == i + 1, "the guest's consent")
+        fakes.advance(2)
+        _until(lambda out=out: out, "the connection")
+        assert not isinstance(out[0], Exception), out
+        links.append(out[0])
+    assert [type(e) for e in _events(inbox, 7)] == [Opened] * 7
+    log = list(S.log())
+    assert "pairing" not in log and log.count("consent") == 7, log
+    assert not any(d.address == HOST for d in _transport(fakes).paired_devices())
+    # once paired (in the settings, or an earlier secure table), no dialog at all
+    links.pop().close()
+    _until(lambda: not inbox.empty(), "the host sees a guest go")
+    inbox.get()
+    S.addBonded(HOST, "Standin phone")
+    paired = _transport(fakes).connect(HOST, timeout=15)
+    assert isinstance(_events(inbox, 1)[0], Opened)
+    assert list(S.log()).count("consent") == 7 and "pairing" not in list(S.log())
+    assert acceptor.stop(WAIT)
+    for link in (paired, *links):
+        link.close()
 
 
 def scenario_a_host_holds_at_most_seven_links(fakes: Fakes) -> None:

@@ -154,7 +154,7 @@ class AndroidTransport:
         *,
         service_uuid: str = SERVICE_UUID,
         service_name: str = SERVICE_NAME,
-        secure: bool = True,
+        secure: bool | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
         max_pending: int = DEFAULT_MAX_PENDING,
         api: JavaApi | None = None,
@@ -167,8 +167,13 @@ class AndroidTransport:
         self.api = api if api is not None else JavaApi()
         self.service_uuid = service_uuid
         self.service_name = service_name
-        # Secure sockets need pairing (the system shows its pairing dialog on first use);
-        # insecure ones skip authentication.
+        # True: authenticated links only (pairing dialogs on both phones the first time);
+        # False: unauthenticated only; None (the default): the host listens insecure, so it
+        # accepts every guest without a dialog of its own (AOSP accepts an incoming Just
+        # Works pairing by itself), and a guest connects secure to a phone it is paired
+        # with (no dialog) and insecure otherwise (one yes/no on the guest, no bond kept).
+        # The table needs no link-level authentication: its security is the signatures and
+        # the SRA shuffle between the players' own keys (docs/android.md, "Pairing").
         self.secure = secure
         self.max_frame = max_frame
         self.max_pending = max_pending
@@ -363,7 +368,7 @@ class AndroidTransport:
         adapter = self.adapter()
         self.stop_discovery()
         with java_errors(self.api, "listen_failed", "registering the service"):
-            if self.secure:
+            if self.secure:  # (None: insecure, which also takes secure guests)
                 server = adapter.listenUsingRfcommWithServiceRecord(self.service_name, self._uuid)
             else:
                 server = adapter.listenUsingInsecureRfcommWithServiceRecord(
@@ -407,7 +412,10 @@ class AndroidTransport:
             if attempt:
                 time.sleep(min(0.3, budget.left() / 2))
             with java_errors(api, "connect_failed", f"opening a socket to {address}"):
-                if self.secure:
+                secure = self.secure
+                if secure is None:  # authenticated when paired already: no dialog either way
+                    secure = device.getBondState() == api.BOND_BONDED
+                if secure:
                     socket = device.createRfcommSocketToServiceRecord(self._uuid)
                 else:
                     socket = device.createInsecureRfcommSocketToServiceRecord(self._uuid)

@@ -712,6 +712,45 @@ def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
     listener.close()
 
 
+def scenario_a_lobby_open_longer_than_300_s_asks_to_stay_visible(fakes: Fakes) -> None:
+    """Android makes a phone visible for at most 300 s per request; a host whose lobby
+    stays open asks again when the time runs out, and the lobby shows the time left. A
+    refused request ends it (paired phones only)."""
+    from app.views.bt_setup import Visibility
+
+    S = fakes.Standin
+    adapter = fakes.jnius.autoclass("android.bluetooth.BluetoothAdapter")
+    transport = _transport(fakes)
+    listener = transport.listen()
+    visibility = Visibility(transport)
+    assert visibility.tick() is None and visibility.text() == ""  # not asked to be visible
+    answers: list[bool] = []
+    transport.request_discoverable(3600, answers.append)  # more than Android grants
+    _until(lambda: answers, "the first answer")
+    assert answers == [True]
+    assert visibility.tick() == 300  # capped at 300 s
+    assert visibility.text() == "Visible to nearby phones for 5:00 more"
+    fakes.advance(299.5)
+    assert visibility.tick() == 1 and adapter.getDefaultAdapter().getScanMode() == (
+        adapter.SCAN_MODE_CONNECTABLE_DISCOVERABLE
+    )
+    fakes.advance(1)
+    assert adapter.getDefaultAdapter().getScanMode() == adapter.SCAN_MODE_CONNECTABLE
+    assert visibility.tick() == 0  # ran out with the lobby open: asked again
+    assert visibility.tick() == 0 and visibility.asking  # (once)
+    _until(lambda: list(S.dialogs()).count(adapter.ACTION_REQUEST_DISCOVERABLE) == 2, "again")
+    _until(lambda: not visibility.asking, "the second answer")
+    assert visibility.tick() == 300
+    assert adapter.getDefaultAdapter().getScanMode() == adapter.SCAN_MODE_CONNECTABLE_DISCOVERABLE
+    S.setAnswer(adapter.ACTION_REQUEST_DISCOVERABLE, "deny")
+    fakes.advance(300)
+    assert visibility.tick() == 0
+    _until(lambda: not visibility.asking, "the refusal")
+    assert visibility.tick() is None and visibility.text() == ""  # no more asking
+    assert list(S.dialogs()).count(adapter.ACTION_REQUEST_DISCOVERABLE) == 3
+    listener.close()
+
+
 @fresh_install
 def scenario_seven_unpaired_guests_join_without_a_dialog_on_the_host(fakes: Fakes) -> None:
     """The default: the host listens insecure and accepts every guest without a dialog of

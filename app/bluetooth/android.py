@@ -186,6 +186,8 @@ class AndroidTransport:
         self._results_bound = False
         self._uuid: JavaUuid = self.api.UUID.fromString(service_uuid)
         self._discovery: Discovery | None = None
+        #: until when (``clock``) Android made this phone visible at our request
+        self._visible_until: float | None = None
 
     # -- state ----------------------------------------------------------------------------
 
@@ -266,10 +268,20 @@ class AndroidTransport:
     def _on_activity_result(self, code: int, result: int, _intent: Intent | None) -> None:
         # On Android's UI thread; the answer goes to the main thread. Enable: RESULT_OK
         # (-1) or RESULT_CANCELED; discoverable: the granted seconds or RESULT_CANCELED.
+        if code == REQUEST_DISCOVERABLE_CODE and result > 0:  # the seconds granted
+            self._visible_until = self._clock() + result
         callback = self._results.pop(code, None)
         if callback is not None:
             accepted = result != RESULT_CANCELED
             self._on_main(lambda: callback(accepted))
+
+    def visible_left(self) -> float | None:
+        """Seconds this phone stays visible to discovery at our last request (0 once it
+        ran out); None if Android never made it visible for us. Android grants at most
+        300 s per request, so a host whose lobby stays open must ask again."""
+        if self._visible_until is None:
+            return None
+        return max(0.0, self._visible_until - self._clock())
 
     def open_settings(self, which: str) -> None:
         """Open the system settings: ``"app"`` (this app's permissions, for a permission

@@ -68,6 +68,8 @@ public final class Standin {
     static final long FOUND_STEP_MS = 1_500;
     /** Android 11+ (API 30): after two refusals a permission is denied without a dialog. */
     static final int REFUSALS_BEFORE_AUTO_DENY = 2;
+    /** One "make visible" request lasts at most this long (seconds). */
+    static final int MAX_DISCOVERABLE_S = 300;
     /** The most RFCOMM links one phone's controller holds (about 7, see docs/android.md). */
     static final int MAX_LINKS = 7;
 
@@ -393,7 +395,10 @@ public final class Standin {
                     // The result code is the discoverable duration (AOSP
                     // RequestPermissionActivity); turning Bluetooth on comes with it.
                     enabled = true;
-                    result = intent.getIntExtra(BluetoothAdapter.EXTRA_DISCOVERABLE_DURATION, 120);
+                    // At most 300 s per request (ACTION_REQUEST_DISCOVERABLE reference: "The
+                    // current default is 120 seconds, and maximum value is capped at 300").
+                    result = Math.min(MAX_DISCOVERABLE_S,
+                            intent.getIntExtra(BluetoothAdapter.EXTRA_DISCOVERABLE_DURATION, 120));
                     BluetoothAdapter.discoverableUntil = now() + result * 1000L;
                 }
             }

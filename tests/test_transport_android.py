@@ -1293,8 +1293,9 @@ def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
     process = _declare(fakes)
     fakes.Standin.setSdk(34)  # Android 14: the cached-apps freezer
     clock = FakeClock()
+    host_transport = _transport(fakes)
     host = HostTable(
-        _transport(fakes).listen(),
+        host_transport.listen(),
         player_id="a" * 32,
         name="Ala",
         lang="pl",
@@ -1316,9 +1317,9 @@ def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
         )
         for c, name in (("b", "Bartek"), ("c", "Celina"))
     ]
-    keeper = _keeper(fakes)
-    if service:
-        assert keeper.open()  # the table opened, on screen: the service starts
+    texts = ("Blu21: your table is open", "Tap to return to it.", "Open table")
+    if service:  # the table opened, on screen: the service starts (app.views.device)
+        assert host_transport.keep_table_open(True, lambda: texts)
         _until(lambda: process.isForeground(SERVICE), "the foreground service")
     frozen_seen = []
 
@@ -1370,7 +1371,7 @@ def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
     )
     away["crashed"] = process.crashed()
     print("away:", away)
-    keeper.close()
+    host_transport.keep_table_open(False, lambda: texts)  # the table ends
     _until(lambda: not process.isRunning(SERVICE), "the service stopped")
     host.close("host_left")
     return away

@@ -73,6 +73,7 @@ from app.bluetooth.android_permissions import (
     PermissionsModule,
     permissions_for,
 )
+from app.bluetooth.android_service import TableKeeper
 from app.bluetooth.android_socket import (
     PAIRING_TIMEOUT,
     AndroidListener,
@@ -188,6 +189,7 @@ class AndroidTransport:
         self._discovery: Discovery | None = None
         #: until when (``clock``) Android made this phone visible at our request
         self._visible_until: float | None = None
+        self._keeper: TableKeeper | None = None
 
     # -- state ----------------------------------------------------------------------------
 
@@ -274,6 +276,18 @@ class AndroidTransport:
         if callback is not None:
             accepted = result != RESULT_CANCELED
             self._on_main(lambda: callback(accepted))
+
+    def keep_table_open(self, on: bool, texts: Callable[[], tuple[str, str, str]]) -> bool:
+        """Run (``on``) or stop the table's foreground service, which keeps this process
+        (and the table's links) up while the app is off screen; ``texts()``: the
+        notification's title, text and channel name. Main thread. See
+        :class:`~app.bluetooth.android_service.TableKeeper`. Never raises."""
+        if self._keeper is None:
+            self._keeper = TableKeeper(texts, self.permissions, self._on_main)
+        if on:
+            return self._keeper.open()
+        self._keeper.close()
+        return True
 
     def visible_left(self) -> float | None:
         """Seconds this phone stays visible to discovery at our last request (0 once it

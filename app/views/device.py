@@ -124,9 +124,6 @@ def keep_screen_on(on: bool) -> bool:
         return False
 
 
-_keeper: list[Any] = []
-
-
 def _table_texts() -> tuple[str, str, str]:
     from app.i18n import _
 
@@ -139,22 +136,20 @@ def _table_texts() -> tuple[str, str, str]:
 
 def table_open(on: bool) -> bool:
     """A network table opened (``on``) or ended: keep the screen on, and on Android run
-    the table's foreground service (app/bluetooth/android_service.py) so that the table
-    goes on while the player looks at another app or turns the screen off. Call it on
-    the main thread. True if the service runs (on) / was asked to stop. Never raises."""
+    the table's foreground service (the transport's ``keep_table_open``,
+    app/bluetooth/android_service.py) so that the table goes on while the player looks at
+    another app or turns the screen off. Call it on the main thread. True if the service
+    runs (on) / was asked to stop. Never raises."""
     keep_screen_on(on)
     if not on_android():
         return False
     try:
-        if not _keeper:
-            from app.bluetooth.android_service import TableKeeper
+        from kivy.app import App
 
-            _keeper.append(TableKeeper(_table_texts))
-        keeper = _keeper[0]
-        if on:
-            return bool(keeper.open())
-        keeper.close()
-        return True
+        app = App.get_running_app()
+        transport = app.service.transport()  # the app's one (Android) transport
+        keep = getattr(transport, "keep_table_open", None)
+        return bool(keep is not None and keep(on, _table_texts))
     except Exception:  # the table works without it
         log.exception("table_open(%s) failed", on)
         return False

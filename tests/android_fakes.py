@@ -8,7 +8,8 @@ the Android behaviour lives in the Java stand-ins (tests/java, docs/android.md):
 
 * ``android.permissions``: like p4a 2026.05.09, the Java callback is created on the first
   request; created off the main thread it fails as on a phone (the stand-in refuses app
-  classes there).
+  classes there); the Python callback is stored after the request call, so an answer
+  given during it is lost.
 * ``android.runnable.run_on_ui_thread``: a ``java.lang.Runnable`` posted with
   ``runOnUiThread``, so the function runs on the stand-in activity's UI thread.
 * ``android.activity.bind(on_activity_result=...)``: an ``ActivityResultListener``.
@@ -98,8 +99,10 @@ def _permissions(jnius: Any) -> types.ModuleType:
                 state["java_callback"] = Callback(python_callback)
                 activity().addPermissionsCallback(state["java_callback"])
             state["id"] += 1
-            state["callbacks"][state["id"]] = callback
             activity().requestPermissionsWithRequestCode(permissions, state["id"])
+            # p4a stores the callback only after the request returns: an answer given
+            # during the call (a second request while a dialog is open) finds none
+            state["callbacks"][state["id"]] = callback
 
     def check_permission(permission: str) -> bool:
         return bool(activity().checkCurrentPermission(permission + ""))

@@ -79,6 +79,13 @@ def test_a_refused_copy_is_an_error_and_nothing_is_shared(standin_env, tmp_path)
     _run(standin_env, "full", str(tmp_path / "h.csv"))
 
 
+def test_a_share_that_fails_halfway_leaves_no_copies_behind(standin_env, tmp_path) -> None:  # noqa: F811
+    # the storage takes the first file, refuses the second: the first copy is removed
+    (tmp_path / "h.json").write_text("{}")
+    (tmp_path / "h.csv").write_text("id\n")
+    _run(standin_env, "halfway", str(tmp_path / "h.json"), str(tmp_path / "h.csv"))
+
+
 def _s(value) -> str:
     """A CharSequence from Java: pyjnius gives a String as str."""
     return value if isinstance(value, str) else value.toString()
@@ -140,6 +147,17 @@ def _files(scenario: str, paths: list[Path]) -> int:  # pragma: no cover - in th
             print("full ok")
             return 0
         raise AssertionError("a refused copy was shared")
+    if scenario == "halfway":
+        resolver.standinRoom(1)
+        try:
+            share_files(paths, "subject", "title")
+        except OSError as exc:
+            assert "h.csv" in str(exc)
+            assert len(activity.standinStarted()) == 0
+            assert resolver.standinRows() == 0  # the first file's copy is gone again
+            print("halfway ok")
+            return 0
+        raise AssertionError("a refused copy was shared")
     share_files(paths, "blu21: hand history", "Share the hand history")
     (chooser,) = activity.standinStarted()
     assert chooser.getAction() == intent.ACTION_CHOOSER
@@ -165,6 +183,8 @@ def _files(scenario: str, paths: list[Path]) -> int:  # pragma: no cover - in th
         want = "application/json" if path.suffix == ".json" else "text/csv"
         assert values.getAsString(columns.MIME_TYPE) == want
     assert target.getCharSequenceExtra(intent.EXTRA_TEXT) is None  # no text instead
+    assert _s(chooser.getCharSequenceExtra(intent.EXTRA_TITLE)) == "Share the hand history"
+    assert resolver.standinRows() == 2  # shared: the player finds the files in Downloads
     assert "Zoë" in paths[0].read_text(encoding="utf-8")
     print("files ok")
     return 0

@@ -214,7 +214,7 @@ def scenario_host_and_two_guests(fakes: Fakes) -> None:
     g1.close()
     closed = inbox.get(timeout=WAIT)
     assert isinstance(closed, Closed) and closed.link is by_guest[b"from g1"]
-    assert closed.code == "peer_closed", closed
+    assert closed.code == "connection_lost", closed  # Android cannot tell closed from gone
     by_guest[b"from g2"].send(b"still here")
     assert g2.recv(WAIT) == b"still here"
     g2.send(b"me too")
@@ -246,7 +246,7 @@ def scenario_guest_sees_host_leave(fakes: Fakes) -> None:
     try:
         guest.recv(WAIT)
     except LinkClosed as exc:
-        assert exc.code == "peer_closed"
+        assert exc.code == "connection_lost"
     else:
         raise AssertionError("the guest must see the host leave")
     _expect_error("closed", listener.accept, timeout=1)
@@ -342,24 +342,37 @@ def scenario_permission_granted_on_request(fakes: Fakes) -> None:
 
 @fresh_install
 def scenario_permission_requests_one_at_a_time(fakes: Fakes) -> None:
-    """Android shows one permission dialog at a time: a second request while one is
-    open is answered at once with empty results (AOSP Activity.requestPermissions)."""
+    """Android shows one permission dialog at a time: a second request while one is open
+    is answered as cancelled before requestPermissions returns (AOSP
+    Activity.requestPermissions), and python-for-android stores its callback only after
+    that call, so the answer is lost. The app never asks twice at once: the second
+    request (another transport's, too) waits for the first dialog, then asks."""
     from app.bluetooth.android import PERMISSION_CONNECT, PERMISSION_SCAN
 
     S = fakes.Standin
     S.setAnswerDelay(5_000)  # the player reads the dialog for 5 s
-    transport = _transport(fakes)
+    transport, other = _transport(fakes), _transport(fakes)
     first: list[Any] = []
     second: list[Any] = []
     transport.permissions.request(["connect"], first.append)
-    transport.permissions.request(["scan"], second.append)
-    _until(lambda: second, "the second request's answer")
-    assert second[0].code == "permission_denied" and not first
+    other.permissions.request(["scan"], second.append)
+    fakes.run_main()
+    assert not first and not second
+    # What the app no longer does: p4a's own second request while a dialog is open gets
+    # its (synchronous) answer lost. (The stand-in answers it on this thread.)
+    raw: list[Any] = []
+    fakes.modules["android.permissions"].request_permissions(
+        [PERMISSION_SCAN], lambda *a: raw.append(a)
+    )
+    assert raw == []  # lost: a caller waiting for it would wait for ever
     fakes.advance(5)
     _until(lambda: first, "the first request's answer")
     assert first == [None]
-    assert list(S.dialogs()) == [PERMISSION_CONNECT]
-    assert transport.permissions.missing("connect", "scan") == [PERMISSION_SCAN]
+    fakes.advance(5)  # the second dialog, shown after the first
+    _until(lambda: second, "the second request's answer")
+    assert second == [None]
+    assert list(S.dialogs()) == [PERMISSION_CONNECT, PERMISSION_SCAN]
+    assert transport.permissions.missing("connect", "scan") == []
 
 
 @fresh_install
@@ -425,7 +438,7 @@ def scenario_bluetooth_off(fakes: Fakes) -> None:
     closed = [e for e in events if isinstance(e, Closed)]
     codes = {e.link: e.code for e in closed}
     assert set(codes) == {guest, seat}
-    assert set(codes.values()) <= {"peer_closed", "io_error"}, codes
+    assert set(codes.values()) <= {"connection_lost", "io_error"}, codes
     assert acceptor.stop(WAIT)
     assert transport.state() == "off"
     for call, args in (
@@ -634,10 +647,11 @@ def scenario_system_dialogs_to_enable_and_be_discoverable(fakes: Fakes) -> None:
     _expect_error("no_adapter", transport.request_enable)
 
 
-def scenario_end_of_stream_is_a_clean_leave_and_truncation_is_caught(fakes: Fakes) -> None:
+def scenario_end_of_stream_is_a_lost_connection_and_truncation_is_caught(fakes: Fakes) -> None:
     """Android's BluetoothSocket throws at the end of the stream ("bt socket closed, read
-    return: -1"): a guest that leaves is "peer_closed" (the table says "left", not
-    "lost"), and a frame cut off by the end is still caught as truncated."""
+    return: -1") whether the other phone closed the socket or went out of range: the
+    link's end is "connection_lost" (a player who leaves says goodbye first), and a frame
+    cut off by the end is still caught as truncated."""
     from app.bluetooth.framing import encode_frame
     from app.bluetooth.link import Closed
 
@@ -646,7 +660,7 @@ def scenario_end_of_stream_is_a_clean_leave_and_truncation_is_caught(fakes: Fake
     assert inbox.get(timeout=WAIT).data == b"bye"
     polite.close()
     closed = inbox.get(timeout=WAIT)
-    assert isinstance(closed, Closed) and closed.code == "peer_closed", closed
+    assert isinstance(closed, Closed) and closed.code == "connection_lost", closed
     frame = encode_frame(b"half of this frame never arrives")
     rude.getOutputStream().write(frame[: len(frame) // 2])
     rude.close()
@@ -662,7 +676,7 @@ def scenario_a_first_connection_waits_for_the_pairing_dialog(fakes: Fakes) -> No
     S = fakes.Standin
     S.grantAll()
     S.setPairing(20_000, False)
-    transport = _transport(fakes)
+    transport = _transport(fakes, secure=True)  # authenticated links asked for
     listener = transport.listen()
     _thread, out = _in_thread(transport.connect, HOST, timeout=15)
     _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
@@ -687,7 +701,7 @@ def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
     S = fakes.Standin
     S.grantAll()
     S.setPairing(3_000, True)
-    transport = _transport(fakes)
+    transport = _transport(fakes, secure=True)
     listener = transport.listen()
     _thread, out = _in_thread(transport.connect, HOST, timeout=15, attempts=1)
     _until(lambda: "pairing" in list(S.log()), "the pairing dialog")
@@ -696,6 +710,85 @@ def scenario_a_refused_pairing_fails_the_connection(fakes: Fakes) -> None:
     assert getattr(out[0], "code", None) == "connect_failed", out
     assert not any(d.address == HOST for d in transport.paired_devices())
     listener.close()
+
+
+def scenario_a_lobby_open_longer_than_300_s_asks_to_stay_visible(fakes: Fakes) -> None:
+    """Android makes a phone visible for at most 300 s per request; a host whose lobby
+    stays open asks again when the time runs out, and the lobby shows the time left. A
+    refused request ends it (paired phones only)."""
+    from app.views.bt_setup import Visibility
+
+    S = fakes.Standin
+    adapter = fakes.jnius.autoclass("android.bluetooth.BluetoothAdapter")
+    transport = _transport(fakes)
+    listener = transport.listen()
+    visibility = Visibility(transport)
+    assert visibility.tick() is None and visibility.text() == ""  # not asked to be visible
+    answers: list[bool] = []
+    transport.request_discoverable(3600, answers.append)  # more than Android grants
+    _until(lambda: answers, "the first answer")
+    assert answers == [True]
+    assert visibility.tick() == 300  # capped at 300 s
+    assert visibility.text() == "Visible to nearby phones for 5:00 more"
+    fakes.advance(299.5)
+    assert visibility.tick() == 1 and adapter.getDefaultAdapter().getScanMode() == (
+        adapter.SCAN_MODE_CONNECTABLE_DISCOVERABLE
+    )
+    fakes.advance(1)
+    assert adapter.getDefaultAdapter().getScanMode() == adapter.SCAN_MODE_CONNECTABLE
+    assert visibility.tick() == 0  # ran out with the lobby open: asked again
+    assert visibility.tick() == 0 and visibility.asking  # (once)
+    _until(lambda: list(S.dialogs()).count(adapter.ACTION_REQUEST_DISCOVERABLE) == 2, "again")
+    _until(lambda: not visibility.asking, "the second answer")
+    assert visibility.tick() == 300
+    assert adapter.getDefaultAdapter().getScanMode() == adapter.SCAN_MODE_CONNECTABLE_DISCOVERABLE
+    S.setAnswer(adapter.ACTION_REQUEST_DISCOVERABLE, "deny")
+    fakes.advance(300)
+    assert visibility.tick() == 0
+    _until(lambda: not visibility.asking, "the refusal")
+    assert visibility.tick() is None and visibility.text() == ""  # no more asking
+    assert list(S.dialogs()).count(adapter.ACTION_REQUEST_DISCOVERABLE) == 3
+    listener.close()
+
+
+@fresh_install
+def scenario_seven_unpaired_guests_join_without_a_dialog_on_the_host(fakes: Fakes) -> None:
+    """The default: the host listens insecure and accepts every guest without a dialog of
+    its own (AOSP auto-accepts an incoming temporary Just Works pairing); a guest not
+    paired with the host connects insecure: one yes/no on the guest (Just Works consent),
+    no numbers, no bond kept. A guest paired before connects secure, without a dialog."""
+    from app.bluetooth.link import Acceptor, Opened
+
+    S = fakes.Standin
+    S.grantAll()
+    S.setPairing(2_000, False)  # each guest's player taps "pair" within 2 s
+    host = _transport(fakes)
+    inbox: queue.Queue = queue.Queue()
+    acceptor = Acceptor(host.listen(), inbox)
+    assert "listenInsecure" in list(S.log())
+    links = []
+    for i in range(7):
+        _thread, out = _in_thread(_transport(fakes).connect, HOST, timeout=15)
+        _until(lambda i=i: list(S.log()).count("consent") == i + 1, "the guest's consent")
+        fakes.advance(2)
+        _until(lambda out=out: out, "the connection")
+        assert not isinstance(out[0], Exception), out
+        links.append(out[0])
+    assert [type(e) for e in _events(inbox, 7)] == [Opened] * 7
+    log = list(S.log())
+    assert "pairing" not in log and log.count("consent") == 7, log
+    assert not any(d.address == HOST for d in _transport(fakes).paired_devices())
+    # once paired (in the settings, or an earlier secure table), no dialog at all
+    links.pop().close()
+    _until(lambda: not inbox.empty(), "the host sees a guest go")
+    inbox.get()
+    S.addBonded(HOST, "Standin phone")
+    paired = _transport(fakes).connect(HOST, timeout=15)
+    assert isinstance(_events(inbox, 1)[0], Opened)
+    assert list(S.log()).count("consent") == 7 and "pairing" not in list(S.log())
+    assert acceptor.stop(WAIT)
+    for link in (paired, *links):
+        link.close()
 
 
 def scenario_a_host_holds_at_most_seven_links(fakes: Fakes) -> None:
@@ -749,12 +842,28 @@ def scenario_android_10_and_11_find_nothing_with_location_off(fakes: Fakes) -> N
         S.setSdk(sdk)
         assert transport.location_blocks_discovery() is blocked, sdk
     S.setSdk(29)
+    # Android 10/11 refuse to start (startDiscovery() is false): a specific, translated
+    # message, not "That is not possible now (discovery_failed)"
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+
+    for sdk in (29, 30):
+        S.setSdk(sdk)
+        exc = _expect_error("location_off", transport.discover, lambda d: None)
+        assert S.receiverCount() == 0 and "startDiscovery" not in list(S.log())
+        texts = set()
+        for lang in ("en", "de", "pl"):
+            set_language(lang)
+            texts.add(message_for(exc.code))
+        set_language("en")
+        assert len(texts) == 3 and not any("location_off" in t for t in texts), texts
+    S.setLocationOn(True)
     found: list[Any] = []
     finished = threading.Event()
-    transport.discover(found.append, finished.set)  # starts fine ...
+    transport.discover(found.append, finished.set)
     fakes.advance(13)
     assert finished.wait(WAIT)
-    assert found == []  # ... and finds nothing: the player must be told
+    assert [d.name for d in found] == ["Ala"]
 
 
 def scenario_leaving_the_search_cancels_discovery(fakes: Fakes) -> None:
@@ -1046,6 +1155,329 @@ def scenario_a_whole_oczko_match_over_android_links(fakes: Fakes) -> None:
     assert all(g.notices[-1].details.get("reason") == "match_over" for g in guests)
 
 
+def scenario_a_dropped_link_is_a_lost_connection_and_a_goodbye_is_a_leave(fakes: Fakes) -> None:
+    """At a table over Android links: a guest whose link drops (out of range: no goodbye)
+    is "lost", shown as a lost connection in every language; one who taps Leave (a
+    goodbye first) "left". Android's read error is the same for both ends."""
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+    from app.table.clock import FakeClock
+    from app.table.dealer import OpenDealer
+    from app.table.table import GuestTable, HostTable
+
+    clock = FakeClock()
+    host = HostTable(
+        _transport(fakes).listen(),
+        player_id="a" * 32,
+        name="Ala",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: OpenDealer(seat),
+    )
+    guests = [
+        GuestTable.join(
+            _transport(fakes),
+            HOST,
+            timeout=WAIT,
+            player_id=c * 32,
+            name=name,
+            lang="de",
+            clock=clock,
+            dealer_factory=lambda seat, n: OpenDealer(seat),
+        )
+        for c, name in (("b", "Bartek"), ("c", "Celina"))
+    ]
+    sides = (host, *guests)
+
+    def run(until: Any) -> None:
+        deadline = time.monotonic() + 3 * WAIT
+        while not until():
+            assert time.monotonic() < deadline, "the table stalled"
+            for side in sides:
+                if not getattr(side, "closed", False):
+                    side.step(0.002)
+
+    def gone() -> dict[str, str]:
+        return {
+            n.details["name"]: n.details["reason"] for n in host.notices if n.code == "player_left"
+        }
+
+    run(lambda: all(g.seat is not None for g in guests))
+    bartek, celina = guests
+    bartek.link.close()  # walked out of range: his phone said nothing
+    celina.leave()  # tapped Leave: a goodbye, then the link closes
+    run(lambda: len(gone()) == 2)
+    assert gone() == {"Bartek": "lost", "Celina": "left"}, gone()
+    from app.views.oczko_network import _LEFT_MESSAGES
+
+    code = _LEFT_MESSAGES.get("lost", "player_lost")
+    texts = []
+    for lang in ("en", "de", "pl"):
+        set_language(lang)
+        texts.append(message_for(code, name="Bartek"))
+    set_language("en")
+    assert texts[0] == "Bartek lost the connection and is out of the match.", texts
+    assert len(set(texts)) == 3 and all("Bartek" in t for t in texts), texts
+    host.close("host_left")
+
+
+# -- the app off screen: the table's foreground service (issue 33) ----------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICE = "org.blu21.TableService"
+
+
+def declared_build() -> dict[str, Any]:
+    """What the build declares, read from the build files themselves: buildozer.spec's
+    permissions and target API, the service element of recipes/blu21/service's manifest,
+    the application arguments (the back opt-out)."""
+    import configparser
+    import xml.etree.ElementTree as ET
+
+    spec = configparser.ConfigParser(interpolation=None)
+    spec.read(ROOT / "buildozer.spec")
+    app = spec["app"]
+    permissions = []
+    for entry in app["android.permissions"].split(","):
+        entry = entry.strip()
+        if entry.startswith("("):
+            entry = dict(kv.split("=", 1) for kv in entry.strip("()").split(";"))["name"]
+        permissions.append(entry if "." in entry else f"android.permission.{entry}")
+    ns = "{http://schemas.android.com/apk/res/android}"
+    manifest = ET.parse(ROOT / "recipes" / "blu21" / "service" / "AndroidManifest.xml")
+    services = {
+        e.get(f"{ns}name"): {k.replace(ns, ""): v for k, v in e.attrib.items()}
+        for e in manifest.getroot().iter("service")
+    }
+    arguments = (ROOT / app["android.extra_manifest_application_arguments"]).read_text()
+    return {
+        "permissions": permissions,
+        "services": services,
+        "target": int(app["android.api"]),
+        "back_opt_out": 'android:enableOnBackInvokedCallback="false"' in arguments,
+    }
+
+
+def _declare(fakes: Fakes, **overrides: Any) -> Any:
+    """Tell the stand-in system what the app declares (the build's files, or overrides)."""
+    build = {**declared_build(), **overrides}
+    process = fakes.jnius.autoclass("android.app.AppProcess")
+    for permission in build["permissions"]:
+        process.declarePermission(permission)
+    for name, attrs in build["services"].items():
+        process.declareService(name, attrs.get("foregroundServiceType", ""))
+    process.declareApplication(build["target"], build["back_opt_out"])
+    return process
+
+
+def _keeper(fakes: Fakes) -> Any:
+    from app.bluetooth.android_service import TableKeeper
+
+    return TableKeeper(
+        lambda: ("Blu21: your table is open", "Tap to return to it.", "Open table"),
+        on_main=fakes.on_main,
+    )
+
+
+def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
+    """A host and two guests (bots) in a match; mid-match the host's player switches to
+    another app for 60 s (simulated, on the tables' fake clock and the stand-in system's
+    alike), then comes back. The host's phone runs only while its process is not frozen
+    (``AppProcess.frozen``): a frozen process runs no thread, so its table is not
+    stepped. What each phone saw."""
+    from app.table.clock import FakeClock
+    from app.table.dealer import OpenDealer
+    from app.table.messages import Options
+    from app.table.table import GuestTable, HostTable, simple_bot
+
+    process = _declare(fakes)
+    fakes.Standin.setSdk(34)  # Android 14: the cached-apps freezer
+    clock = FakeClock()
+    host_transport = _transport(fakes)
+    host = HostTable(
+        host_transport.listen(),
+        player_id="a" * 32,
+        name="Ala",
+        lang="pl",
+        clock=clock,
+        dealer_factory=lambda seat, n: OpenDealer(seat),
+        options=Options(rounds=5, turn_time=30),
+    )  # no bot: Ala plays herself, and she is away
+    guests = [
+        GuestTable.join(
+            _transport(fakes),
+            HOST,
+            timeout=WAIT,
+            player_id=c * 32,
+            name=name,
+            lang="de",
+            clock=clock,
+            dealer_factory=lambda seat, n: OpenDealer(seat),
+            bot=simple_bot,
+        )
+        for c, name in (("b", "Bartek"), ("c", "Celina"))
+    ]
+    texts = ("Blu21: your table is open", "Tap to return to it.", "Open table")
+    if service:  # the table opened, on screen: the service starts (app.views.device)
+        assert host_transport.keep_table_open(True, lambda: texts)
+        _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    frozen_seen = []
+
+    def tick(seconds: float = 0.0) -> None:
+        clock.advance(seconds)
+        fakes.advance(seconds)
+        frozen = bool(process.frozen())
+        frozen_seen.append(frozen)
+        for side in (host, *guests):
+            if side is host and frozen:
+                continue  # a frozen process runs nothing: no heartbeat, no turn timer
+            for _ in range(3):
+                side.step(0.002)
+
+    def run(until: Any, what: str) -> None:
+        deadline = time.monotonic() + 3 * WAIT
+        while not until():
+            assert time.monotonic() < deadline, f"the table stalled: {what}"
+            tick()
+
+    run(lambda: all(g.seat is not None for g in guests), "seats")
+    for g in guests:
+        g.set_ready()
+    run(lambda: host.seating.can_start(), "ready")
+    host.begin()
+    run(lambda: all(s.phone is not None for s in (host, *guests)), "the match")
+    start_round = host.phone.match.rounds_played
+    process.leaveScreen()  # mid-match: Ala reads a message
+    for _ in range(240):  # 60 s away
+        tick(0.25)
+    away = {
+        "frozen": any(frozen_seen),
+        "host_lost": [
+            name
+            for name, g in zip(("Bartek", "Celina"), guests, strict=True)
+            if any(n.code == "host_lost" for n in g.notices)
+        ],
+        "dropped": [n.details for n in host.notices if n.code == "player_left"],
+        "host_rounds": host.phone.match.rounds_played - start_round,
+        "guest_rounds": [g.phone.match.rounds_played - start_round for g in guests],
+    }
+    process.returnToScreen()  # back: the table as it is now
+    tick(0.25)
+    away["agree"] = all(
+        g.phone.match.points == host.phone.match.points
+        and g.phone.match.rounds_played == host.phone.match.rounds_played
+        for g in guests
+        if not g.closed
+    )
+    away["crashed"] = process.crashed()
+    print("away:", away)
+    host_transport.keep_table_open(False, lambda: texts)  # the table ends
+    _until(lambda: not process.isRunning(SERVICE), "the service stopped")
+    host.close("host_left")
+    return away
+
+
+def scenario_a_host_away_for_a_minute_keeps_the_table_with_the_service(fakes: Fakes) -> None:
+    away = _host_in_the_background(fakes, service=True)
+    assert not away["frozen"] and away["crashed"] is None, away
+    assert away["host_lost"] == [] and away["dropped"] == [], away
+    # the table went on: her turns timed out, rounds were played, every phone agrees
+    assert away["host_rounds"] >= 1 and away["guest_rounds"] == [away["host_rounds"]] * 2, away
+    assert away["agree"], away
+
+
+def scenario_without_the_service_the_others_see_the_host_freeze(fakes: Fakes) -> None:
+    away = _host_in_the_background(fakes, service=False)
+    assert away["frozen"], away
+    # 10 s after she left her process froze; 20 s of silence later every guest's table
+    # ends with "the host is gone"
+    assert sorted(away["host_lost"]) == ["Bartek", "Celina"], away
+
+
+@fresh_install
+def scenario_the_table_service_follows_androids_rules(fakes: Fakes) -> None:
+    """Started only with BLUETOOTH_CONNECT (Android 14's rule for connectedDevice), in the
+    app's process, with a notification that returns to the table (POST_NOTIFICATIONS asked
+    on 13+; refused, the service still runs), never from the background, stopped with
+    the table. The build's own declarations are what the stand-in system checks."""
+    S = fakes.Standin
+    process = _declare(fakes)
+    build = declared_build()
+    attrs = build["services"][SERVICE]
+    assert attrs["foregroundServiceType"] == "connectedDevice" and "process" not in attrs
+    for p in ("FOREGROUND_SERVICE", "FOREGROUND_SERVICE_CONNECTED_DEVICE", "POST_NOTIFICATIONS"):
+        assert f"android.permission.{p}" in build["permissions"], p
+    keeper = _keeper(fakes)
+    assert not keeper.open()  # no BLUETOOTH_CONNECT yet: not even tried
+    assert not process.isRunning(SERVICE)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    _until(lambda: "android.permission.POST_NOTIFICATIONS" in list(S.dialogs()), "the dialog")
+    _until(lambda: process.notification(SERVICE) is not None, "the notification")
+    note = process.notification(SERVICE)
+    assert str(note.title) == "Blu21: your table is open" and note.ongoing
+    back = note.contentIntent.standinIntent()  # back to the table, as the launcher does
+    intent = fakes.jnius.autoclass("android.content.Intent")
+    assert back.getAction() == intent.ACTION_MAIN and back.hasCategory(intent.CATEGORY_LAUNCHER)
+    assert back.standinClassName() == "org.kivy.android.PythonActivity"
+    assert back.getFlags() & intent.FLAG_ACTIVITY_NEW_TASK
+    keeper.close()
+    assert not process.isRunning(SERVICE)
+    # Notifications refused: the service (and the table) run all the same.
+    S.reset()
+    process = _declare(fakes)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    S.setAnswer("android.permission.POST_NOTIFICATIONS", "deny")
+    keeper = _keeper(fakes)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the foreground service")
+    _until(lambda: "android.permission.POST_NOTIFICATIONS" in list(S.dialogs()), "the dialog")
+    fakes.run_main()
+    assert process.notification(SERVICE) is None and process.isForeground(SERVICE)
+    keeper.close()
+    # From the background Android 12+ refuses to start one: no crash, the table goes on.
+    process.leaveScreen()
+    assert not keeper.open() and not process.isRunning(SERVICE)
+    process.returnToScreen()
+    # Android 9: no type, no channel needed; the same class works.
+    S.setSdk(28)
+    assert keeper.open()
+    _until(lambda: process.isForeground(SERVICE), "the service on Android 9")
+    keeper.close()
+    assert process.crashed() is None, list(process.events())
+    # The stand-in system checks the declarations: without the connectedDevice permission
+    # Android 14 refuses startForeground (the app would crash), so the build's matter.
+    S.reset()
+    perms = [p for p in build["permissions"] if not p.endswith("CONNECTED_DEVICE")]
+    process = _declare(fakes, permissions=perms)
+    S.setPermission("android.permission.BLUETOOTH_CONNECT", True)
+    assert keeper.open()
+    _until(lambda: process.crashed() is not None, "the refusal")
+    assert "FOREGROUND_SERVICE_CONNECTED_DEVICE" in process.crashed()
+
+
+def scenario_back_at_api_36_reaches_the_app_only_with_the_opt_out(fakes: Fakes) -> None:
+    """Android 16 at target 36: the back key is delivered only to an app that opted out of
+    predictive back; otherwise the system finishes the activity and the app leaves the
+    screen (a host's table would freeze 10 s later without the service)."""
+    S = fakes.Standin
+    process = _declare(fakes)  # the build: target 36, opted out
+    S.setSdk(36)
+    assert process.pressBack() == "key" and process.onScreen()
+    S.reset()
+    process = _declare(fakes, back_opt_out=False)
+    S.setSdk(35)
+    assert process.pressBack() == "key"  # Android 15: still the key
+    S.setSdk(36)
+    assert process.pressBack() == "finished" and not process.onScreen()
+    fakes.advance(AWAY_FROZEN_AFTER)
+    assert process.frozen()
+
+
+AWAY_FROZEN_AFTER = 10.0  # s: AppProcess.FREEZE_AFTER_MS
+
+
 # -- several phones, one JVM each (run by test_phones_in_separate_jvms) -----------------
 
 PHONES = {"Ala": "00:11:22:33:44:A1", "Bartek": "00:11:22:33:44:B2"}
@@ -1069,7 +1501,7 @@ def process_host(fakes: Fakes) -> None:
             greeted.append(name)
             event.link.send(f"welcome {name}, you are {event.link.peer}".encode())
         elif isinstance(event, Closed):
-            assert event.code == "peer_closed", event
+            assert event.code == "connection_lost", event
             left += 1
         else:
             assert isinstance(event, Opened)
@@ -1105,6 +1537,8 @@ def standin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         pytest.fail("no JDK found: install openjdk-17-jdk-headless or set JAVA_HOME")
     out = tmp_path_factory.mktemp("standin-classes")
     sources = sorted(str(p) for p in JAVA_SOURCES.rglob("*.java"))
+    # the app's own Java (the table's foreground service), compiled against the stand-ins
+    sources += sorted(str(p) for p in (ROOT / "recipes" / "blu21" / "java").rglob("*.java"))
     result = subprocess.run(
         [str(home / "bin" / "javac"), "--release", "11", "-d", str(out), *sources],
         capture_output=True,
@@ -1121,6 +1555,33 @@ def test_standin_sources_cover_the_android_api_used() -> None:
     for cls in ("BluetoothAdapter", "BluetoothDevice", "BluetoothSocket", "BluetoothServerSocket"):
         assert f"android/bluetooth/{cls}.java" in names
     assert "android/os/Build.java" in names
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("lost", "Ola's connection was lost."),
+        ("silent", "Ola's connection was lost."),
+        ("left", "Ola left the table."),
+    ],
+)
+def test_the_casino_screen_says_a_dropped_link_was_lost(reason: str, expected: str) -> None:
+    # The casino host reports a guest whose link dropped as reason "lost" (Android's read
+    # error says nothing about a choice): the screen must not say he left.
+    from fractions import Fraction
+
+    from app.rules.table_rules import TableRules
+    from app.table.casino_snapshot import CasinoSnapshot, Notice
+    from app.views.casino_vm import notice_text
+
+    s = CasinoSnapshot(
+        me="me",
+        rules=TableRules(),
+        players=("me", "b0"),
+        names={"b0": "Ola"},
+        chips={"me": Fraction(1000)},
+    )
+    assert notice_text(s, Notice("player_left", {"player": "b0", "reason": reason})) == expected
 
 
 def test_the_transport_package_does_not_import_jnius_by_itself() -> None:

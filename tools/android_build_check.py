@@ -41,6 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "android.md"
 ANDROID_NS = "{http://schemas.android.com/apk/res/android}"
 TOOLS_NS = "{http://schemas.android.com/tools}"
+#: Google Play: new apps and updates target API 36 from 2026-08-31
+TARGET_SDK = 36
+#: the 16 KB page size the native modules are linked for (Android 15+, Play)
+PAGE_ALIGN_LDFLAGS = "-Wl,-z,max-page-size=16384"
 
 
 class CheckFailed(Exception):
@@ -64,8 +68,10 @@ def _chdir(path: Path) -> Iterator[None]:
 # -- 1. the command ----------------------------------------------------------------------
 
 
-def buildozer_p4a_command(root: Path, storage: Path) -> list[str]:
-    """The python-for-android argument list buildozer's Android target builds (debug)."""
+def buildozer_p4a_command(root: Path, storage: Path) -> tuple[list[str], int]:
+    """The python-for-android argument list buildozer's Android target builds (debug), and
+    the target API (buildozer hands it to p4a as ``ANDROIDAPI`` and ``project.properties``,
+    not on the command line)."""
     from buildozer import Buildozer
 
     with _chdir(root):
@@ -95,7 +101,10 @@ def buildozer_p4a_command(root: Path, storage: Path) -> list[str]:
             target.build_package()
     if not captured:
         raise CheckFailed("buildozer never called python-for-android")
-    return captured[0]
+    command = captured[0]
+    if "--use-setup-py" in command or "--ignore-setup-py" not in command:
+        raise CheckFailed("buildozer asks p4a to pip-install the checkout (--use-setup-py)")
+    return command, int(target.android_api)
 
 
 def p4a_parse(command: list[str], work: Path) -> tuple[Any, Any, Any]:
@@ -252,6 +261,63 @@ def check_manifest(text: str, documented: set[Entry]) -> None:
         )
 
 
+def check_application(text: str) -> None:
+    """The target SDK is :data:`TARGET_SDK` and ``<application>`` opts out of predictive
+    back (Android 16 delivers no back key to an app targeting 36 otherwise)."""
+    root = ET.fromstring(text)
+    sdk = root.find("uses-sdk")
+    target = None if sdk is None else sdk.get(f"{ANDROID_NS}targetSdkVersion")
+    if target != str(TARGET_SDK):
+        raise CheckFailed(f"targetSdkVersion is {target!r}, Play requires {TARGET_SDK}")
+    app = root.find("application")
+    back = None if app is None else app.get(f"{ANDROID_NS}enableOnBackInvokedCallback")
+    if back != "false":
+        raise CheckFailed(
+            f"<application android:enableOnBackInvokedCallback> is {back!r}: at API 36 the "
+            "back key would not reach the app"
+        )
+
+
+SERVICE_CLASS = "org.blu21.TableService"
+
+
+def check_service(root: Path, command: list[str], aar: Path) -> None:
+    """The table's foreground service reaches the build: its Java source directory and
+    the library (``aar``, written by the recipe) whose manifest declares it, in the app's
+    process, of type connectedDevice (Gradle merges it into ``<application>``)."""
+    import zipfile
+
+    def values(option: str) -> list[str]:
+        return [command[i + 1] for i, a in enumerate(command[:-1]) if a == option]
+
+    java = root / "recipes" / "blu21" / "java"
+    if str(java.resolve()) not in values("--add-source"):
+        raise CheckFailed(f"buildozer does not add {java} (android.add_src)")
+    if str(aar.resolve()) not in values("--add-aar"):
+        raise CheckFailed(f"buildozer does not add {aar} (android.add_aars)")
+    source = java / (SERVICE_CLASS.replace(".", "/") + ".java")
+    if not source.exists() or "class TableService extends Service" not in source.read_text():
+        raise CheckFailed(f"no service class {SERVICE_CLASS} in {source}")
+    try:
+        with zipfile.ZipFile(aar) as z:
+            names = set(z.namelist())
+            manifest = ET.fromstring(z.read("AndroidManifest.xml"))
+    except (OSError, KeyError, zipfile.BadZipFile, ET.ParseError) as exc:
+        raise CheckFailed(f"the recipe did not write a readable {aar}: {exc}") from exc
+    if "classes.jar" not in names:
+        raise CheckFailed(f"{aar} has no classes.jar (Gradle rejects such an AAR)")
+    services = {e.get(f"{ANDROID_NS}name"): e for e in manifest.iter("service")}
+    element = services.get(SERVICE_CLASS)
+    if element is None or set(services) != {SERVICE_CLASS}:
+        raise CheckFailed(f"{aar} declares {sorted(services)}, expected {SERVICE_CLASS}")
+    if element.get(f"{ANDROID_NS}foregroundServiceType") != "connectedDevice":
+        raise CheckFailed("the table service is not of type connectedDevice")
+    if element.get(f"{ANDROID_NS}process") is not None:
+        raise CheckFailed("the table service must run in the app's process (the sockets')")
+    if element.get(f"{ANDROID_NS}exported") != "false":
+        raise CheckFailed("the table service must not be exported")
+
+
 # -- 3. the recipe -----------------------------------------------------------------------
 
 
@@ -269,7 +335,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
     ctx.setup_dirs(str(work / "storage"))
     ctx.ndk_dir = str(work / "ndk")
     ctx.ndk_api = 24
-    ctx.android_api = 35
+    ctx.android_api = TARGET_SDK
     ctx.recipe_build_order = ["hostpython3", "python3", "blu21"]
     arch = ArchAarch_64(ctx)
     blu21 = Recipe.get_recipe("blu21", ctx)
@@ -284,6 +350,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
         repr({"EXT_SUFFIX": f".{soabi}.so"})
     )
     recorded: list[list[str]] = []
+    envs: list[dict[str, str]] = []
 
     class Recorder:  # stands in for sh.Command(host python)
         def __init__(self, path: str) -> None:
@@ -291,6 +358,7 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
 
         def __call__(self, *args: str, **kwargs: Any) -> str:
             recorded.append([self.path, *args])
+            envs.append(dict(kwargs.get("_env") or {}))
             Path("dist").mkdir(exist_ok=True)
             Path("dist/blu21-0.1.0-cp314-cp314-android_24_arm64_v8a.whl").touch()
             return ""
@@ -334,6 +402,8 @@ def check_recipe(root: Path, local_recipes: str, work: Path) -> list[str]:
         f"libpython{python.link_version}.so"
     ):
         raise CheckFailed(f"recipe links {settings.get('cmake.define.Python_LIBRARY')}")
+    if PAGE_ALIGN_LDFLAGS not in envs[0].get("LDFLAGS", ""):
+        raise CheckFailed(f"the recipe links without {PAGE_ALIGN_LDFLAGS} (16 KB pages)")
     if len(installed) != 1 or len(installed[0]) != 1:
         raise CheckFailed(f"the recipe installed {installed}")
     return recorded[0]
@@ -348,15 +418,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="blu21-android-check-") as tmp:
         work = Path(tmp)
         try:
-            command = buildozer_p4a_command(root, work / "storage")
+            command, android_api = buildozer_p4a_command(root, work / "storage")
             args, build_args, build = p4a_parse(command, work)
             print(f"p4a command from buildozer.spec parses ({len(command)} arguments)")
-            manifest = render_manifest(build, build_args, int(args.android_api), work)
+            manifest = render_manifest(build, build_args, android_api, work)
             documented = documented_entries((root / "docs" / "android.md").read_text())
             check_manifest(manifest, documented)
             print(f"manifest: the {len(documented)} entries of docs/android.md, no INTERNET")
+            check_application(manifest)
+            print(f"manifest: targetSdkVersion {TARGET_SDK}, back key opted out of predictive back")
             wheel = check_recipe(root, args.local_recipes or "recipes", work)
             print(f"recipe: build steps ran against the stand-in NDK ({' '.join(wheel[:5])} ...)")
+            check_service(root, command, root / "build" / "android" / "blu21-table-service.aar")
+            print(f"service: {SERVICE_CLASS} (connectedDevice, the app's process) in the build")
         except CheckFailed as exc:
             print(f"android build check FAILED: {exc}", file=sys.stderr)
             return 1

@@ -115,6 +115,9 @@ log "building the wheel (extension suffix $ext_suffix)"
 # the host interpreter's paths must not reach FindPython.
 (
   cd "$ROOT"
+  # LDFLAGS: CMake adds it to the toolchain's linker flags; 16 KB pages as on Android 15+
+  # (the recipe does the same for the phone build).
+  LDFLAGS="-Wl,-z,max-page-size=16384" \
   BLU21_SYSROOT=$SYSROOT _PYTHON_HOST_PLATFORM=$PLATFORM SETUPTOOLS_EXT_SUFFIX=$ext_suffix \
     "$VENV/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation --wheel-dir "$DIST" \
@@ -143,6 +146,12 @@ for mod in sra handeval; do
   [[ -f $so ]] || die "$mod$ext_suffix missing from $(basename "$wheel")"
   machine=$("$TRIPLET-readelf" -h "$so" | sed -n 's/^ *Machine: *//p')
   [[ $machine == "$want_machine" ]] || die "$mod is built for '$machine', not $want_machine"
+  # Play: arm64 libraries of apps targeting Android 15+ must be 16 KB page-aligned (the
+  # recipe links the phone's modules the same way, recipes/blu21).
+  if [[ $ARCH == aarch64 ]]; then
+    READELF="$TRIPLET-readelf" "$ROOT/tools/elf-page-align.sh" "$so" ||
+      die "$mod is not 16 KB page-aligned"
+  fi
 done
 rm -rf "$check"
 # armhf: NEON instructions (q registers, d16-d31, integer vector types) only in the NEON

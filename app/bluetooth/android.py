@@ -73,6 +73,7 @@ from app.bluetooth.android_permissions import (
     PermissionsModule,
     permissions_for,
 )
+from app.bluetooth.android_service import TableKeeper
 from app.bluetooth.android_socket import (
     PAIRING_TIMEOUT,
     AndroidListener,
@@ -154,7 +155,7 @@ class AndroidTransport:
         *,
         service_uuid: str = SERVICE_UUID,
         service_name: str = SERVICE_NAME,
-        secure: bool = True,
+        secure: bool | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
         max_pending: int = DEFAULT_MAX_PENDING,
         api: JavaApi | None = None,
@@ -167,8 +168,13 @@ class AndroidTransport:
         self.api = api if api is not None else JavaApi()
         self.service_uuid = service_uuid
         self.service_name = service_name
-        # Secure sockets need pairing (the system shows its pairing dialog on first use);
-        # insecure ones skip authentication.
+        # True: authenticated links only (pairing dialogs on both phones the first time);
+        # False: unauthenticated only; None (the default): the host listens insecure, so it
+        # accepts every guest without a dialog of its own (AOSP accepts an incoming Just
+        # Works pairing by itself), and a guest connects secure to a phone it is paired
+        # with (no dialog) and insecure otherwise (one yes/no on the guest, no bond kept).
+        # The table needs no link-level authentication: its security is the signatures and
+        # the SRA shuffle between the players' own keys (docs/android.md, "Pairing").
         self.secure = secure
         self.max_frame = max_frame
         self.max_pending = max_pending
@@ -181,6 +187,9 @@ class AndroidTransport:
         self._results_bound = False
         self._uuid: JavaUuid = self.api.UUID.fromString(service_uuid)
         self._discovery: Discovery | None = None
+        #: until when (``clock``) Android made this phone visible at our request
+        self._visible_until: float | None = None
+        self._keeper: TableKeeper | None = None
 
     # -- state ----------------------------------------------------------------------------
 
@@ -261,10 +270,32 @@ class AndroidTransport:
     def _on_activity_result(self, code: int, result: int, _intent: Intent | None) -> None:
         # On Android's UI thread; the answer goes to the main thread. Enable: RESULT_OK
         # (-1) or RESULT_CANCELED; discoverable: the granted seconds or RESULT_CANCELED.
+        if code == REQUEST_DISCOVERABLE_CODE and result > 0:  # the seconds granted
+            self._visible_until = self._clock() + result
         callback = self._results.pop(code, None)
         if callback is not None:
             accepted = result != RESULT_CANCELED
             self._on_main(lambda: callback(accepted))
+
+    def keep_table_open(self, on: bool, texts: Callable[[], tuple[str, str, str]]) -> bool:
+        """Run (``on``) or stop the table's foreground service, which keeps this process
+        (and the table's links) up while the app is off screen; ``texts()``: the
+        notification's title, text and channel name. Main thread. See
+        :class:`~app.bluetooth.android_service.TableKeeper`. Never raises."""
+        if self._keeper is None:
+            self._keeper = TableKeeper(texts, self.permissions, self._on_main)
+        if on:
+            return self._keeper.open()
+        self._keeper.close()
+        return True
+
+    def visible_left(self) -> float | None:
+        """Seconds this phone stays visible to discovery at our last request (0 once it
+        ran out); None if Android never made it visible for us. Android grants at most
+        300 s per request, so a host whose lobby stays open must ask again."""
+        if self._visible_until is None:
+            return None
+        return max(0.0, self._visible_until - self._clock())
 
     def open_settings(self, which: str) -> None:
         """Open the system settings: ``"app"`` (this app's permissions, for a permission
@@ -334,6 +365,7 @@ class AndroidTransport:
             on_finished,
             self._broadcast_module,
             on_stopped=self._forget_discovery,
+            location_off=self.location_blocks_discovery,
         )
         discovery.start()
         self._discovery = discovery
@@ -362,7 +394,7 @@ class AndroidTransport:
         adapter = self.adapter()
         self.stop_discovery()
         with java_errors(self.api, "listen_failed", "registering the service"):
-            if self.secure:
+            if self.secure:  # (None: insecure, which also takes secure guests)
                 server = adapter.listenUsingRfcommWithServiceRecord(self.service_name, self._uuid)
             else:
                 server = adapter.listenUsingInsecureRfcommWithServiceRecord(
@@ -406,7 +438,10 @@ class AndroidTransport:
             if attempt:
                 time.sleep(min(0.3, budget.left() / 2))
             with java_errors(api, "connect_failed", f"opening a socket to {address}"):
-                if self.secure:
+                secure = self.secure
+                if secure is None:  # authenticated when paired already: no dialog either way
+                    secure = device.getBondState() == api.BOND_BONDED
+                if secure:
                     socket = device.createRfcommSocketToServiceRecord(self._uuid)
                 else:
                     socket = device.createInsecureRfcommSocketToServiceRecord(self._uuid)

@@ -123,8 +123,10 @@ class Discovery:
         on_finished: Callable[[], None] | None = None,
         broadcast: BroadcastModule | None = None,
         on_stopped: Callable[[Discovery], None] | None = None,
+        location_off: Callable[[], bool] | None = None,
     ) -> None:
         self._api = api
+        self._location_off = location_off
         self._permissions = permissions
         self._adapter = adapter
         self._on_stopped = on_stopped
@@ -156,6 +158,12 @@ class Discovery:
                     adapter.cancelDiscovery()
                 started = adapter.startDiscovery()
             if not started:
+                # Android 10/11 refuse an inquiry while the Location switch is off (AOSP
+                # checks the caller's fine location, the switch included): say so.
+                if self._location_off is not None and self._location_off():
+                    raise TransportError(
+                        "location_off", "Android 10/11 search only while Location is on"
+                    )
                 raise TransportError("discovery_failed", "the adapter refused to start discovery")
         except TransportError:
             self.stop()

@@ -10,7 +10,8 @@ every use*: a refused or revoked permission is a ``permission_denied``
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from app.bluetooth.android_java import p4a_module, run_on_main
@@ -63,6 +64,38 @@ def permissions_for(sdk_int: int, *uses: str) -> tuple[str, ...]:
 
 
 _CHECK_LOCK = threading.Lock()
+
+
+class _DialogGate:
+    """One permission request of the app's at a time, the next ones queued.
+
+    Android answers a request made while another is open at once, as cancelled, before
+    ``requestPermissions`` returns (AOSP ``Activity.requestPermissions``), and
+    python-for-android stores the Python callback only after that call: the answer is
+    lost and whoever waits for it (the set-up screen) waits for ever. So the app never
+    makes a second request while one is open. Used on the main thread only.
+    """
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.waiting: deque[Callable[[], None]] = deque()
+
+    def enter(self, ask: Callable[[], None]) -> bool:
+        """True: go on and ask; False: ``ask`` runs once the open request is answered."""
+        if self.busy:
+            self.waiting.append(ask)
+            return False
+        self.busy = True
+        return True
+
+    def leave(self) -> None:
+        """The open request was answered (or never made): the next one may ask."""
+        self.busy = False
+        if self.waiting:
+            self.waiting.popleft()()
+
+
+_GATE = _DialogGate()
 
 
 class PermissionsModule(Protocol):
@@ -140,8 +173,14 @@ class Permissions:
         """
         uses = tuple(uses)
 
+        def finish(error: TransportError | None) -> None:  # on the main thread
+            try:
+                on_done(error)
+            finally:
+                _GATE.leave()
+
         def done(error: TransportError | None) -> None:
-            self._on_main(lambda: on_done(error))
+            self._on_main(lambda: finish(error))
 
         def answered(
             _permissions: list[str], _grants: list[bool]
@@ -154,14 +193,16 @@ class Permissions:
                 done(None)
 
         def ask() -> None:  # on the main thread
+            if not _GATE.enter(ask):
+                return  # another request is open: asked once it is answered
+            error: TransportError | None = None
             try:
                 missing = self.missing(*uses)
-                if not missing:
-                    on_done(None)
-                    return
-                self._android_permissions().request_permissions(missing, answered)
+                if missing:
+                    self._android_permissions().request_permissions(missing, answered)
+                    return  # answered() finishes
             except Exception as exc:  # e.g. no activity yet: report, do not crash
-                on_done(
+                error = (
                     exc
                     if isinstance(exc, TransportError)
                     else TransportError(
@@ -170,6 +211,45 @@ class Permissions:
                         missing=list(self.needed(*uses)),
                     )
                 )
+            finish(error)
+
+        self._on_main(ask)
+
+    def request_named(self, names: Sequence[str], on_done: Callable[[bool], None]) -> None:
+        """Ask for runtime permissions by name (not a Bluetooth use, e.g. POST_NOTIFICATIONS),
+        one dialog at a time like :meth:`request`; ``on_done(all granted)`` on the main
+        thread. Non-blocking, from any thread; never raises."""
+        wanted = list(names)
+
+        def granted() -> bool:
+            module = self._android_permissions()
+            with _CHECK_LOCK:
+                return all(module.check_permission(n) for n in wanted)
+
+        def finish(ok: bool) -> None:  # on the main thread
+            try:
+                on_done(ok)
+            finally:
+                _GATE.leave()
+
+        def answered(_permissions: list[str], _grants: list[bool]) -> None:  # UI thread
+            try:
+                ok = granted()
+            except Exception:  # unknown: treat as refused
+                ok = False
+            self._on_main(lambda: finish(ok))
+
+        def ask() -> None:  # on the main thread
+            if not _GATE.enter(ask):
+                return
+            try:
+                if not granted():
+                    self._android_permissions().request_permissions(wanted, answered)
+                    return  # answered() finishes
+                ok = True
+            except Exception:  # e.g. no activity yet: not granted, no crash
+                ok = False
+            finish(ok)
 
         self._on_main(ask)
 

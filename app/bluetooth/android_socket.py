@@ -27,12 +27,21 @@ from app.bluetooth.link import Inbox, Link, ListenerBase, StreamLink
 #: How long the players may take to confirm the pairing dialog of a first connection
 #: (on top of the connect timeout, which does not run meanwhile).
 PAIRING_TIMEOUT = 60.0
+_SETUP_LOCK = threading.Lock()
 #: How often the connect watchdog looks at the clock and the bond state (real seconds).
 WATCH_STEP = 0.05
 
 
 class JavaSocketStream:
-    """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`."""
+    """A connected ``BluetoothSocket`` as a :class:`~app.bluetooth.link.ByteStream`.
+
+    Its end is ``connection_lost``, not ``peer_closed``: AOSP's ``BluetoothSocket.read``
+    throws the same ``IOException("bt socket closed, read return: -1")`` whether the
+    other phone closed the socket or the link dropped (out of range, Bluetooth off), so
+    the end says nothing about a player's choice (one who leaves says goodbye first).
+    """
+
+    end_of_stream_code = "connection_lost"
 
     def __init__(self, api: JavaApi, socket: BluetoothSocket) -> None:
         self._api = api
@@ -82,8 +91,14 @@ def open_link(
 ) -> Link:
     """A connected ``BluetoothSocket`` as a framed link (the socket is closed on failure)."""
     try:
-        stream = JavaSocketStream(api, socket)
-        peer = "bt:" + str(socket.getRemoteDevice().getAddress())
+        # One link set up at a time: pyjnius keeps the instance a call is made on in the
+        # method object that all instances of a class share, so the same method called
+        # from two threads at once (the acceptor's new link and a connect, or two
+        # connects) can run on the wrong object or none (a NullPointerException seen in
+        # the JVM tests). Reads and writes then run on streams of their own.
+        with _SETUP_LOCK:
+            stream = JavaSocketStream(api, socket)
+            peer = "bt:" + str(socket.getRemoteDevice().getAddress())
     except (TransportError, api.JavaException):
         with suppress(api.JavaException):
             socket.close()

@@ -10,10 +10,13 @@ Codes
 Set-up: ``no_adapter`` (the device has no Bluetooth), ``bluetooth_off``,
 ``permission_denied`` (details: ``missing``), ``unsupported`` (the platform or the
 interpreter lacks the transport, e.g. no ``socket.AF_BLUETOOTH``), ``bad_address``,
-``listen_failed``, ``connect_failed``, ``discovery_failed``, ``timeout``.
+``listen_failed``, ``connect_failed``, ``discovery_failed``, ``location_off`` (Android
+10/11 refuse discovery while the Location switch is off), ``timeout``.
 
 Link life: ``closed`` (the link or listener was already closed), ``local_close``,
-``peer_closed`` (clean end of stream), ``io_error``, ``send_overflow`` (the peer does
+``peer_closed`` (clean end of stream), ``connection_lost`` (the stream ended in a way that
+does not say whether the peer closed it or went out of range: Android's RFCOMM read
+error), ``io_error``, ``send_overflow`` (the peer does
 not read what we send), ``internal_error``.
 
 Frames: ``frame_magic`` (garbage where a frame must start), ``frame_too_large``,

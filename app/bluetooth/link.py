@@ -279,6 +279,14 @@ class ByteStream(Protocol):
         ...
 
 
+def end_of_stream_code(stream: object) -> str:
+    """The close code for ``stream``'s end: ``peer_closed`` unless the stream says its end
+    is ambiguous (an ``end_of_stream_code`` attribute, e.g. ``connection_lost`` on
+    Android, whose read error is the same for a closed peer and one out of range)."""
+    code = getattr(stream, "end_of_stream_code", "peer_closed")
+    return code if isinstance(code, str) else "peer_closed"
+
+
 # -- the shared implementation ----------------------------------------------------------
 
 _link_ids = itertools.count(1)
@@ -411,7 +419,8 @@ class StreamLink:
                 chunk = self._stream.read(self._read_size)
                 if not chunk:
                     decoder.finish()
-                    self._finish("peer_closed", "peer closed the link")
+                    code = end_of_stream_code(self._stream)
+                    self._finish(code, "the link's stream ended")
                     return
                 decoder.feed(chunk)
                 while (frame := decoder.next_frame()) is not None:

@@ -14,11 +14,17 @@ and the app shares the history as CSV text (:func:`share_text`). An Intent's ext
 travel through Binder's buffer (about 1 MB for everything in flight), so the text is
 bounded: the newest rounds that fit in :data:`MAX_CHARS`, and the player is told how
 many went in.
+
+``Intent.createChooser`` has two public overloads on Android (``(Intent, CharSequence)``
+and, since API 22, ``(Intent, CharSequence, IntentSender)``); with more than one, pyjnius
+scores the arguments and a Python ``str`` does not match ``CharSequence``. The title goes
+in as a ``java.lang.String`` (:func:`_char_sequence`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +77,17 @@ def share_text(subject: str, text: str, chooser_title: str) -> Any:
     intent.setType("text/plain")
     intent.putExtra(intent_class.EXTRA_SUBJECT, subject)
     intent.putExtra(intent_class.EXTRA_TEXT, text)
-    chooser = intent_class.createChooser(intent, chooser_title)
+    chooser = intent_class.createChooser(intent, _char_sequence(chooser_title))
     activity.startActivity(chooser)
     return chooser
+
+
+def _char_sequence(text: str) -> Any:
+    """``text`` as a Java ``CharSequence`` (a ``java.lang.String``), so that pyjnius
+    matches a method that takes one among several overloads."""
+    from jnius import autoclass, cast
+
+    return cast("java.lang.CharSequence", autoclass("java.lang.String")(text))
 
 
 def share_files(paths: Sequence[Path], subject: str, chooser_title: str) -> Any:
@@ -88,24 +102,39 @@ def share_files(paths: Sequence[Path], subject: str, chooser_title: str) -> Any:
     intent_class = autoclass("android.content.Intent")
     clip_class = autoclass("android.content.ClipData")
     activity = autoclass("org.kivy.android.PythonActivity").mActivity
-    uris = [_copy_to_downloads(activity.getContentResolver(), path) for path in paths]
-    streams = autoclass("java.util.ArrayList")()
-    for uri in uris:
-        streams.add(cast("android.os.Parcelable", uri))
-    intent = intent_class(intent_class.ACTION_SEND_MULTIPLE)
-    types = {MIME_TYPES.get(p.suffix, "application/octet-stream") for p in paths}
-    intent.setType(types.pop() if len(types) == 1 else "*/*")
-    intent.putParcelableArrayListExtra(intent_class.EXTRA_STREAM, streams)
-    intent.putExtra(intent_class.EXTRA_SUBJECT, subject)
-    intent.addFlags(intent_class.FLAG_GRANT_READ_URI_PERMISSION)
-    # the grant reaches the app chosen in the sheet through the ClipData
-    clip = clip_class.newRawUri(subject, uris[0])
-    for uri in uris[1:]:
-        clip.addItem(autoclass("android.content.ClipData$Item")(uri))
-    intent.setClipData(clip)
-    chooser = intent_class.createChooser(intent, chooser_title)
-    activity.startActivity(chooser)
+    resolver = activity.getContentResolver()
+    uris: list[Any] = []
+    try:
+        for path in paths:
+            uris.append(_copy_to_downloads(resolver, path))
+        streams = autoclass("java.util.ArrayList")()
+        for uri in uris:
+            streams.add(cast("android.os.Parcelable", uri))
+        intent = intent_class(intent_class.ACTION_SEND_MULTIPLE)
+        types = {MIME_TYPES.get(p.suffix, "application/octet-stream") for p in paths}
+        intent.setType(types.pop() if len(types) == 1 else "*/*")
+        intent.putParcelableArrayListExtra(intent_class.EXTRA_STREAM, streams)
+        intent.putExtra(intent_class.EXTRA_SUBJECT, subject)
+        intent.addFlags(intent_class.FLAG_GRANT_READ_URI_PERMISSION)
+        # the grant reaches the app chosen in the sheet through the ClipData
+        clip = clip_class.newRawUri(_char_sequence(subject), uris[0])
+        for uri in uris[1:]:
+            clip.addItem(autoclass("android.content.ClipData$Item")(uri))
+        intent.setClipData(clip)
+        chooser = intent_class.createChooser(intent, _char_sequence(chooser_title))
+        activity.startActivity(chooser)
+    except BaseException:
+        # nothing was shared: leave no copies in Downloads (each try would add more)
+        for uri in uris:
+            _delete_quietly(resolver, uri)
+        raise
     return chooser
+
+
+def _delete_quietly(resolver: Any, uri: Any) -> None:
+    """Remove a MediaStore row we made; a failure to do so must not hide the first one."""
+    with suppress(Exception):  # best effort: the original error is re-raised
+        resolver.delete(uri, None, None)
 
 
 def _copy_to_downloads(resolver: Any, path: Path) -> Any:
@@ -121,11 +150,15 @@ def _copy_to_downloads(resolver: Any, path: Path) -> Any:
     uri = resolver.insert(downloads, values)
     if uri is None:
         raise OSError(f"shared storage refused {path.name}")
-    stream = resolver.openOutputStream(uri)
     try:
-        with path.open("rb") as f:
-            while chunk := f.read(CHUNK):
-                stream.write(chunk)
-    finally:
-        stream.close()
+        stream = resolver.openOutputStream(uri)
+        try:
+            with path.open("rb") as f:
+                while chunk := f.read(CHUNK):
+                    stream.write(chunk)
+        finally:
+            stream.close()
+    except BaseException:
+        _delete_quietly(resolver, uri)  # a half-written row is no copy to keep
+        raise
     return uri

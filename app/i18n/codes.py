@@ -187,6 +187,14 @@ MESSAGES: dict[str, str] = {
     "bluetooth_off": N_("Bluetooth is off. Turn it on to play at a table."),
     "bluetooth_permission": N_("The app needs the Bluetooth permission to play at a table."),
     "bluetooth_unavailable": N_("Playing at a table needs Bluetooth, which is not available."),
+    "location_off": N_(
+        "Turn Location on to search: on Android 10 and 11 the search for nearby phones "
+        "works only while Location is on."
+    ),
+    "discovery_failed": N_(
+        "The search for nearby phones could not start. Try again, or pick a paired phone."
+    ),
+    "player_connection_lost": N_("{name}'s connection was lost."),
 }
 
 

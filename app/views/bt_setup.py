@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from app.i18n import _
 from app.table.readiness import USES_ASKED, Situation, Step, next_step, read_situation
 
 log = logging.getLogger(__name__)
@@ -116,3 +117,54 @@ class BluetoothSetup:
         self.asked_visible = True
         self.visible = visible
         self.on_change()
+
+
+class Visibility:
+    """Keeps a host visible to nearby phones while its lobby is open.
+
+    Android makes a phone visible for at most 300 s per request (``visible_left`` of the
+    transport counts down what it granted), and a lobby may stay open longer: when the
+    time runs out while the lobby is open, :meth:`tick` asks again (the system dialog,
+    one tap). A refusal ends it: the host goes on with paired phones only. Only a host
+    that was made visible at its request is kept visible. Call :meth:`tick` on the main
+    thread (the screen's clock); no Kivy here.
+    """
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self.asking = False
+        self.refused = False
+
+    def seconds_left(self) -> int | None:
+        """Whole seconds the host stays visible; None when it is not kept visible."""
+        left = getattr(self.transport, "visible_left", lambda: None)()
+        if left is None or self.refused:
+            return None
+        return int(left + 0.999)
+
+    def tick(self) -> int | None:
+        """Ask again if the visible time ran out; the seconds left (None: not kept)."""
+        left = self.seconds_left()
+        if left == 0 and not self.asking:
+            self.asking = True
+            try:
+                self.transport.request_discoverable(VISIBLE_SECONDS, self._answered)
+            except Exception:  # no dialog possible now (Bluetooth off ...): try later
+                log.exception("asking to stay visible failed")
+                self.asking = False
+        return left
+
+    def _answered(self, visible: bool) -> None:
+        self.asking = False
+        self.refused = not visible
+
+    def text(self) -> str:
+        """What the lobby says about it ('' when nothing)."""
+        left = self.seconds_left()
+        if left is None:
+            return ""
+        if left == 0:
+            return _("No longer visible to nearby phones: asking again…")
+        return _("Visible to nearby phones for {time} more").format(
+            time=f"{left // 60}:{left % 60:02d}"
+        )

@@ -73,9 +73,28 @@ class CasinoLobbyScreen(CasinoScreen):
         #: the buttons now on screen by name ("box3", "start", ...)
         self.buttons: dict[str, Any] = {}
         self._rules: Any = None
+        self._visibility: Any = None
+        self._visible = ""
+
+    def _visible_text(self) -> str:
+        """The host's time left as visible to nearby phones, asking Android again when
+        it ran out (at most 300 s per request); '' for a guest or a paired-only host."""
+        net = self.net
+        if net is None or not net.hosting:
+            return ""
+        try:
+            if self._visibility is None:
+                from app.views.bt_setup import Visibility
+
+                self._visibility = Visibility(self.app.service.transport())
+            self._visibility.tick()
+            return str(self._visibility.text())
+        except Exception:  # never let this stop the lobby
+            return ""
 
     def on_leave(self, *_args: Any) -> None:
         super().on_leave()
+        self._visibility = None  # (a refusal counts for this lobby only)
         # leaving the lobby any other way than into the table leaves the table too
         if self.manager is not None and self.manager.current != "casino_table":
             self.leave_table()
@@ -87,6 +106,10 @@ class CasinoLobbyScreen(CasinoScreen):
     def tick(self, _dt: float = 0) -> None:
         """Follow the table: players, boxes, an error, the table starting."""
         net = self.net
+        visible = self._visible_text()  # counts down every second, asks again at 0
+        if visible != self._visible:
+            self._visible = visible
+            self.refresh()
         if net is None or not net.tick():
             return
         snap = net.snapshot()
@@ -114,6 +137,8 @@ class CasinoLobbyScreen(CasinoScreen):
             if net.hosting and net.address
             else ""
         )
+        if self._visible:
+            self.address = f"{self.address}\n{self._visible}" if self.address else self._visible
         vm = present_casino(snap, 0.0, hosting=self.hosting)
         self.vm = vm
         players = len(snap.players)

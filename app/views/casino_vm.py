@@ -142,6 +142,9 @@ def name_of(s: CasinoSnapshot, player: str | None) -> str:
 QUIET_NOTICES = frozenset(
     {"table_started", "bets_open", "round_settled", "audit", "bot_refused", "table_resumed"}
 )
+#: why a player left that says his link dropped or went silent, not that he chose to
+#: (Android's read error is the same for a closed phone and one out of range)
+CONNECTION_LOST = frozenset({"lost", "silent"})
 #: the table's notices that say the same as one of the screen's messages
 SAME_AS = {"cheat_named": "cheater", "fault": "cheater", "left_table": "table_over"}
 
@@ -155,6 +158,8 @@ def notice_text(s: CasinoSnapshot, n: Notice) -> str:
     code = SAME_AS.get(n.code, n.code)
     if code in QUIET_NOTICES:
         return ""
+    if code == "player_left" and params.get("reason") in CONNECTION_LOST:
+        code = "player_connection_lost"  # his link dropped: he did not choose to leave
     if code in ("table_closed", "table_over"):  # why: the host left, lost, ...
         reason = str(params.get("reason", ""))
         code = reason if reason in MESSAGES else "table_over"

@@ -96,8 +96,8 @@ def keep_screen_on(on: bool) -> bool:
 
     The table's links live in the app's process: a phone whose screen goes off in the
     middle of a match would stop its heartbeats and be dropped (the host's table would
-    end). python-for-android's services run in a process of their own, so one cannot
-    hold these links; keeping the window awake can. Call it on the main thread (it looks
+    end). :func:`table_open` also runs the table's foreground service, which keeps the
+    process up when the player leaves the app anyway. Call it on the main thread (it looks
     Java classes up); the window flag itself is changed on Android's UI thread. False
     where there is no such flag (the desktop) or it failed. Never raises.
     """
@@ -121,4 +121,35 @@ def keep_screen_on(on: bool) -> bool:
         return True
     except Exception:  # an old API or a missing module must not stop the game
         log.exception("keep_screen_on(%s) failed", on)
+        return False
+
+
+def _table_texts() -> tuple[str, str, str]:
+    from app.i18n import _
+
+    return (
+        _("Blu21: your table is open"),
+        _("The table goes on while you are away. Tap to return to it."),
+        _("Open table"),
+    )
+
+
+def table_open(on: bool) -> bool:
+    """A network table opened (``on``) or ended: keep the screen on, and on Android run
+    the table's foreground service (the transport's ``keep_table_open``,
+    app/bluetooth/android_service.py) so that the table goes on while the player looks at
+    another app or turns the screen off. Call it on the main thread. True if the service
+    runs (on) / was asked to stop. Never raises."""
+    keep_screen_on(on)
+    if not on_android():
+        return False
+    try:
+        from kivy.app import App
+
+        app = App.get_running_app()
+        transport = app.service.transport()  # the app's one (Android) transport
+        keep = getattr(transport, "keep_table_open", None)
+        return bool(keep is not None and keep(on, _table_texts))
+    except Exception:  # the table works without it
+        log.exception("table_open(%s) failed", on)
         return False

@@ -223,7 +223,7 @@ def _open_lobby(app: Any, net: Any, hosting: bool) -> None:
 def _open_casino(app: Any, hosting: bool, address: str = "", **options: Any) -> None:
     """Open (host) or join the casino table and show its lobby."""
     from app.views.casino_net import CasinoNet
-    from app.views.device import keep_screen_on
+    from app.views.device import table_open
 
     old = app.controllers.get("casino")
     if old is not None:
@@ -232,7 +232,7 @@ def _open_casino(app: Any, hosting: bool, address: str = "", **options: Any) -> 
         hosting=hosting,
         service=app.service,
         address=address,
-        awake=keep_screen_on,
+        awake=table_open,
         name=app.prefs.player_name,
         lang=get_language(),
         **options,
@@ -369,6 +369,23 @@ class OczkoLobbyScreen(BaseScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._poll: Any = None
+        self._visibility: Any = None
+        self._visible = ""
+
+    def _visible_text(self) -> str:
+        """The host's time left as visible to nearby phones, asking Android again when
+        it ran out (at most 300 s per request); '' for a guest or a paired-only host."""
+        if not self.hosting:
+            return ""
+        try:
+            if self._visibility is None:
+                from app.views.bt_setup import Visibility
+
+                self._visibility = Visibility(self.app.service.transport())
+            self._visibility.tick()
+            return str(self._visibility.text())
+        except Exception:  # never let this stop the lobby
+            return ""
 
     @property
     def net(self) -> Any:
@@ -383,6 +400,7 @@ class OczkoLobbyScreen(BaseScreen):
         if self._poll is not None:
             self._poll.cancel()
             self._poll = None
+        self._visibility = None  # (a refusal counts for this lobby only)
         # Leaving the lobby any other way than into the match (the back arrow, the back
         # gesture) leaves the table too: it must not keep running unseen.
         if self.manager is not None and self.manager.current != "oczko_table":
@@ -391,6 +409,10 @@ class OczkoLobbyScreen(BaseScreen):
     def poll(self, _dt: float = 0) -> None:
         """Follow the table: new players, errors, and the match starting."""
         net = self.net
+        visible = self._visible_text()  # counts down every second, asks again at 0
+        if visible != self._visible:
+            self._visible = visible
+            self._show_address()
         if net is None or not net.tick(0.0):
             return
         if net.error is not None:
@@ -405,15 +427,20 @@ class OczkoLobbyScreen(BaseScreen):
         self.refresh()
 
     def refresh(self) -> None:
-        net = self.net
-        self.address = ""
-        if net is not None and self.hosting and net.address:
-            self.address = _("Guests join at {address}").format(address=net.address)
+        self._show_address()
         self.vm = present_lobby(self.lobby, bool(self.hosting))
         grid = self.ids.players
         grid.clear_widgets()
         for line in self.vm.players:
             grid.add_widget(Factory.Body(text=line))
+
+    def _show_address(self) -> None:
+        net = self.net
+        self.address = ""
+        if net is not None and self.hosting and net.address:
+            self.address = _("Guests join at {address}").format(address=net.address)
+        if self._visible:
+            self.address = f"{self.address}\n{self._visible}" if self.address else self._visible
 
     def start(self) -> None:
         net = self.net

@@ -70,12 +70,13 @@ class NetworkTable:
     ) -> None:
         self.hosting = hosting
         if awake is None:
-            from app.views.device import keep_screen_on
+            from app.views.device import table_open
 
-            awake = keep_screen_on
+            awake = table_open
         if on_main is None:
             on_main = service.on_main
-        #: keeps the screen on while the table is open (its links live in this process);
+        #: keeps the screen on and the table's foreground service running while the table
+        #: is open (its links live in this process);
         #: called on the main thread, where Java classes can be looked up
         self._awake = awake
         self._on_main = on_main

@@ -14,9 +14,12 @@ see docs/android.md.
 from __future__ import annotations
 
 import glob
+import io
 import re
 import shutil
+import zipfile
 from os.path import dirname, isdir, join
+from pathlib import Path
 from typing import ClassVar
 
 import sh
@@ -26,7 +29,37 @@ from pythonforandroid.util import current_directory, ensure_dir, rmdir
 
 # What a wheel build needs from the checkout: not build/, tests/, recipes/, ...
 SOURCE_ITEMS = ("pyproject.toml", "CMakeLists.txt", "README.md", "app", "native")
+#: 16 KB pages (Android 15+ devices; Play requires it): every module is linked this way
+PAGE_ALIGN_LDFLAGS = "-Wl,-z,max-page-size=16384"
+#: The library whose manifest declares the table's foreground service (buildozer.spec:
+#: android.add_aars); written by this recipe, packaged by python-for-android afterwards.
+SERVICE_AAR = join("build", "android", "blu21-table-service.aar")
+#: its manifest, in the recipe's directory
+SERVICE_MANIFEST = join("service", "AndroidManifest.xml")
 EXT_SUFFIX_RE = re.compile(r"""['"]EXT_SUFFIX['"]\s*:\s*['"]([^'"]+)['"]""")
+
+
+def service_aar_bytes(manifest: bytes) -> bytes:
+    """An Android library (AAR) holding only ``manifest`` (and the empty ``classes.jar``
+    and ``R.txt`` an AAR must have): Gradle's manifest merger puts its ``<service>`` into
+    the app's ``<application>``. The service's class is compiled from recipes/blu21/java
+    (android.add_src). Deterministic: the same bytes for the same manifest.
+
+    >>> import io, zipfile
+    >>> names = zipfile.ZipFile(io.BytesIO(service_aar_bytes(b"<manifest/>"))).namelist()
+    >>> sorted(names)
+    ['AndroidManifest.xml', 'R.txt', 'classes.jar']
+    """
+
+    def pack(files: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in files.items():
+                z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+        return out.getvalue()
+
+    jar = pack({"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\r\n\r\n"})
+    return pack({"AndroidManifest.xml": manifest, "classes.jar": jar, "R.txt": b""})
 
 
 def soabi_from_sysconfigdata(text: str) -> str | None:
@@ -79,7 +112,8 @@ class Blu21Recipe(PyProjectRecipe):
 
     def should_build(self, arch) -> bool:
         # The source is the working tree, which changes between builds: always rebuild
-        # (it takes seconds; CMake keeps its build tree in the p4a build dir).
+        # (it takes seconds; prepare_build_dir starts from an empty build dir, so CMake's
+        # build tree in it is made afresh every time).
         return True
 
     def target_soabi(self, arch) -> str:
@@ -114,6 +148,8 @@ class Blu21Recipe(PyProjectRecipe):
             "cmake.define.ANDROID_PLATFORM": f"android-{self.ctx.ndk_api}",
             "cmake.define.Python_INCLUDE_DIR": python.include_root(arch.arch),
             "cmake.define.Python_LIBRARY": libpython,
+            # the NDK's own switch for 16 KB pages (r27+; the default from r28)
+            "cmake.define.ANDROID_SUPPORT_FLEXIBLE_PAGE_SIZES": "ON",
             "build-dir": join(self.get_build_dir(arch.arch), "p4a_cmake_build"),
         }
         soabi = self.target_soabi(arch)
@@ -131,6 +167,9 @@ class Blu21Recipe(PyProjectRecipe):
         # variables (CC with flags, -lpython in LDFLAGS, ...) would only fight it.
         for var in ("CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED"):
             env.pop(var, None)
+        # Google Play: arm64 libraries of apps targeting Android 15+ must be 16 KB
+        # page-aligned. CMake adds LDFLAGS to the NDK toolchain's own linker flags.
+        env["LDFLAGS"] = PAGE_ALIGN_LDFLAGS
         # The wheel's platform tag (install_wheel re-tags it the same way).
         env["_PYTHON_HOST_PLATFORM"] = self.get_wheel_platform_tag(arch.arch)
         build_dir = self.get_build_dir(arch.arch)
@@ -148,6 +187,16 @@ class Blu21Recipe(PyProjectRecipe):
             wheels = [join(build_dir, w) for w in glob.glob("dist/*.whl")]
         info(f"blu21: built {wheels}")
         self.install_wheel(arch, wheels)
+        self.write_service_aar()
+
+    def write_service_aar(self) -> str:
+        """Write the service's library (:data:`SERVICE_AAR`, under the checkout); its path."""
+        manifest = Path(self.get_recipe_dir(), SERVICE_MANIFEST).read_bytes()
+        path = Path(self.project_root, SERVICE_AAR)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(service_aar_bytes(manifest))
+        info(f"blu21: wrote {path}")
+        return str(path)
 
 
 recipe = Blu21Recipe()

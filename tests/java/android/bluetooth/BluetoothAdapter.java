@@ -27,8 +27,10 @@ import java.util.UUID;
  *   Set&lt;BluetoothDevice&gt; getBondedDevices()     BLUETOOTH_CONNECT; empty set when off
  *   BluetoothDevice getRemoteDevice(String)           IllegalArgumentException if malformed
  *   boolean startDiscovery()                          BLUETOOTH_SCAN (location below 31)
- *       true even where it will find nothing: no location grant (API 23-30), Location
- *       switched off (API 29-30); ~12 s; finds only discoverable phones
+ *       false on API 29-30 without ACCESS_FINE_LOCATION or with the Location switch off
+ *       (AOSP AdapterService.startDiscovery -> Utils.checkCallerHasFineLocation, which
+ *       refuses "Location is off"); true but finding nothing on API 23-28 without a
+ *       location grant; ~12 s; finds only discoverable phones
  *   boolean cancelDiscovery()                         BLUETOOTH_SCAN (31+; BLUETOOTH_ADMIN below)
  *   int getScanMode()                                 BLUETOOTH_SCAN
  *   boolean isDiscovering()                           BLUETOOTH_SCAN
@@ -112,16 +114,16 @@ public final class BluetoothAdapter {
         if (!Standin.enabled) {
             return false;
         }
+        final int sdk = android.os.Build.VERSION.SDK_INT;
+        if ((sdk == 29 || sdk == 30)
+                && (!Standin.granted.contains(Standin.FINE_LOCATION) || !Standin.locationOn())) {
+            return false;  // Android 10/11: the caller's fine location is checked, switch too
+        }
         Standin.log.add("startDiscovery");
         final long generation = ++discoveryGeneration;
         discovering = true;
-        final int sdk = android.os.Build.VERSION.SDK_INT;
-        // API 23-30: an inquiry without location permission finds nothing; on Android 10
-        // and 11 it also finds nothing while the Location switch is off. Either way
-        // startDiscovery() still returns true.
-        final boolean sees = sdk >= 31
-                || (Standin.granted.contains(Standin.FINE_LOCATION)
-                    && (sdk < 29 || Standin.locationOn()));
+        // API 23-28: an inquiry without location permission starts but finds nothing.
+        final boolean sees = sdk >= 29 || Standin.granted.contains(Standin.FINE_LOCATION);
         final long start = Standin.now();
         Thread inquiry = new Thread(() -> {
             java.util.function.BooleanSupplier stopped =

@@ -75,6 +75,8 @@ public final class BluetoothSocket implements Closeable {
         }
         if (secure && !device.bonded) {
             pair();  // the link exists (SDP answered); RFCOMM security asks for pairing
+        } else if (!secure && !device.bonded) {
+            consent();  // unauthenticated: Just Works, a yes/no on this phone only
         }
         String key = Standin.key(device.getAddress(), uuid);
         if (!Standin.openLink(key)) {
@@ -112,6 +114,27 @@ public final class BluetoothSocket implements Closeable {
             throw new IOException("read failed, socket might closed or timeout, read ret: -1");
         }
         device.bondState(BluetoothDevice.BOND_BONDED);
+    }
+
+    /**
+     * An insecure link to an unpaired phone: Secure Simple Pairing's Just Works, no bond
+     * kept. AOSP btif_dm_ssp_cfm_req_evt accepts it by itself on the phone that is
+     * connected to ("Auto-accept JustWorks pairing for temporary incoming"); on the phone
+     * that connects it asks the user's consent (BT_SSP_VARIANT_CONSENT, a yes/no without
+     * a number). Afterwards the phones are not paired (a temporary bond).
+     */
+    private void consent() throws IOException {
+        long until = Standin.now() + Standin.pairingMs;
+        device.bondState(BluetoothDevice.BOND_BONDING);
+        Standin.log.add("consent");  // last: a test that sees it may let time pass
+        boolean waited = Standin.waitUntil(until, () -> closed);
+        device.bondState(BluetoothDevice.BOND_NONE);
+        if (!waited) {
+            throw new IOException("socket closed");
+        }
+        if (Standin.pairingRefused) {
+            throw new IOException("read failed, socket might closed or timeout, read ret: -1");
+        }
     }
 
     public boolean isConnected() {

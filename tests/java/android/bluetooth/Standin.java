@@ -68,6 +68,8 @@ public final class Standin {
     static final long FOUND_STEP_MS = 1_500;
     /** Android 11+ (API 30): after two refusals a permission is denied without a dialog. */
     static final int REFUSALS_BEFORE_AUTO_DENY = 2;
+    /** One "make visible" request lasts at most this long (seconds). */
+    static final int MAX_DISCOVERABLE_S = 300;
     /** The most RFCOMM links one phone's controller holds (about 7, see docs/android.md). */
     static final int MAX_LINKS = 7;
 
@@ -129,6 +131,7 @@ public final class Standin {
             clock.notifyAll();
         }
         android.os.Vibrator.standinReset();
+        android.app.AppProcess.reset();
         devices.clear();
         synchronized (nearby) {
             nearby.clear();
@@ -316,14 +319,17 @@ public final class Standin {
 
     public static void requestPermissions(String[] permissions, int requestCode) {
         org.kivy.android.PythonActivity activity = org.kivy.android.PythonActivity.mActivity;
+        boolean busy;
         synchronized (Standin.class) {
-            if (requestInFlight) {
-                // AOSP Activity.requestPermissions: "Can request only one set of permissions
-                // at a time": the new request is answered at once as cancelled.
-                activity.standinPermissionsResult(requestCode, new String[0], new int[0]);
-                return;
-            }
+            busy = requestInFlight;
             requestInFlight = true;
+        }
+        if (busy) {
+            // AOSP Activity.requestPermissions: "Can request only one set of permissions
+            // at a time": the new request is answered as cancelled, synchronously, on the
+            // calling thread, before requestPermissions returns.
+            activity.standinPermissionsResultNow(requestCode, new String[0], new int[0]);
+            return;
         }
         later(answerDelayMs, "standin-permission-dialog", () -> {
             String[] names = permissions.clone();
@@ -389,7 +395,10 @@ public final class Standin {
                     // The result code is the discoverable duration (AOSP
                     // RequestPermissionActivity); turning Bluetooth on comes with it.
                     enabled = true;
-                    result = intent.getIntExtra(BluetoothAdapter.EXTRA_DISCOVERABLE_DURATION, 120);
+                    // At most 300 s per request (ACTION_REQUEST_DISCOVERABLE reference: "The
+                    // current default is 120 seconds, and maximum value is capped at 300").
+                    result = Math.min(MAX_DISCOVERABLE_S,
+                            intent.getIntExtra(BluetoothAdapter.EXTRA_DISCOVERABLE_DURATION, 120));
                     BluetoothAdapter.discoverableUntil = now() + result * 1000L;
                 }
             }
@@ -403,6 +412,9 @@ public final class Standin {
         }
         if (name.equals(Context.VIBRATOR_SERVICE)) {
             return new android.os.Vibrator();
+        }
+        if (name.equals(Context.NOTIFICATION_SERVICE)) {
+            return new android.app.NotificationManager();
         }
         return null;
     }

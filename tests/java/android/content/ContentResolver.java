@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *                                                        Downloads, as for an unknown table)
  *   OutputStream openOutputStream(Uri uri)             the row's bytes (FileNotFoundException
  *                                                        for a URI never inserted)
+ *   int delete(Uri uri, String where, String[] selectionArgs)   the row gone; rows deleted
+ *   int delete(Uri uri, Bundle extras)                  (API 30) the same
  * </pre>
  * The standin* methods are test hooks, not API.
  */
@@ -24,6 +26,8 @@ public class ContentResolver {
     private static final Map<String, ContentValues> rows = new ConcurrentHashMap<>();
     private static int next = 1;
     private static volatile boolean full;
+    /** Rows accepted before the storage is full (-1: no limit). */
+    private static volatile int room = -1;
 
     public Uri insert(Uri collection, ContentValues values) {
         if (full || !collection.toString().equals("content://media/external/downloads")) {
@@ -31,6 +35,12 @@ public class ContentResolver {
         }
         Uri uri;
         synchronized (ContentResolver.class) {
+            if (room == 0) {
+                return null;
+            }
+            if (room > 0) {
+                room--;
+            }
             uri = Uri.parse(collection + "/" + next++);
         }
         rows.put(uri.toString(), values);
@@ -45,6 +55,26 @@ public class ContentResolver {
         }
         out.reset();
         return out;
+    }
+
+    public int delete(Uri uri, String where, String[] selectionArgs) {
+        boolean had = rows.remove(uri.toString()) != null;
+        content.remove(uri.toString());
+        return had ? 1 : 0;
+    }
+
+    public int delete(Uri uri, android.os.Bundle extras) {
+        return delete(uri, null, null);
+    }
+
+    /** How many rows MediaStore's Downloads holds now. */
+    public static int standinRows() {
+        return rows.size();
+    }
+
+    /** The shared storage takes n more rows, then refuses (it filled up). */
+    public static void standinRoom(int n) {
+        room = n;
     }
 
     public static byte[] standinContent(Uri uri) {
@@ -65,5 +95,6 @@ public class ContentResolver {
         content.clear();
         rows.clear();
         full = false;
+        room = -1;
     }
 }

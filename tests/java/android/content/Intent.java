@@ -26,10 +26,17 @@ import java.util.Map;
  *   Intent setType(String type), String getType()
  *   Intent putExtra(String name, CharSequence value), CharSequence getCharSequenceExtra(String)
  *   static Intent createChooser(Intent target, CharSequence title)
+ *   static Intent createChooser(Intent target, CharSequence title, IntentSender sender)  (API 22)
+ *       Both public overloads, as on Android (AOSP Intent.java): with two, pyjnius scores
+ *       the arguments and a Python str does not match CharSequence.
  *   ACTION_SEND_MULTIPLE, EXTRA_STREAM, FLAG_GRANT_READ_URI_PERMISSION
  *   Intent addFlags(int flags), int getFlags()
  *   Intent putParcelableArrayListExtra(String, ArrayList), ArrayList getParcelableArrayListExtra(String)
  *   void setClipData(ClipData clip), ClipData getClipData()
+ * and for the table's foreground service (app/bluetooth/android_service.py):
+ *   Intent(Context, Class), ACTION_MAIN, CATEGORY_LAUNCHER, FLAG_ACTIVITY_NEW_TASK,
+ *   FLAG_ACTIVITY_RESET_TASK_IF_NEEDED, Intent addCategory(String), boolean hasCategory(String),
+ *   Intent setClassName(String, String), Intent setFlags(int)
  * (Intent implements Parcelable, as on Android, so a chooser carries its target.)
  */
 public class Intent implements Parcelable {
@@ -42,6 +49,10 @@ public class Intent implements Parcelable {
     public static final String ACTION_SEND_MULTIPLE = "android.intent.action.SEND_MULTIPLE";
     public static final String EXTRA_STREAM = "android.intent.extra.STREAM";
     public static final int FLAG_GRANT_READ_URI_PERMISSION = 0x00000001;
+    public static final String ACTION_MAIN = "android.intent.action.MAIN";
+    public static final String CATEGORY_LAUNCHER = "android.intent.category.LAUNCHER";
+    public static final int FLAG_ACTIVITY_NEW_TASK = 0x10000000;
+    public static final int FLAG_ACTIVITY_RESET_TASK_IF_NEEDED = 0x00200000;
 
     private final String action;
     private String type;
@@ -49,6 +60,38 @@ public class Intent implements Parcelable {
     private android.net.Uri data;
     private int flags;
     private ClipData clip;
+    private String className;
+    private final java.util.Set<String> categories = new java.util.HashSet<>();
+
+    /** An explicit intent for a component of this app (Intent(Context, Class)). */
+    public Intent(Context packageContext, Class<?> cls) {
+        this.action = null;
+        this.className = cls.getName();
+    }
+
+    public Intent setClassName(String packageName, String className) {
+        this.className = className;
+        return this;
+    }
+
+    public Intent addCategory(String category) {
+        categories.add(category);
+        return this;
+    }
+
+    public boolean hasCategory(String category) {
+        return categories.contains(category);
+    }
+
+    public Intent setFlags(int flags) {
+        this.flags = flags;
+        return this;
+    }
+
+    /** The explicit component's class (test hook: Android has getComponent()). */
+    public String standinClassName() {
+        return className;
+    }
 
     public Intent addFlags(int flags) {
         this.flags |= flags;
@@ -106,6 +149,10 @@ public class Intent implements Parcelable {
     }
 
     public static Intent createChooser(Intent target, CharSequence title) {
+        return createChooser(target, title, null);
+    }
+
+    public static Intent createChooser(Intent target, CharSequence title, IntentSender sender) {
         Intent chooser = new Intent(ACTION_CHOOSER);
         chooser.extras.put(EXTRA_INTENT, target);
         if (title != null) {

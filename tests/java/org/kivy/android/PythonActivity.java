@@ -67,10 +67,6 @@ public class PythonActivity extends Context {
         return window;
     }
 
-    public String getPackageName() {
-        return "org.blu21.blu21";
-    }
-
     public void runOnUiThread(Runnable action) {
         if (onUiThread()) {
             action.run();
@@ -114,10 +110,6 @@ public class PythonActivity extends Context {
         Standin.requestPermissions(permissions, requestCode);
     }
 
-    public Object getSystemService(String name) {
-        return Standin.systemService(name);
-    }
-
     // -- used by Standin ------------------------------------------------------------------
 
     /** Delivered on the UI thread, as Activity.onRequestPermissionsResult is. */
@@ -127,6 +119,14 @@ public class PythonActivity extends Context {
                 c.onRequestPermissionsResult(requestCode, permissions, grants);
             }
         });
+    }
+
+    /** Delivered at once on the calling thread (AOSP Activity.requestPermissions when a
+     *  request is already open calls onRequestPermissionsResult before it returns). */
+    public void standinPermissionsResultNow(int requestCode, String[] permissions, int[] grants) {
+        for (PermissionsCallback c : permissionCallbacks) {
+            c.onRequestPermissionsResult(requestCode, permissions, grants);
+        }
     }
 
     /** Delivered on the UI thread, as Activity.onActivityResult is. */

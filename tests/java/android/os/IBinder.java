@@ -1,0 +1,5 @@
+package android.os;
+
+/** Stand-in for android.os.IBinder: only its type (Service.onBind's result). */
+public interface IBinder {
+}

@@ -32,7 +32,9 @@ from typing import Any, ClassVar, TypeVar
 from app.table.errors import TableError
 
 #: Version of the table protocol; a guest with another one is refused (``bad_version``).
-VERSION = 1
+#: 2: signatures cover a digest of the message, AUDIT frames carry input attestations
+#: (issue 30, docs/protocol.md "Input attestations").
+VERSION = 2
 CONTROL = b"\x01"
 PROTOCOL = b"\x02"
 #: Control messages are small; anything longer is refused before parsing.

@@ -181,6 +181,10 @@ class GuestTable(GuestLobby):
         elif isinstance(message, Left):
             if message.seat == self.seat:
                 raise TableError("bad_message", "the host says I left, while I am here")
+            if message.reason == "cheat" and message.seat not in self._accused:
+                self._audit_first(phone)
+                if self.closed:
+                    return  # my own audit named the host: its word about him is moot
             self._accused.discard(message.seat)  # the host removed whom my phone caught
             self.notice(
                 "player_left",
@@ -196,6 +200,19 @@ class GuestTable(GuestLobby):
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
+
+    def _audit_first(self, phone: PhoneMatch, steps: int = 10_000) -> None:
+        """The host removes a player as a cheater my phone has not caught: my own audits
+        still running, on frames in hand, speak first (the host's word
+        is no evidence: an equivocating host's audit names the honest seat it cheated,
+        mine names the host, issue 30). If it names the host I leave naming it; if it
+        cannot finish on what I hold, the removal is applied as announced."""
+        while phone.auditing() and steps and phone.violation is None:
+            steps -= 1
+            if not phone.work():
+                break
+        if phone.violation is not None:
+            self._after()
 
     def _seat_may_change(self) -> bool:
         return self.phone is None

@@ -10,8 +10,15 @@ from test_table_sra import make_table, run
 
 from app.protocol import shuffle
 from app.protocol.group import unsafe_test_group
+from app.protocol.keys import DeterministicRng
 from app.protocol.messages import VERSION, Kind, Message
+from app.rules.table_rules import TableRules
+from app.table.casino_host import CasinoHost
+from app.table.clock import FakeClock
 from app.table.messages import ProtocolFrame
+from app.table.sra_shoe import SraShoe
+from tests.casino_net import GROUP, open_table
+from tests.casino_net import run as run_casino
 
 TOY = unsafe_test_group()
 
@@ -71,3 +78,65 @@ def test_a_host_sending_the_next_shuffler_another_pass_is_named_not_him(
         assert host_of(p), (p.seat, p.notices)  # every guest names the host and leaves
         assert not named(p, victim), (p.seat, p.notices)
         assert not any(named(p, s) for s in range(1, guests + 1)), (p.seat, p.notices)
+
+
+class EquivocatingShoeHost(CasinoHost):
+    """The casino host's phone, modified: the guest that computes next on its first
+    shuffle frame of a shoe gets another signed version (two cards swapped), the other
+    guests the honest one."""
+
+    victims: list[int]
+
+    def _flush(self) -> None:
+        phone = self.phone
+        if phone is not None and not getattr(self, "victims", None):
+            for i, item in enumerate(phone.outbox):
+                alt = self._other_version(item) if isinstance(item, bytes) else None
+                if alt is None:
+                    continue
+                reader, frame = alt
+                self.victims = [reader]
+                before, phone.outbox = phone.outbox[:i], phone.outbox[i + 1 :]
+                outbox, phone.outbox = phone.outbox, before
+                super()._flush()
+                for peer in self.lobby._peers.values():
+                    same = peer.link is not self.link_of(reader)
+                    self.lobby.send(peer.link, ProtocolFrame(item if same else frame))
+                phone.outbox = outbox
+                break
+        super()._flush()
+
+    def _other_version(self, item: bytes) -> tuple[int, bytes] | None:
+        msg = Message.decode(item, GROUP)
+        if msg.sender != 0 or msg.kind != Kind.SHUFFLE or msg.start != 0:
+            return None
+        dealer = self.phone.dealer._for(msg.round_id)
+        seat = dealer._seat
+        reader = shuffle.consumer(seat.round(msg.round_id), msg)
+        if reader is None or reader == 0:
+            return None
+        vals = list(msg.values)
+        vals[0], vals[1] = vals[1], vals[0]
+        alt = seat.core.sign(Message(msg.kind, msg.round_id, 0, msg.seq, 0, tuple(vals)))
+        return reader, alt.encode(GROUP)
+
+
+def test_a_casino_host_sending_the_next_shuffler_another_pass_is_named_not_him() -> None:
+    """The same at the casino table: its shoe is shuffled with the same passes through
+    the same relay. Every guest names the host; nobody names the next shuffler."""
+    clock = FakeClock()
+    sra = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    rules = TableRules.preset("european", decks=1, penetration="1/2")
+    host, guests = open_table(4, rules, clock=clock, factory=sra, host_cls=EquivocatingShoeHost)
+    run_casino([host, *guests], lambda: all(g.over for g in guests), clock)
+    victim = f"p{host.victims[0]}"
+    for g in guests:
+        assert any(n.code == "cheat_named" and n.params.get("player") == "p0" for n in g._notes), (
+            g.me,
+            [(n.code, n.params) for n in g._notes],
+        )
+        assert not any(
+            n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes
+        ), (g.me, [(n.code, n.params) for n in g._notes])
+        shown = [e for e in g.phone.log if e.get("event") == "player_left"]
+        assert not any(e["player"] == victim and e["reason"] != "left" for e in shown), shown

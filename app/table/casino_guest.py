@@ -157,6 +157,10 @@ class CasinoGuest(GuestLobby, CasinoSide):
         elif isinstance(message, CLeft):
             if message.player == self.me:
                 raise TableError("bad_message", "the host says I left, while I am here")
+            if message.reason == "cheat" and message.player not in self._accused:
+                self._audit_first(phone)
+                if self.closed:
+                    return  # my own audit named the host: its word about him is moot
             self._accused.pop(message.player, None)
             self.note("player_left", player=message.player, reason=message.reason)
             phone.receive(message)
@@ -251,6 +255,18 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 self._name_host(f.code, f.detail)
                 return
 
+    def _audit_first(self, phone: CasinoPhone, steps: int = 10_000) -> None:
+        """The host removes a player as a cheater my phone has not caught: my own audits
+        still running, on frames in hand, speak first (the host's word is no evidence:
+        an equivocating host's audit names the honest seat it cheated, mine names the
+        host, issue 30). If they cannot finish on what I hold, the removal stands."""
+        while phone.auditing() and steps and phone.fault is None:
+            steps -= 1
+            if not phone.work():
+                break
+        if phone.fault is not None:
+            self._after()
+
     def _watch_host(self, phone: CasinoPhone) -> None:
         """The host counts like any phone: when the table waits for the host's own part
         of one step of the shoe protocol longer than :attr:`host_patience` times that
@@ -292,6 +308,15 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 "host_lost",
             )
             self.note("table_closed", reason=reason)
+            if phone is not None and phone.fault is None:
+                # Dropped (an equivocating host drops the seat it framed before his
+                # audit names it): the audits whose frames are in hand still run, so
+                # this phone names a cheater itself.
+                self._audit_first(phone)
+                f = phone.fault
+                if f is not None and f.player in (HOST, *phone.players):
+                    self.note("cheat_named", player=f.player, code=f.code)
+                    self.notice("violation", seat=phone.players[f.player].seat, code=f.code)
         if phone is not None and not self.closed:
             phone.work()
             self._after()

@@ -140,3 +140,57 @@ def test_a_casino_host_sending_the_next_shuffler_another_pass_is_named_not_him()
         ), (g.me, [(n.code, n.params) for n in g._notes])
         shown = [e for e in g.phone.log if e.get("event") == "player_left"]
         assert not any(e["player"] == victim and e["reason"] != "left" for e in shown), shown
+
+
+def test_a_host_withholding_its_keys_from_a_guest_is_named_by_him_first() -> None:
+    """Residual of issue 30: the host's phone keeps its KEYS frame of a deal (and its
+    frames after it in that deck, so no sequence gap shows) from one guest, whose
+    cards then cannot open. The host's watchdog dropped him as ``stalled`` (his report
+    of the deal never came) a turn later, before his patience with the host ran out.
+    Now a guest that waits for nothing but the host's keys of a card dealt to him names
+    the host first, and is never shown as stalled by an honest phone."""
+    host, players, clock = make_table(3, seed=44, rounds=2, turn_time=10)
+    victim = players[0]
+    send = host.lobby.send
+    kept: list[int] = []
+
+    def withholding(link, message):  # the host's phone, modified
+        data = getattr(message, "data", b"")
+        if link is host.link_of(victim.seat) and data[:1] == bytes([VERSION]):
+            msg = Message.decode(data, TOY)
+            if (
+                msg.sender == 0
+                and msg.round_id
+                and (
+                    kept == [msg.round_id]
+                    or (not kept and msg.kind == Kind.KEYS and victim.seat in dealt_to(host, msg))
+                )
+            ):
+                kept[:] = [msg.round_id]
+                return True
+        return send(link, message)
+
+    host.lobby.send = withholding
+    done = lambda: victim.closed or (victim.phone and victim.phone.match.over)  # noqa: E731
+    run(host, players, clock, until=done)
+    assert kept, "no key of the host went to the victim"
+    assert [
+        (n.details["seat"], n.details["code"]) for n in victim.notices if n.code == "violation"
+    ] == [(0, "stalled")], victim.notices
+    run(
+        host,
+        players,
+        clock,
+        until=lambda: (
+            all(p.closed or (p.phone and p.phone.match.over) for p in players)
+            or victim.seat in host.phone.match.gone
+        ),
+    )
+    for p in players[1:]:
+        assert not named(p, victim.seat), (p.seat, p.notices)
+
+
+def dealt_to(host, msg: Message) -> set[int]:
+    """The seats the positions of a KEYS frame are dealt to (on the host's copy)."""
+    rnd = host.phone.dealer.current._seat.round(msg.round_id)
+    return {rnd.owner.get(p) for p in msg.data}

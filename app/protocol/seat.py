@@ -291,6 +291,18 @@ class Seat:
             return reveal.audit_owed(rnd) or ({self.config.host} if rnd.withheld else set())
         return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
+    def keys_owed(self, round_id: int) -> set[int]:
+        """The seats whose key for a card dealt to me in ``round_id`` is missing while
+        every pass and lock before it is in (empty otherwise): a key is due at once at
+        the public deal or draw, so the table waits for it less than for a pass."""
+        rnd = self.round(round_id)
+        if rnd.verdict is not None or rnd.secret is None or shuffle.lacking(rnd):
+            return set()
+        mine = rnd.positions_of(self.seat)
+        return {
+            s for p in mine for s in rnd.order if s != self.seat and s not in rnd.keys.get(p, {})
+        }
+
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and
         locking of the positions due now has come, 0..1, as this seat sees it (for a

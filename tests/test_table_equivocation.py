@@ -194,3 +194,48 @@ def dealt_to(host, msg: Message) -> set[int]:
     """The seats the positions of a KEYS frame are dealt to (on the host's copy)."""
     rnd = host.phone.dealer.current._seat.round(msg.round_id)
     return {rnd.owner.get(p) for p in msg.data}
+
+
+class KeyKeepingHost(CasinoHost):
+    """The casino host's phone, modified: from round 2 on, its KEYS frames (and its
+    later frames of that shoe, so no sequence gap shows) do not go to guest p1."""
+
+    kept: list[int]
+
+    def _flush(self) -> None:
+        phone = self.phone
+        if phone is None or phone.round_no < 2:
+            super()._flush()
+            return
+        kept = getattr(self, "kept", [])
+        link = self.link_of(1)
+        while phone.outbox and isinstance(phone.outbox[0], bytes):
+            item = phone.outbox.pop(0)
+            msg = Message.decode(item, GROUP)
+            if kept == [msg.round_id] or (not kept and msg.kind == Kind.KEYS):
+                kept = self.kept = [msg.round_id]
+                for peer in self.lobby._peers.values():
+                    if peer.link is not link:
+                        self.lobby.send(peer.link, ProtocolFrame(item))
+            else:
+                self.lobby.broadcast(ProtocolFrame(item))
+        super()._flush()
+
+
+def test_a_casino_host_withholding_its_keys_from_a_guest_is_named_by_him_first() -> None:
+    """The same at the casino table: the guest that cannot open a card for want of the
+    host's key names the host before the host's watchdog drops him as stalled."""
+    clock = FakeClock()
+    sra = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
+    rules = TableRules.preset("european", decks=1, penetration="1/2")
+    host, guests = open_table(3, rules, clock=clock, factory=sra, host_cls=KeyKeepingHost)
+    victim = guests[0]
+    run_casino([host, *guests], lambda: victim.over, clock)
+    assert host.kept
+    codes = [
+        (n.details["seat"], n.details["code"]) for n in victim.notices if n.code == "violation"
+    ]
+    assert codes == [(0, "stalled")], [(n.code, n.params) for n in victim._notes]
+    for g in guests[1:]:
+        shown = [e for e in g.phone.log if e.get("event") == "player_left"]
+        assert not any(e["player"] == "p1" and e["reason"] == "stalled" for e in shown), shown

@@ -292,13 +292,13 @@ class Seat:
         return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
     def keys_owed(self, round_id: int) -> set[int]:
-        """The seats whose key for a card dealt to me in ``round_id`` is missing while
-        every pass and lock before it is in (empty otherwise): a key is due at once at
-        the public deal or draw, so the table waits for it less than for a pass."""
+        """The seats whose key for a card dealt to me (or opened to all) in ``round_id``
+        is missing while every pass and lock before it is in (empty otherwise): a key
+        is due at once at the public deal or draw, so the table waits for it less."""
         rnd = self.round(round_id)
         if rnd.verdict is not None or rnd.secret is None or shuffle.lacking(rnd):
             return set()
-        mine = rnd.positions_of(self.seat)
+        mine = [p for p, drawer in rnd.owner.items() if drawer in (self.seat, PUBLIC)]
         return {
             s for p in mine for s in rnd.order if s != self.seat and s not in rnd.keys.get(p, {})
         }

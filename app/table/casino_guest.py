@@ -54,6 +54,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
     #: decisions' time a guest waits for the host's own part before naming it (longer
     #: than the host's watchdog on the others, which acts first on a guest's delay)
     host_patience = 2.0
+    #: ... for the host's own key of a card in play (less than the host's watchdog)
+    host_patience_for_keys = 0.5
 
     def __init__(
         self,
@@ -277,9 +279,14 @@ class CasinoGuest(GuestLobby, CasinoSide):
             self._host_owes = None
             return
         now = self.clock.now()
+        patience = self.host_patience
+        if step[0] == "card" and 0 in phone.dealer.keys_owed(step[1]):
+            # the host's own key of a card in play is due at once: a host keeping it
+            # must be named before its watchdog could drop me as stalled (issue 30)
+            patience = self.host_patience_for_keys
         if self._host_owes is None or self._host_owes[0] != step:
             self._host_owes = (step, now)
-        elif now - self._host_owes[1] >= self.host_patience * step_time(step, phone.turn_time):
+        elif now - self._host_owes[1] >= patience * step_time(step, phone.turn_time):
             self._name_host("stalled", "the host's own part of the shoe never came")
 
     def _name_host(self, code: str, detail: str = "") -> None:

@@ -292,16 +292,23 @@ class Seat:
         return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
     def keys_owed(self, round_id: int) -> set[int]:
-        """The seats whose key for a card dealt to me (or opened to all) in ``round_id``
-        is missing while every pass and lock before it is in (empty otherwise): a key
-        is due at once at the public deal or draw, so the table waits for it less."""
+        """The seat whose key alone is missing for a card dealt to me (or opened to all)
+        in ``round_id``, every other seat's key of it being in (empty otherwise): those
+        show that the card's turn has come on their phones too, and a key goes out at
+        once at that turn, so the table waits for that one seat less than for a pass.
+        (With no third seat nothing shows it: empty.)"""
         rnd = self.round(round_id)
-        if rnd.verdict is not None or rnd.secret is None or shuffle.lacking(rnd):
+        if rnd.verdict is not None or rnd.secret is None or rnd.n < 3:
             return set()
-        mine = [p for p, drawer in rnd.owner.items() if drawer in (self.seat, PUBLIC)]
-        return {
-            s for p in mine for s in rnd.order if s != self.seat and s not in rnd.keys.get(p, {})
-        }
+        owed: set[int] = set()
+        for pos, drawer in rnd.owner.items():
+            if drawer not in (self.seat, PUBLIC):
+                continue
+            have = rnd.keys.get(pos, {})
+            missing = [s for s in rnd.order if s != self.seat and s not in have]
+            if len(missing) == 1:
+                owed.update(missing)
+        return owed
 
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and

@@ -78,7 +78,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self._shoe_factory = shoe_factory
         self._keyed = False
         self._returning = False  # back at a running table: waiting for its state
-        self._host_owes: tuple[OwedStep, float] | None = None  # (step, since) the host owes
+        #: ((step, only its key missing), since) the host owes
+        self._host_owes: tuple[tuple[OwedStep, bool], float] | None = None
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -279,13 +280,13 @@ class CasinoGuest(GuestLobby, CasinoSide):
             self._host_owes = None
             return
         now = self.clock.now()
-        patience = self.host_patience
-        if step[0] == "card" and 0 in phone.dealer.keys_owed(step[1]):
-            # the host's own key of a card in play is due at once: a host keeping it
-            # must be named before its watchdog could drop me as stalled (issue 30)
-            patience = self.host_patience_for_keys
-        if self._host_owes is None or self._host_owes[0] != step:
-            self._host_owes = (step, now)
+        # the host's own key of a card in play, the only one missing, is due at once: a
+        # host keeping it must be named before its watchdog could drop me as stalled
+        # (issue 30); timed from when it became the only one missing
+        keys = step[0] == "card" and 0 in phone.dealer.keys_owed(step[1])
+        patience = self.host_patience_for_keys if keys else self.host_patience
+        if self._host_owes is None or self._host_owes[0] != (step, keys):
+            self._host_owes = ((step, keys), now)
         elif now - self._host_owes[1] >= patience * step_time(step, phone.turn_time):
             self._name_host("stalled", "the host's own part of the shoe never came")
 

@@ -25,7 +25,7 @@ CLAIM      data = claim kind, total, then (position, card code) pairs;
            values = the claimer's own e_j^-1 for those positions
 AUDIT      data = round seed (32 bytes), then the input attestations: per frame of
            the host the sender computed on, seq u16 | digest (32) | the host's
-           signature (at most 128, :mod:`app.protocol.reveal`); values = the rest of
+           signature (:mod:`app.protocol.reveal`); values = the rest of
            the last shuffler's output (positions start..51), empty for other seats
 COMPLAIN   data = position that did not open (triggers the full transcript check)
 ESCROW     data = per recipient: seat u8, length u16, encrypted (positions, keys)

@@ -43,15 +43,22 @@ def audit_owed(rnd: Round) -> set[int]:
     return {s for s in rnd.order if s not in rnd.audits}
 
 
-#: Input attestations one AUDIT may carry (a shoe of 8 decks: at most 8 pass parts
-#: and 104 chunks of the host's that one seat computes on); more is ``bad_length``.
-MAX_ATTESTED = 128
 _SEQ = 2
+#: A frame's data is at most this long (its length is a u16)
+_MAX_DATA = 0xFFFF
 
 
 def attest_len(core: SeatCore) -> int:
     """Bytes of one input attestation: sequence number, digest, the host's signature."""
     return _SEQ + 32 + signature_len(core.group)
+
+
+def max_attested(core: SeatCore) -> int:
+    """Input attestations one AUDIT may carry, as many as its data holds after the seed
+    (214 on ffdhe2048, 150 on ffdhe3072: the data's length is a u16; a round of one
+    deck needs a handful). A shoe locked a card at a time can take more frames of the
+    host than that: the first ones are attested (docs/protocol.md, section 5)."""
+    return (_MAX_DATA - 32) // attest_len(core)
 
 
 def host_inputs(rnd: Round, seat: int, host: int) -> dict[int, int]:
@@ -88,7 +95,7 @@ def attestations(core: SeatCore, rnd: Round) -> bytes:
         for (sender, seq), msg in sorted(rnd.frames.items())
         if sender == core.config.host and msg.kind in kinds and msg.withheld is None
     ]
-    return b"".join(out[:MAX_ATTESTED])
+    return b"".join(out[: max_attested(core)])
 
 
 def send_audit(core: SeatCore, rnd: Round) -> list[Message]:
@@ -111,7 +118,7 @@ def on_audit(core: SeatCore, rnd: Round, msg: Message) -> None:
     """A seat's revealed round seed (checked against its commitment)."""
     size = attest_len(core)
     extra = len(msg.data) - 32
-    if msg.sender in rnd.audits or extra < 0 or extra % size or extra > MAX_ATTESTED * size:
+    if msg.sender in rnd.audits or extra < 0 or extra % size:
         raise ProtocolViolation(msg.sender, E.BAD_LENGTH, "audit")
     seed, rest = msg.data[:32], msg.data[32:]
     if seed_commitment(seed) != rnd.commits.get(msg.sender):

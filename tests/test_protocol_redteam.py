@@ -411,6 +411,27 @@ def test_a_seat_attesting_a_frame_the_host_never_signed_is_named():
     assert t.named_by(2) == {1}, t.codes_by(2)
 
 
+def test_an_audit_with_a_torn_attestation_is_named_on_sight():
+    """An AUDIT's attestations are whole (sequence number, digest, signature each): a
+    byte more or less is ``bad_length`` on every seat, naming its sender."""
+
+    class Torn(Seat):
+        def work(self):
+            out = super().work()
+            return [
+                forged(self, m, data=m.data + b"\x00") if m.kind == Kind.AUDIT else m for m in out
+            ]
+
+    t = LocalTable(
+        3, TOY, seed=15, seat_factory=lambda s, c, r: (Torn if s == 2 else Seat)(s, c, r)
+    )
+    t.setup()
+    t.play_round(1, (0, 1, 2))
+    for s in (0, 1):
+        assert (2, E.BAD_LENGTH) in t.codes_by(s), t.codes_by(s)
+        assert t.named_by(s) == {2}, t.codes_by(s)
+
+
 def test_host_forging_a_background_checked_input_cannot_get_the_next_pass_named():
     """Guest 3 checks seat 1's shuffle signature in the background. The host holds
     seat 1's pass back from guest 3 until seat 2's pass is out, then forges seat 1's

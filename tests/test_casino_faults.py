@@ -565,13 +565,14 @@ class SilentDealerHost(CasinoHost):
 
 
 def test_a_host_holding_the_cards_up_ends_the_table_and_blames_nobody_honest() -> None:
-    """The host's watchdog runs before the guests' patience (as at the Oczko table): a
-    host withholding its own keys removes the guests it starves as ``stalled`` (a host
-    may always drop a guest); no honest phone names an honest player, and every guest
-    ends up off the table, naming the host if it was not removed first."""
+    """A host withholding its own keys of the cards in play is named by the guests it
+    starves before its watchdog could remove them as ``stalled`` (issue 30: its own
+    key of a card every other phone gave its key for is waited for half a step); no
+    honest phone names an honest player, every guest ends up off the table, naming the
+    host if it was not removed first, and the table ends."""
     clock = FakeClock()
     host, guests = open_table(3, RULES, clock=clock, factory=sra, host_cls=SilentDealerHost)
-    run([host, *guests], lambda: all(g.over for g in guests), clock)
+    run([host, *guests], lambda: all(g.over for g in guests) and host.over, clock)
     for g in guests:
         assert not any(n.code == "cheat_named" and n.params.get("player") != "p0" for n in g._notes)
         assert g.phone.fault is None or g.phone.fault.player == "p0"

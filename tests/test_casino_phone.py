@@ -93,6 +93,9 @@ class ScriptedShoe:
     def waiting_for(self, shoe: int) -> set[int]:
         return set()
 
+    def keys_owed(self, shoe: int) -> set[int]:
+        return set()
+
     def disputed(self, shoe: int) -> bool:
         return False
 

@@ -319,6 +319,119 @@ def test_host_equivocating_its_shuffle_cannot_get_the_next_shuffler_named():
     assert {(0, E.BAD_SHUFFLE), (0, E.BAD_LOCK)} <= t.codes_by(2)
 
 
+def _versions(kind: Kind, versions: dict[int, tuple[int, int]]):
+    """A relay hook: the host (seat 0) sends each receiver in ``versions`` its own
+    signed version of the host's first ``kind`` frame, two values swapped (valid
+    cards, only their order changed); the others get the honest frame."""
+    table: list[LocalTable] = []
+
+    def relay(frame, sender, receiver):
+        msg = Message.decode(frame, TOY)
+        if sender == 0 and receiver in versions and msg.kind == kind and msg.start == 0:
+            host = table[0].seats[0]
+            a, b = versions[receiver]
+            vals = list(msg.values)
+            vals[a], vals[b] = vals[b], vals[a]
+            alt = Message(kind, msg.round_id, 0, msg.seq, 0, tuple(vals), msg.data)
+            return alt.signed(host.identity.sign(host.table_id, alt.body(TOY))).encode(TOY)
+        return frame
+
+    return table, relay
+
+
+@pytest.mark.parametrize(
+    ("versions", "order"),
+    [
+        ({1: (0, 1)}, (0, 1, 2, 3)),  # the next shuffler gets another pass (issue 30)
+        ({1: (0, 1), 2: (2, 3)}, (0, 1, 2, 3)),  # and an onlooker a third version
+        ({1: (0, 1)}, (2, 3, 0, 1)),  # the host's pass is the last shuffler's input
+    ],
+)
+def test_host_sending_the_next_shuffler_another_pass_is_named_not_him(versions, order):
+    """Issue 30, finding 3: the host sends the seat that computes next on its pass one
+    signed version and the onlookers another (the honest one). The audit of every
+    other seat used to name the honest next shuffler ``bad_shuffle``. He now attests,
+    in his AUDIT, the host's frames as he got them (digest and the host's signature):
+    every seat judges him on that, and names the host."""
+    table, relay = _versions(Kind.SHUFFLE, versions)
+    t = LocalTable(4, TOY, relay=relay, seed=12)
+    table.append(t)
+    t.setup()
+    t.start(RoundSpec(1, order))
+    t.reveal([(j, order[j % 4]) for j in range(8)], order)
+    t.finish(order)
+    victim = order[order.index(0) + 1]
+    for s in (1, 2, 3):
+        assert t.named_by(s) == {0}, (s, t.codes_by(s))
+        assert victim not in {c for c, _ in t.seats[s].verdict(1).cheaters}
+    assert (0, E.BAD_SHUFFLE) in t.codes_by(victim)
+    assert all((0, E.EQUIVOCATION) in t.codes_by(s) for s in (1, 2, 3) if s != victim)
+
+
+def test_host_sending_the_first_locker_another_last_pass_is_named_not_him():
+    """The host shuffles last: its streamed pass is the first locker's input (it was
+    not chained into the first lock). Another version of its first chunk to the first
+    locker: every seat names the host, nobody the first locker."""
+    order = (2, 1, 0)  # the host shuffles last; seat 2 is the first locker
+    table, relay = _versions(Kind.SHUFFLE, {2: (0, 1)})
+    t = LocalTable(3, TOY, relay=relay, seed=13)
+    table.append(t)
+    t.setup()
+    t.start(RoundSpec(1, order))
+    t.reveal([(j, order[j % 3]) for j in range(6)], order)
+    t.finish(order)
+    for s in (1, 2):
+        assert t.named_by(s) == {0}, (s, t.codes_by(s))
+    assert (0, E.EQUIVOCATION) in t.codes_by(1)
+
+
+def test_a_seat_attesting_a_frame_the_host_never_signed_is_named():
+    """An attestation is checked against the host's signature: a guest that attests a
+    made-up version of the host's pass (to escape the judgement of its own) is named."""
+
+    class Liar(Seat):
+        def work(self):
+            out = super().work()
+            fixed = []
+            for m in out:
+                if m.kind == Kind.AUDIT and len(m.data) > 32:
+                    data = bytearray(m.data)
+                    data[40] ^= 1  # one bit of the first attested digest
+                    m = forged(self, m, data=bytes(data))
+                fixed.append(m)
+            return fixed
+
+    t = LocalTable(
+        3, TOY, seed=14, seat_factory=lambda s, c, r: (Liar if s == 1 else Seat)(s, c, r)
+    )
+    t.setup()
+    order = (0, 1, 2)
+    t.play_round(1, order)
+    assert (1, E.BAD_AUDIT) in t.codes_by(2)
+    assert t.named_by(2) == {1}, t.codes_by(2)
+
+
+def test_an_audit_with_a_torn_attestation_is_named_on_sight():
+    """An AUDIT's attestations are whole (sequence number, digest, signature each): a
+    byte more or less is ``bad_length`` on every seat, naming its sender."""
+
+    class Torn(Seat):
+        def work(self):
+            out = super().work()
+            return [
+                forged(self, m, data=m.data + b"\x00") if m.kind == Kind.AUDIT else m for m in out
+            ]
+
+    t = LocalTable(
+        3, TOY, seed=15, seat_factory=lambda s, c, r: (Torn if s == 2 else Seat)(s, c, r)
+    )
+    t.setup()
+    t.play_round(1, (0, 1, 2))
+    for s in (0, 1):
+        assert (2, E.BAD_LENGTH) in t.codes_by(s), t.codes_by(s)
+        assert t.named_by(s) == {2}, t.codes_by(s)
+
+
 def test_host_forging_a_background_checked_input_cannot_get_the_next_pass_named():
     """Guest 3 checks seat 1's shuffle signature in the background. The host holds
     seat 1's pass back from guest 3 until seat 2's pass is out, then forges seat 1's

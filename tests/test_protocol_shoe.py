@@ -31,8 +31,10 @@ G = unsafe_test_group()
 # was computed again when signing nonces came to be precomputed in idle time (issue 17):
 # a seat now draws them from its RNG ahead of the frames they sign, so the signatures
 # and the round seeds drawn after them are other ones; the encodings, keys and
-# permutations of given seeds (KEYS_DIGEST) are unchanged.
-TRANSCRIPT_DIGEST = "8a000e82bdbe63c08f7674f3b1a2bea669d4ca509b0b12526f1b8039ccad14d4"
+# permutations of given seeds (KEYS_DIGEST) are unchanged. Again when signatures came
+# to cover a digest of the frame and AUDIT frames to carry input attestations (issue
+# 30): every signature changed, and the AUDIT of the seat computing on the host's frames.
+TRANSCRIPT_DIGEST = "2c3bcaf45c71efba4d93d2a4378b369ea86fefc2f5a17fa16309f59c7a12db5a"
 KEYS_DIGEST = "05a94d60d313d6c9197d3c4384c7811f16f1fc5968fbd5527cf243f3a2229eda"
 
 

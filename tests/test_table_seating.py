@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from app.table.clock import FakeClock, Timers
 from app.table.errors import TableError
-from app.table.messages import Options
+from app.table.messages import VERSION, Options
 from app.table.seating import Seating
 
 IDS = [c * 32 for c in "abcdef0123"]
@@ -99,7 +99,7 @@ def test_names_are_made_unique_and_checked() -> None:
         s.join(IDS[3], "\x07", "pl")
     assert info.value.code == "bad_name"
     with pytest.raises(TableError) as version:
-        s.join(IDS[3], "V", "pl", version=2)
+        s.join(IDS[3], "V", "pl", version=VERSION + 1)
     assert version.value.code == "bad_version"
     with pytest.raises(TableError):
         s.join(IDS[0], "Me", "pl")  # the host's own id

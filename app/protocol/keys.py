@@ -175,8 +175,20 @@ def even_exponent(group: Group, e: int) -> int:
     return e if e % 2 == 0 else group.q - e
 
 
+def message_digest(msg: bytes) -> bytes:
+    """The 32-byte digest a signature covers: a signature is checkable from the digest
+    alone (:func:`verify_digest`), so a seat can show which frame it received, and
+    that its sender signed it, without the frame's values (docs/protocol.md, "Input
+    attestations")."""
+    return _shake(32, b"blu21/signed", msg)
+
+
 def challenge(group: Group, r_value: int, pub: int, context: bytes, msg: bytes) -> int:
-    """The 128-bit Schnorr challenge."""
+    """The 128-bit Schnorr challenge (over the digest of ``msg``)."""
+    return _challenge(group, r_value, pub, context, message_digest(msg))
+
+
+def _challenge(group: Group, r_value: int, pub: int, context: bytes, msg_digest: bytes) -> int:
     blen = group.byte_len
     digest = _shake(
         CHALLENGE_BYTES,
@@ -184,7 +196,7 @@ def challenge(group: Group, r_value: int, pub: int, context: bytes, msg: bytes) 
         r_value.to_bytes(blen, "big"),
         pub.to_bytes(blen, "big"),
         context,
-        msg,
+        msg_digest,
     )
     return int.from_bytes(digest, "big")
 
@@ -201,6 +213,19 @@ def verify(
 
     ``check_pub=False`` skips the subgroup test of ``pub`` for keys validated before.
     """
+    return verify_digest(group, pub, context, message_digest(msg), sig, check_pub=check_pub)
+
+
+def verify_digest(
+    group: Group,
+    pub: int,
+    context: bytes,
+    msg_digest: bytes,
+    sig: bytes,
+    *,
+    check_pub: bool = True,
+) -> bool:
+    """:func:`verify` for a message known only by its :func:`message_digest`."""
     if len(sig) != signature_len(group):
         return False
     c = int.from_bytes(sig[:CHALLENGE_BYTES], "big")
@@ -210,7 +235,7 @@ def verify(
     pub_inv = pow(pub, -1, group.p)
     gs, yc = group.pow_many([group.g, pub_inv], [s, c])
     r_value = gs * yc % group.p
-    return challenge(group, r_value, pub, context, msg) == c
+    return _challenge(group, r_value, pub, context, msg_digest) == c
 
 
 def verify_many(group: Group, items: Sequence[tuple[int, bytes, bytes, bytes]]) -> list[bool]:

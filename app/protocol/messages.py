@@ -9,8 +9,9 @@ One frame layout serves every kind (all integers big-endian)::
 ``values`` are group elements or exponents, always exactly ``group.byte_len`` bytes
 (256 for ffdhe2048), never text. ``data`` carries small fields (positions, card codes,
 seeds, digests). The signature (see :mod:`app.protocol.keys`) covers the table id and
-every byte before it, so round id, sender and sequence number are bound into it: a
-message cannot be moved to another table, round, seat or place in the sequence.
+a digest of every byte before it, so round id, sender and sequence number are bound
+into it: a message cannot be moved to another table, round, seat or place in the
+sequence; and a seat can show that its sender signed a frame by the digest alone.
 
 What each kind carries (``start``/``values``/``data``):
 
@@ -22,8 +23,10 @@ LOCK       start = first position; values = the locked cards (streamed in chunks
 KEYS       data = positions (1 byte each); values = the sender's e_j^-1 for them
 CLAIM      data = claim kind, total, then (position, card code) pairs;
            values = the claimer's own e_j^-1 for those positions
-AUDIT      data = round seed (32 bytes); values = the rest of the
-           last shuffler's output (positions start..51), empty for other seats
+AUDIT      data = round seed (32 bytes), then the input attestations: per frame of
+           the host the sender computed on, seq u16 | digest (32) | the host's
+           signature (:mod:`app.protocol.reveal`); values = the rest of
+           the last shuffler's output (positions start..51), empty for other seats
 COMPLAIN   data = position that did not open (triggers the full transcript check)
 ESCROW     data = per recipient: seat u8, length u16, encrypted (positions, keys)
 RELEASE    data = escrow owner u8 + the per-record key that decrypts the escrow

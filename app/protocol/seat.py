@@ -291,6 +291,25 @@ class Seat:
             return reveal.audit_owed(rnd) or ({self.config.host} if rnd.withheld else set())
         return shuffle.lacking(rnd, upto) or deal.lacking_keys(rnd)
 
+    def keys_owed(self, round_id: int) -> set[int]:
+        """The seat whose key alone is missing for a card dealt to me (or opened to all)
+        in ``round_id``, every other seat's key of it being in (empty otherwise): those
+        show that the card's turn has come on their phones too, and a key goes out at
+        once at that turn, so the table waits for that one seat less than for a pass.
+        (With no third seat nothing shows it: empty.)"""
+        rnd = self.round(round_id)
+        if rnd.verdict is not None or rnd.secret is None or rnd.n < 3:
+            return set()
+        owed: set[int] = set()
+        for pos, drawer in rnd.owner.items():
+            if drawer not in (self.seat, PUBLIC):
+                continue
+            have = rnd.keys.get(pos, {})
+            missing = [s for s in rnd.order if s != self.seat and s not in have]
+            if len(missing) == 1:
+                owed.update(missing)
+        return owed
+
     def progress(self, round_id: int = 0) -> float:
         """How far the set-up (``round_id`` 0: keys, then seeds) or a round's shuffle and
         locking of the positions due now has come, 0..1, as this seat sees it (for a

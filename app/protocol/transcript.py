@@ -176,6 +176,13 @@ class Round:
     # whose complaints their other version explains (applied to the audit's verdict)
     equivocators: set[int] = field(default_factory=set)
     excused: set[int] = field(default_factory=set)
+    #: seat -> its AUDIT's input attestations: ``(seq, digest, signature)`` of each frame
+    #: of the host it computed on, as it received it (:mod:`app.protocol.reveal`)
+    attested: dict[int, tuple[tuple[int, bytes, bytes], ...]] = field(default_factory=dict)
+    #: (seat, kind) of steps computed on another version of the host's frames than mine
+    #: (proven by the seat's attestation): the audit does not judge them on my copy
+    unjudged: set[tuple[int, int]] = field(default_factory=set)
+    false_attesters: set[int] = field(default_factory=set)  # attested what the host never signed
 
     @classmethod
     def begin(

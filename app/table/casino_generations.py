@@ -89,6 +89,10 @@ class ShoeGenerations(Generations[ShoeDealer]):
         dealer = self._for(shoe)
         return set() if dealer is None else dealer.waiting_for(shoe)
 
+    def keys_owed(self, shoe: int) -> set[int]:
+        dealer = self._for(shoe)
+        return set() if dealer is None else dealer.keys_owed(shoe)
+
     def disputed(self, shoe: int) -> bool:
         dealer = self._for(shoe)
         return dealer is not None and dealer.disputed(shoe)

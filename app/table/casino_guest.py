@@ -54,6 +54,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
     #: decisions' time a guest waits for the host's own part before naming it (longer
     #: than the host's watchdog on the others, which acts first on a guest's delay)
     host_patience = 2.0
+    #: ... for the host's own key of a card in play (less than the host's watchdog)
+    host_patience_for_keys = 0.5
 
     def __init__(
         self,
@@ -76,7 +78,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self._shoe_factory = shoe_factory
         self._keyed = False
         self._returning = False  # back at a running table: waiting for its state
-        self._host_owes: tuple[OwedStep, float] | None = None  # (step, since) the host owes
+        #: ((step, only its key missing), since) the host owes
+        self._host_owes: tuple[tuple[OwedStep, bool], float] | None = None
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -157,6 +160,10 @@ class CasinoGuest(GuestLobby, CasinoSide):
         elif isinstance(message, CLeft):
             if message.player == self.me:
                 raise TableError("bad_message", "the host says I left, while I am here")
+            if message.reason == "cheat" and message.player not in self._accused:
+                self._audit_first(phone)
+                if self.closed:
+                    return  # my own audit named the host: its word about him is moot
             self._accused.pop(message.player, None)
             self.note("player_left", player=message.player, reason=message.reason)
             phone.receive(message)
@@ -251,6 +258,18 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 self._name_host(f.code, f.detail)
                 return
 
+    def _audit_first(self, phone: CasinoPhone, steps: int = 10_000) -> None:
+        """The host removes a player as a cheater my phone has not caught: my own audits
+        still running, on frames in hand, speak first (the host's word is no evidence:
+        an equivocating host's audit names the honest seat it cheated, mine names the
+        host, issue 30). If they cannot finish on what I hold, the removal stands."""
+        while phone.auditing() and steps and phone.fault is None:
+            steps -= 1
+            if not phone.work():
+                break
+        if phone.fault is not None:
+            self._after()
+
     def _watch_host(self, phone: CasinoPhone) -> None:
         """The host counts like any phone: when the table waits for the host's own part
         of one step of the shoe protocol longer than :attr:`host_patience` times that
@@ -261,9 +280,14 @@ class CasinoGuest(GuestLobby, CasinoSide):
             self._host_owes = None
             return
         now = self.clock.now()
-        if self._host_owes is None or self._host_owes[0] != step:
-            self._host_owes = (step, now)
-        elif now - self._host_owes[1] >= self.host_patience * step_time(step, phone.turn_time):
+        # the host's own key of a card in play, the only one missing, is due at once: a
+        # host keeping it must be named before its watchdog could drop me as stalled
+        # (issue 30); timed from when it became the only one missing
+        keys = step[0] == "card" and 0 in phone.dealer.keys_owed(step[1])
+        patience = self.host_patience_for_keys if keys else self.host_patience
+        if self._host_owes is None or self._host_owes[0] != (step, keys):
+            self._host_owes = ((step, keys), now)
+        elif now - self._host_owes[1] >= patience * step_time(step, phone.turn_time):
             self._name_host("stalled", "the host's own part of the shoe never came")
 
     def _name_host(self, code: str, detail: str = "") -> None:
@@ -292,6 +316,15 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 "host_lost",
             )
             self.note("table_closed", reason=reason)
+            if phone is not None and phone.fault is None:
+                # Dropped (an equivocating host drops the seat it framed before his
+                # audit names it): the audits whose frames are in hand still run, so
+                # this phone names a cheater itself.
+                self._audit_first(phone)
+                f = phone.fault
+                if f is not None and f.player in (HOST, *phone.players):
+                    self.note("cheat_named", player=f.player, code=f.code)
+                    self.notice("violation", seat=phone.players[f.player].seat, code=f.code)
         if phone is not None and not self.closed:
             phone.work()
             self._after()

@@ -102,6 +102,9 @@ class OpenShoe(OpenSetup):
     def progress(self, shoe: int) -> float:
         return 1.0 if shoe == 0 or shoe in self._shuffled else 0.0
 
+    def keys_owed(self, shoe: int) -> set[int]:
+        return set()  # (the host opens every card itself)
+
     def waiting_for(self, shoe: int) -> set[int]:
         if shoe == 0:
             return set()

@@ -234,6 +234,10 @@ class CasinoPhone:
                 if not verdict.ok and verdict.cheaters:
                     self._fault(player_id(verdict.cheaters[0]), "audit_failed", f"shoe {rec.shoe}")
 
+    def auditing(self) -> list[int]:
+        """The shoes whose audit runs here and has no verdict yet."""
+        return [rec.shoe for rec in self.shoes if rec.finished and not rec.audited]
+
     def dead_points(self, seat: int) -> tuple[tuple[int, int], ...]:
         """Host: the shoes ``seat`` shuffled that die with him, each with the positions
         that opened on this phone before (they stand; nothing after them is dealt)."""

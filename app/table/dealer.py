@@ -113,6 +113,12 @@ class Dealer(FrameDealer, Protocol):
         nothing missing)."""
         ...
 
+    def keys_owed(self, deck: int) -> set[int]:
+        """Seats whose key for a card dealt to this seat is missing while everything
+        before it (passes, locks) is in: a key goes out at the deal that needs it, so a
+        phone waits for it far less than for a pass (issue 30)."""
+        ...
+
     def disputed(self, deck: int) -> bool:
         """True once somebody complained about ``deck`` (a card or a claim that did not
         open): the round is void and only the deck's audit can name the cheater."""
@@ -263,6 +269,9 @@ class OpenDealer(OpenSetup):
 
     def waiting_for(self, deck: int) -> set[int]:
         return set()  # every card comes from the host at once
+
+    def keys_owed(self, deck: int) -> set[int]:
+        return set()
 
     def progress(self, deck: int) -> float:
         return 1.0
@@ -452,6 +461,9 @@ class Rekeyed(Generations[Dealer]):
 
     def waiting_for(self, deck: int) -> set[int]:
         return (self.current if deck == 0 else self._for(deck)).waiting_for(deck)
+
+    def keys_owed(self, deck: int) -> set[int]:
+        return set() if deck == 0 else self._for(deck).keys_owed(deck)
 
     def progress(self, deck: int) -> float:
         return (self.current if deck == 0 else self._for(deck)).progress(deck)

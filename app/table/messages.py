@@ -15,7 +15,7 @@ applied (the table then drops the link that sent it).
 >>> frame[:1] == CONTROL
 True
 >>> decode(frame)
-Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=1)
+Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=2)
 >>> decode(PROTOCOL + b"\\x01\\x02")
 ProtocolFrame(data=b'\\x01\\x02')
 """
@@ -32,7 +32,9 @@ from typing import Any, ClassVar, TypeVar
 from app.table.errors import TableError
 
 #: Version of the table protocol; a guest with another one is refused (``bad_version``).
-VERSION = 1
+#: 2: signatures cover a digest of the message, AUDIT frames carry input attestations
+#: (issue 30, docs/protocol.md "Input attestations").
+VERSION = 2
 CONTROL = b"\x01"
 PROTOCOL = b"\x02"
 #: Control messages are small; anything longer is refused before parsing.

@@ -395,6 +395,10 @@ class PhoneMatch:
             if d in self._finished and self.dealer.verdict(d) is None
         ]
 
+    def auditing(self) -> list[int]:
+        """The decks whose audit this phone has started and which have no verdict yet."""
+        return [d for d in self._finished if self.dealer.verdict(d) is None]
+
     def _card(self, deck: int, position: int) -> Card:
         code = self.dealer.card(deck, position)
         if not _is_card(code):

@@ -67,6 +67,11 @@ class ShoeDealer(FrameDealer, Protocol):
         open its positions; 0: the set-up): whom to blame when the table waits too long."""
         ...
 
+    def keys_owed(self, shoe: int) -> set[int]:
+        """Seats whose key for a position opened in ``shoe`` is missing while the passes
+        and locks before it are in: a key is due at once, so it is waited for less."""
+        ...
+
     def disputed(self, shoe: int) -> bool:
         """True once somebody complained about ``shoe`` (a key that did not open): the
         table voids the round and only the shoe's audit can name the cheater."""

@@ -191,6 +191,9 @@ class SraDealer:
     def waiting_for(self, deck: int) -> set[int]:
         return set(self._seat.waiting_for(deck))
 
+    def keys_owed(self, deck: int) -> set[int]:
+        return set(self._seat.keys_owed(deck))
+
     def shared(self, deck: int, position: int, seat: int) -> bool:
         return bool(self._seat.gave_key(deck, position, seat))
 

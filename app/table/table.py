@@ -83,8 +83,9 @@ class GuestTable(GuestLobby):
     host_patience = 2.0
     #: ... once the round is over on my phone: all the host still owes then (its seed,
     #: the bodies of the round's passes, docs/protocol.md "Bodies later") goes out at
-    #: once at the showdown; shorter than the host's watchdog, which would otherwise
-    #: drop me as stalled while I wait for a host that keeps them
+    #: once at the showdown; and for the host's key of a card dealt to me, due at once
+    #: at the deal or draw: shorter than the host's watchdog, which would otherwise
+    #: drop me as stalled while I wait for a host that keeps them (issue 30)
     host_patience_after_play = 0.5
 
     def __init__(
@@ -181,6 +182,10 @@ class GuestTable(GuestLobby):
         elif isinstance(message, Left):
             if message.seat == self.seat:
                 raise TableError("bad_message", "the host says I left, while I am here")
+            if message.reason == "cheat" and message.seat not in self._accused:
+                self._audit_first(phone)
+                if self.closed:
+                    return  # my own audit named the host: its word about him is moot
             self._accused.discard(message.seat)  # the host removed whom my phone caught
             self.notice(
                 "player_left",
@@ -196,6 +201,19 @@ class GuestTable(GuestLobby):
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
+
+    def _audit_first(self, phone: PhoneMatch, steps: int = 10_000) -> None:
+        """The host removes a player as a cheater my phone has not caught: my own audits
+        still running, on frames in hand, speak first (the host's word
+        is no evidence: an equivocating host's audit names the honest seat it cheated,
+        mine names the host, issue 30). If it names the host I leave naming it; if it
+        cannot finish on what I hold, the removal is applied as announced."""
+        while phone.auditing() and steps and phone.violation is None:
+            steps -= 1
+            if not phone.work():
+                break
+        if phone.violation is not None:
+            self._after()
 
     def _seat_may_change(self) -> bool:
         return self.phone is None
@@ -332,8 +350,12 @@ class GuestTable(GuestLobby):
         r = phone.match.round if phone is not None else None
         owes = None
         if phone is not None and r is not None and not phone.match.over:
-            waiting = set().union(*(phone.dealer.waiting_for(d) for d in phone.decks_of(r.number)))
-            after = r.phase in (Phase.SHOWDOWN, Phase.OVER)
+            decks = phone.decks_of(r.number)
+            waiting = set().union(*(phone.dealer.waiting_for(d) for d in decks))
+            # (the host's own key of a card dealt to me is due at once: a host keeping it
+            # must be named before its watchdog could drop me as stalled for my report)
+            keys = 0 in set().union(*(phone.dealer.keys_owed(d) for d in decks))
+            after = r.phase in (Phase.SHOWDOWN, Phase.OVER) or keys
             owes = (r.number, after, frozenset(waiting)) if 0 in waiting else None
         if owes is None:
             self.timers.cancel("host_owes")

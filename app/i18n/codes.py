@@ -167,6 +167,8 @@ MESSAGES: dict[str, str] = {
     "bluetooth_off": N_("Bluetooth is off. Turn it on to play at a table."),
     "bluetooth_permission": N_("The app needs the Bluetooth permission to play at a table."),
     "bluetooth_unavailable": N_("Playing at a table needs Bluetooth, which is not available."),
+    # issue 30: a decision names the box in play
+    "wrong_box": N_("That box is not the one being played now."),
 }
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from app.rules.blackjack_actions import ActionKind
-from app.rules.money import ZERO, Money, MoneyError, to_money
+from app.rules.money import MAX_CHIPS, ZERO, Money, MoneyError, table_money
 from app.rules.table_rules import RulesError, TableRules
 from app.table.messages import (
     MAX_SEATS,
@@ -56,8 +56,6 @@ INTENTS: tuple[str, ...] = (
     "leave_box",
     "done",  # my bets are in: deal as soon as everybody said so
 )
-#: Most chips a player can have at a table (far above any session's possible winnings).
-MAX_CHIPS = 10**12
 #: Reasons a player leaves the table (``CLeft``).
 LEFT_REASONS = ("left", "lost", "silent", "stalled", "cheat", "disagree", "bad_message")
 
@@ -73,23 +71,18 @@ _shoe = _int(1, 2**31 - 1)
 
 
 def _money(v: Any) -> Money:
-    if isinstance(v, bool) or not isinstance(v, int | str):
-        raise ValueError("an amount (an integer or text such as '8.4')")
+    # (the one bound of every amount at the table: app.rules.money.table_money)
     try:
-        m = to_money(v)
+        return table_money(v)
     except MoneyError as exc:
         raise ValueError(str(exc)) from exc
-    if not 0 <= m <= MAX_CHIPS:
-        raise ValueError(f"an amount 0..{MAX_CHIPS}")
-    return m
 
 
 def _signed_money(v: Any) -> Money:
-    if isinstance(v, str) and v.startswith("-"):
-        return -_money(v[1:])
-    if isinstance(v, int) and not isinstance(v, bool) and v < 0:
-        return -_money(-v)
-    return _money(v)
+    try:
+        return table_money(v, signed=True)
+    except MoneyError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def money_wire(m: Money) -> int | str:
@@ -397,6 +390,7 @@ Announcement = CBegin | CShoe | COpenBets | CDeal | CTimeout | CLeft | CBack | C
 __all__ = [
     "INTENTS",
     "LEFT_REASONS",
+    "MAX_CHIPS",
     "Announcement",
     "CAgree",
     "CBack",

@@ -49,7 +49,7 @@ from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
-from app.rules.money import ZERO, Money, to_money
+from app.rules.money import ZERO, Money, stake_ok, table_money
 from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import networked_rules
 from app.table.casino_digests import AGREE_CONTEXT, Digests, check_proof, digest_of
@@ -585,6 +585,8 @@ class CasinoPhone:
             raise IllegalAction("wrong_round", f"an intent for round {ann.round}")
         if not p.present:
             raise IllegalAction("unknown_player", f"{ann.player} has left")
+        if not stake_ok(ann.act, ann.amount):  # (the same grid on every phone)
+            raise IllegalAction("bad_amount", f"{ann.act} of {money_wire(ann.amount)} chips")
         r = self.round
         between = r is None or r.phase is Phase.SETTLED
         if ann.act in ("take_box", "leave_box"):
@@ -801,8 +803,8 @@ class CasinoPhone:
         self.boxes = {int(b): str(p) for b, p in state["boxes"]}
         if not set(self.boxes.values()) <= set(self.players):
             raise ValueError("a box of nobody at the table")
-        self.house = to_money(state["house"])
-        self.total = to_money(state["total"])
+        self.house = table_money(state["house"], "house", signed=True)
+        self.total = table_money(state["total"], "total")
         if self.conservation() != self.total:
             raise ValueError("the snapshot's chips do not add up")
         self.round_no = int(state["round"])

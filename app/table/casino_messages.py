@@ -57,7 +57,17 @@ INTENTS: tuple[str, ...] = (
     "done",  # my bets are in: deal as soon as everybody said so
 )
 #: Reasons a player leaves the table (``CLeft``).
-LEFT_REASONS = ("left", "lost", "silent", "stalled", "cheat", "disagree", "bad_message")
+LEFT_REASONS = (
+    "left",
+    "lost",
+    "silent",
+    "stalled",
+    "cheat",
+    "disagree",
+    "bad_message",
+    "flood",  # over his budget of frames or refused intents (app/table/limits.py)
+    "ahead",  # frames for a shoe the table has not started
+)
 
 _PID = re.compile(r"p[0-6]")
 _HEX64 = re.compile(r"[0-9a-f]{64}")

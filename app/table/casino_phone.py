@@ -188,6 +188,11 @@ class CasinoPhone:
             return None
         return max(0, min(s.cut or s.size, s.limit) - self._cursor[1])
 
+    def newest_shoe(self) -> int:
+        """The newest shoe the host announced (0: none yet); a frame for a later one is
+        sent ahead of the table (:class:`~app.table.limits.FrameBudget`)."""
+        return self.shoes[-1].shoe if self.shoes else 0
+
     def next_shoe_wanted(self) -> bool:
         """The table should start another shoe now: none is waiting after the one in
         play (shuffled in the background, taken after the cut card), or the shoe in

@@ -52,7 +52,13 @@ from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, stake_ok, table_money
 from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import networked_rules
-from app.table.casino_digests import AGREE_CONTEXT, Digests, check_proof, digest_of
+from app.table.casino_digests import (
+    AGREE_CONTEXT,
+    KEEP_ROUNDS,
+    Digests,
+    check_proof,
+    digest_of,
+)
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     Announcement,
@@ -366,6 +372,10 @@ class CasinoPhone:
         once this phone has settled that round itself."""
         if not self.signed_by(message.player, message, message.sig):
             raise ValueError(f"the agreement of {message.player} is not signed by him")
+        if not self.round_no - KEEP_ROUNDS < message.round <= self.round_no + KEEP_ROUNDS:
+            raise ValueError(f"a digest of round {message.round} at round {self.round_no}")
+        if message.player in self.digests.received.get(message.round, {}):
+            raise ValueError(f"a second digest of {message.player} for round {message.round}")
         self.digests.take(message)
         self._compare(message.round)
 

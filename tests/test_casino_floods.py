@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import table_net
@@ -24,9 +25,10 @@ from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind
 from app.rules.table_rules import TableRules
 from app.table.casino_bot import casino_bot
+from app.table.casino_digests import AGREE_CONTEXT
 from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
-from app.table.casino_messages import CNo
+from app.table.casino_messages import CAgree, CNo
 from app.table.casino_side import KEEP_NOTICES
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
@@ -203,3 +205,26 @@ def test_a_hosts_flood_of_control_messages_keeps_a_casino_guests_memory_bounded(
     for s in sides:
         assert not s.over and s.phone.fault is None, s.me
         assert all(p.present for p in s.phone.players.values())
+
+
+def test_a_hosts_signed_digests_of_far_rounds_are_refused_not_kept() -> None:
+    """A round digest (``CAgree``) is kept per round; a host signing its own for rounds
+    far ahead grew a guest's memory with each. One 16 or more rounds off is refused:
+    the guest names the host (``forged_agreement``) and leaves; the other guest plays on."""
+    clock = FakeClock()
+    host, (p1, p2) = open_table(3, RULES, clock=clock, seed=9)
+    sides = [host, p1, p2]
+    run(sides, settled(sides, 1), clock)
+    link = host.link_of(1)
+    for rnd in range(1000, 1100):
+        unsigned = CAgree("p0", rnd, "00" * 32)
+        sig = host.identity.sign(AGREE_CONTEXT, unsigned.signed_bytes(host.phone.table))
+        host.lobby.send(link, replace(unsigned, sig=sig.hex()))
+    run(sides, lambda: p1.closed, clock)
+    assert {n.details["code"] for n in p1.notices if n.code == "host_violation"} == {
+        "forged_agreement"
+    }
+    assert max(p1.phone.digests.received) < 1000
+    rest = [host, p2]
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    assert not p2.over and p2.phone.fault is None

@@ -128,6 +128,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         return self.phone is None
 
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        if self.closed:
+            return  # (I named the host and left: what was still in my inbox is moot)
         if isinstance(message, CBegin) and not self._returning:
             self._begin(message)
             return

@@ -247,13 +247,21 @@ class CasinoPhone:
 
     def dead_points(self, seat: int) -> tuple[tuple[int, int], ...]:
         """Host: the shoes ``seat`` shuffled that die with him, each with the positions
-        that opened on this phone before (they stand; nothing after them is dealt)."""
+        that may have opened on some phone before (they stand; nothing after them is
+        dealt): those whose part of his came here. Every part of his reached the
+        others through this phone, so no phone opened a later one; a guest may have
+        opened an earlier one before this phone did (his own key still on its way),
+        and a guest names a host that voids a card it opened (``voided_open_card``)."""
         out = []
         for rec in self.shoes:
             if rec.dead is not None or rec.finished or seat not in rec.order:
                 continue
             upto = next(
-                (p for p in range(rec.requested) if self.dealer.card(rec.shoe, p) is None),
+                (
+                    p
+                    for p in range(rec.requested)
+                    if not self.dealer.revealed(rec.shoe, p, seat)
+                ),
                 rec.requested,
             )
             out.append((rec.shoe, upto))

@@ -45,9 +45,7 @@ def sra(seat: int, players: int) -> SraShoe:
 
 
 def left_for(side: Any) -> dict[str, str]:
-    return {
-        e["player"]: e["reason"] for e in side.phone.log if e.get("event") == "player_left"
-    }
+    return {e["player"]: e["reason"] for e in side.phone.log if e.get("event") == "player_left"}
 
 
 class _SlowRadio:

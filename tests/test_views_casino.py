@@ -220,3 +220,26 @@ def test_casino_net_says_why_a_join_failed() -> None:
     net = CasinoNet(hosting=False, service=FakeCasinoService(make), address="x:1", name="Z")
     assert not net.wait_open(5)
     assert net.error == "table_full" and net.closed and net.snapshot() is None
+
+
+def test_a_casino_table_offers_bets_in_whole_chips_only() -> None:
+    """A casino table takes bets in whole chips (app.rules.money.STAKE_UNITS, issue 30):
+    with 24.2 chips left the all-in chip is 24, not 24.2, which every phone would
+    refuse; with less than a whole minimum bet nothing is offered."""
+    from app.rules.blackjack import Round
+    from app.rules.shoe import Shoe
+
+    t = betting(table())
+    snap = t.snapshot()
+    assert snap.round is not None
+    rolls = {p: Fraction(1000) for p in snap.round.players()}
+
+    def with_chips(mine: Fraction) -> CasinoSnapshot:
+        shoe = Shoe((), EUROPEAN.decks, 1 << 30)
+        rnd = Round.new(snap.round.rules, shoe, {**rolls, "me": mine})
+        return dataclasses.replace(snap, round=rnd)
+
+    vm = present_casino(with_chips(Fraction(121, 5)), 1000.0)
+    assert vm.boxes[0].bet_range == (Fraction(EUROPEAN.min_bet), Fraction(24))
+    vm = present_casino(with_chips(Fraction(21, 2)), 1000.0)
+    assert vm.boxes[0].bet_range == (Fraction(10), Fraction(10))

@@ -195,6 +195,8 @@ MESSAGES: dict[str, str] = {
         "The search for nearby phones could not start. Try again, or pick a paired phone."
     ),
     "player_connection_lost": N_("{name}'s connection was lost."),
+    # issue 30: a decision names the box in play
+    "wrong_box": N_("That box is not the one being played now."),
 }
 
 

@@ -23,7 +23,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bet_above_limit", "already_bet", "box_taken", "side_bet_not_offered",
     "side_bet_needs_bet", "no_insurance_decision", "insurance_above_half", "no_blackjack",
     "not_your_turn", "cannot_hit", "cannot_stand", "cannot_double", "cannot_split",
-    "cannot_surrender", "no_double_decision",
+    "cannot_surrender", "no_double_decision", "wrong_box",
 )  # fmt: skip
 
 

@@ -227,6 +227,7 @@ class Legal(Reads):
         elif k in (ActionKind.FOLLOW_DOUBLE, ActionKind.DECLINE_DOUBLE):
             self._need_phase(a, Phase.DOUBLE_FOLLOW)
             p = self._need_player(a)
+            self._need_hand_box(a)
             if p not in self.follow_pending:
                 raise IllegalAction(
                     "no_double_decision", f"no double decision is awaited from {p}", player=p
@@ -234,7 +235,7 @@ class Legal(Reads):
         elif k in PLAY_KINDS:
             self._need_phase(a, Phase.PLAY)
             p = self._need_player(a)
-            h = self._in_play()
+            h = self._need_hand_box(a)
             if p != h.owner:
                 raise IllegalAction(
                     "not_your_turn",
@@ -253,6 +254,16 @@ class Legal(Reads):
                 )
         else:  # pragma: no cover - ActionKind is closed
             raise IllegalAction("unknown_action", f"unknown action {k!r}")
+
+    def _need_hand_box(self, action: Action) -> Hand:
+        """The hand in play; IllegalAction ``wrong_box`` when ``action`` names another
+        box (a decision is for the hand in play, whatever box it says)."""
+        h = self._in_play()
+        if action.box is not None and action.box != h.box:
+            raise IllegalAction(
+                "wrong_box", f"box {action.box} is not in play (box {h.box} is)", box=action.box
+            )
+        return h
 
     def _in_play(self) -> Hand:
         h = self.current

@@ -146,6 +146,11 @@ class TableRules:
             f"blackjack_pays must be above 0 and at most 2 (3/2 or 6/5), not {self.blackjack_pays}",
             "blackjack_pays",
         )
+        need(  # (a ledger's denominators are the payouts': bounded, app.rules.money)
+            self.blackjack_pays.denominator <= 100,
+            f"blackjack_pays must be a ratio of small numbers, not {self.blackjack_pays}",
+            "blackjack_pays",
+        )
         need(
             self.hole_card in HOLE_CARD_RULES,
             f"hole_card must be one of {HOLE_CARD_RULES}, not {self.hole_card!r}",

@@ -31,6 +31,11 @@ from app.table.casino_messages import CAgree
 AGREE_CONTEXT = b"blu21/casino-agree"
 #: A returning phone is shown the last round's signatures only: older ones are forgotten.
 KEEP_SIGNED = 2
+#: Rounds whose digests a phone keeps (the newest): a digest is compared, and one that
+#: never came is missed, within two rounds; older ones are forgotten, so that what a
+#: phone keeps does not grow with the table's life. A digest of a round this many
+#: rounds ahead of a phone's own is refused (no honest phone is that far ahead).
+KEEP_ROUNDS = 16
 
 
 def digest_of(body: dict[str, Any]) -> str:
@@ -58,11 +63,18 @@ class Digests:
         self.signed.setdefault(message.round, {})[message.player] = message.sig
         for old in [r for r in self.signed if r < message.round - KEEP_SIGNED]:
             del self.signed[old]
+        self._trim(message.round)
+
+    def _trim(self, newest: int) -> None:
+        for rounds in (self.received, self.agreed, self.expected):
+            for old in [r for r in rounds if r <= newest - KEEP_ROUNDS]:
+                del rounds[old]
 
     def settled(self, rnd: int, mine: str, expect: Collection[str]) -> None:
         """This phone settled round ``rnd`` with digest ``mine``; ``expect`` must sign it."""
         self.expected[rnd] = set(expect)
         self.compare(rnd, mine)
+        self._trim(rnd)
 
     def compare(self, rnd: int, mine: str) -> None:
         """Mark the digests of ``rnd`` received so far that match ``mine``."""

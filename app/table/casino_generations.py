@@ -81,6 +81,10 @@ class ShoeGenerations(Generations[ShoeDealer]):
         dealer = self._for(shoe)
         return None if dealer is None else dealer.card(shoe, position)
 
+    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+        dealer = self._for(shoe)
+        return dealer is not None and dealer.revealed(shoe, position, seat)
+
     def progress(self, shoe: int) -> float:
         dealer = self._for(shoe)
         return 0.0 if dealer is None else dealer.progress(shoe)

@@ -21,7 +21,7 @@ from typing import Any
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
-from app.table.casino_generations import ShoeGenerations
+from app.table.casino_generations import ShoeGenerations, shoe_of
 from app.table.casino_host import ShoeFactory
 from app.table.casino_messages import (
     CAgree,
@@ -44,6 +44,7 @@ from app.table.casino_side import CasinoBot, CasinoSide
 from app.table.casino_state import OwedStep
 from app.table.clock import Clock
 from app.table.errors import TableError
+from app.table.limits import FrameBudget, protocol_header
 from app.table.lobby import GuestLobby, Notice
 from app.table.messages import Message, ProtocolFrame, Welcome
 
@@ -81,6 +82,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         #: ((step, only its key missing), since) the host owes
         self._host_owes: tuple[tuple[OwedStep, bool], float] | None = None
         self._accused: dict[str, float] = {}  # guests my phone caught -> by when to go
+        #: what each sender's shoe frames may cost (set for the table's decks at its begin)
+        self._budget = FrameBudget.for_shoe(self.rules.decks, group.byte_len)
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
         )
@@ -128,6 +131,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
         return self.phone is None
 
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        if self.closed:
+            return  # (I named the host and left: what was still in my inbox is moot)
         if isinstance(message, CBegin) and not self._returning:
             self._begin(message)
             return
@@ -140,6 +145,12 @@ class CasinoGuest(GuestLobby, CasinoSide):
         if phone is None:
             raise TableError("bad_message", "the table has not begun")
         if isinstance(message, ProtocolFrame):
+            # The same budget as the host's: past it, the host relayed what an honest
+            # host refuses (TableError: my phone names the host and leaves).
+            header = protocol_header(message.data)
+            sender = 0 if header is None else header[1]
+            deck = shoe_of(message.data)
+            self._budget.charge(sender, message.data, deck=deck, newest=phone.newest_shoe())
             phone.frame(message.data)
         elif isinstance(message, CBack):
             if message.player == self.me:
@@ -152,6 +163,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
                     if not p.present and p.pid != message.player
                 ]
                 dealer = self._shoe_factory(phone.players[self.me].seat, len(phone.players))
+                self._budget.new_setup()  # (the set-up frames count afresh)
                 for frame in phone.generations.rekey(message.shoe, dealer, absent):
                     self.send(self.link, ProtocolFrame(frame))
             phone.receive(message)
@@ -173,7 +185,12 @@ class CasinoGuest(GuestLobby, CasinoSide):
             except ValueError as exc:
                 raise TableError("forged_agreement", str(exc)) from exc
         elif isinstance(message, CNo):
-            self._refused.add(message.n)
+            # Only my intents still on their way are kept: the set stays as small as
+            # my own sending, whatever the host sends.
+            relayed = phone.players[self.me].n
+            self._refused = {n for n in self._refused if n > relayed}
+            if relayed < message.n <= phone.sent:
+                self._refused.add(message.n)
             if not self._again(message.n, message.code):
                 self.note("intent_refused", code=message.code)
         else:
@@ -189,6 +206,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
             raise TableError("forged_key", "the host announced another key for my player")
         self.me = me
         self.rules = begin.rules
+        self._budget = FrameBudget.for_shoe(begin.rules.decks, self.group.byte_len)
         try:
             dealer = ShoeGenerations(self._shoe_factory(self.seat, len(begin.players)))
             self.phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
@@ -224,6 +242,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise TableError("bad_message", f"bad snapshot: {exc}") from exc
         self.me, self.rules, self.phone = me, begin.rules, phone
+        self._budget = FrameBudget.for_shoe(begin.rules.decks, self.group.byte_len)
         self._names = {p.pid: p.name for p in begin.players}
         for frame in dealer.hello() + [f for s in absent for f in dealer.leave_out(s)]:
             self.send(self.link, ProtocolFrame(frame))

@@ -47,7 +47,7 @@ from app.table.casino_book import (
     Stage,
     Started,
 )
-from app.table.casino_generations import ShoeGenerations
+from app.table.casino_generations import ShoeGenerations, shoe_of
 from app.table.casino_messages import (
     LEFT_REASONS,
     Announcement,
@@ -67,6 +67,7 @@ from app.table.casino_side import CasinoBot, CasinoSide
 from app.table.clock import Clock, Timers
 from app.table.dealer import DealerViolation
 from app.table.errors import TableError
+from app.table.limits import FrameBudget
 from app.table.lobby import HostLobby, Notice
 from app.table.lobby_shell import LobbyShell
 from app.table.messages import Message, Options, ProtocolFrame, check_fields
@@ -131,6 +132,8 @@ class CasinoHost(LobbyShell, CasinoSide):
         #: relayed or refused, in order, once it can take them (never lost)
         self._later: list[tuple[int, CIntent]] = []
         self._names = {HOST: self.lobby.seating.sitters[0].name}
+        #: what each seat's shoe frames may cost (issue 30: the Oczko table's limits)
+        self._budget = FrameBudget.for_shoe(rules.decks, group.byte_len)
 
     def lobby_names(self) -> dict[str, str]:
         """The players seated in the lobby, host first."""
@@ -228,6 +231,12 @@ class CasinoHost(LobbyShell, CasinoSide):
             raise TableError("bad_message", "the table has not begun")
         pid = player_id(seat)
         if isinstance(message, ProtocolFrame):
+            # Charged to the seat of the link it came on, before anything is kept or
+            # relayed: past his budget for the shoe, or for a shoe not announced, he
+            # is dropped (``flood``, ``ahead``) and every phone is told.
+            self._budget.charge(
+                seat, message.data, deck=shoe_of(message.data), newest=phone.newest_shoe()
+            )
             try:
                 phone.dealer.authenticate(message.data)
             except DealerViolation as exc:
@@ -462,6 +471,7 @@ class CasinoHost(LobbyShell, CasinoSide):
                 p.seat for p in phone.players.values() if not p.present and p.pid != message.player
             ]
             dealer = self._shoe_factory(0, len(phone.players))
+            self._budget.new_setup()  # (the set-up frames count afresh)
             hello = phone.generations.rekey(message.shoe, dealer, absent)
             self.lobby.broadcast(message)  # (first: the guests set up anew on it)
             for frame in hello:

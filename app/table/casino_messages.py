@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from app.rules.blackjack_actions import ActionKind
-from app.rules.money import ZERO, Money, MoneyError, to_money
+from app.rules.money import MAX_CHIPS, ZERO, Money, MoneyError, table_money
 from app.rules.table_rules import RulesError, TableRules
 from app.table.messages import (
     MAX_SEATS,
@@ -57,12 +57,20 @@ INTENTS: tuple[str, ...] = (
     "leave_box",
     "done",  # my bets are in: deal as soon as everybody said so
 )
-#: Most chips a player can have at a table (far above any session's possible winnings).
-MAX_CHIPS = 10**12
 #: seconds the players may take to bet: every guest refuses a table outside (issue 37)
 BET_TIME_RANGE = (5, 600)
 #: Reasons a player leaves the table (``CLeft``).
-LEFT_REASONS = ("left", "lost", "silent", "stalled", "cheat", "disagree", "bad_message")
+LEFT_REASONS = (
+    "left",
+    "lost",
+    "silent",
+    "stalled",
+    "cheat",
+    "disagree",
+    "bad_message",
+    "flood",  # over his budget of frames or refused intents (app/table/limits.py)
+    "ahead",  # frames for a shoe the table has not started
+)
 
 _PID = re.compile(r"p[0-6]")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -76,23 +84,18 @@ _shoe = _int(1, 2**31 - 1)
 
 
 def _money(v: Any) -> Money:
-    if isinstance(v, bool) or not isinstance(v, int | str):
-        raise ValueError("an amount (an integer or text such as '8.4')")
+    # (the one bound of every amount at the table: app.rules.money.table_money)
     try:
-        m = to_money(v)
+        return table_money(v)
     except MoneyError as exc:
         raise ValueError(str(exc)) from exc
-    if not 0 <= m <= MAX_CHIPS:
-        raise ValueError(f"an amount 0..{MAX_CHIPS}")
-    return m
 
 
 def _signed_money(v: Any) -> Money:
-    if isinstance(v, str) and v.startswith("-"):
-        return -_money(v[1:])
-    if isinstance(v, int) and not isinstance(v, bool) and v < 0:
-        return -_money(-v)
-    return _money(v)
+    try:
+        return table_money(v, signed=True)
+    except MoneyError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def money_wire(m: Money) -> int | str:
@@ -400,6 +403,7 @@ Announcement = CBegin | CShoe | COpenBets | CDeal | CTimeout | CLeft | CBack | C
 __all__ = [
     "INTENTS",
     "LEFT_REASONS",
+    "MAX_CHIPS",
     "Announcement",
     "CAgree",
     "CBack",

@@ -99,6 +99,9 @@ class OpenShoe(OpenSetup):
     def card(self, shoe: int, position: int) -> int | None:
         return self._cards.get((shoe, position))
 
+    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+        return (shoe, position) in self._cards  # (only the host's part opens a card)
+
     def progress(self, shoe: int) -> float:
         return 1.0 if shoe == 0 or shoe in self._shuffled else 0.0
 

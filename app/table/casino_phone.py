@@ -49,10 +49,16 @@ from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
-from app.rules.money import ZERO, Money, to_money
+from app.rules.money import ZERO, Money, stake_ok, table_money
 from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import networked_rules
-from app.table.casino_digests import AGREE_CONTEXT, Digests, check_proof, digest_of
+from app.table.casino_digests import (
+    AGREE_CONTEXT,
+    KEEP_ROUNDS,
+    Digests,
+    check_proof,
+    digest_of,
+)
 from app.table.casino_generations import ShoeGenerations
 from app.table.casino_messages import (
     Announcement,
@@ -188,6 +194,11 @@ class CasinoPhone:
             return None
         return max(0, min(s.cut or s.size, s.limit) - self._cursor[1])
 
+    def newest_shoe(self) -> int:
+        """The newest shoe the host announced (0: none yet); a frame for a later one is
+        sent ahead of the table (:class:`~app.table.limits.FrameBudget`)."""
+        return self.shoes[-1].shoe if self.shoes else 0
+
     def next_shoe_wanted(self) -> bool:
         """The table should start another shoe now: none is waiting after the one in
         play (shuffled in the background, taken after the cut card), or the shoe in
@@ -240,13 +251,21 @@ class CasinoPhone:
 
     def dead_points(self, seat: int) -> tuple[tuple[int, int], ...]:
         """Host: the shoes ``seat`` shuffled that die with him, each with the positions
-        that opened on this phone before (they stand; nothing after them is dealt)."""
+        that may have opened on some phone before (they stand; nothing after them is
+        dealt): those whose part of his came here. Every part of his reached the
+        others through this phone, so no phone opened a later one; a guest may have
+        opened an earlier one before this phone did (his own key still on its way),
+        and a guest names a host that voids a card it opened (``voided_open_card``)."""
         out = []
         for rec in self.shoes:
             if rec.dead is not None or rec.finished or seat not in rec.order:
                 continue
             upto = next(
-                (p for p in range(rec.requested) if self.dealer.card(rec.shoe, p) is None),
+                (
+                    p
+                    for p in range(rec.requested)
+                    if not self.dealer.revealed(rec.shoe, p, seat)
+                ),
                 rec.requested,
             )
             out.append((rec.shoe, upto))
@@ -365,6 +384,10 @@ class CasinoPhone:
         once this phone has settled that round itself."""
         if not self.signed_by(message.player, message, message.sig):
             raise ValueError(f"the agreement of {message.player} is not signed by him")
+        if not self.round_no - KEEP_ROUNDS < message.round <= self.round_no + KEEP_ROUNDS:
+            raise ValueError(f"a digest of round {message.round} at round {self.round_no}")
+        if message.player in self.digests.received.get(message.round, {}):
+            raise ValueError(f"a second digest of {message.player} for round {message.round}")
         self.digests.take(message)
         self._compare(message.round)
 
@@ -589,6 +612,8 @@ class CasinoPhone:
             raise IllegalAction("wrong_round", f"an intent for round {ann.round}")
         if not p.present:
             raise IllegalAction("unknown_player", f"{ann.player} has left")
+        if not stake_ok(ann.act, ann.amount):  # (the same grid on every phone)
+            raise IllegalAction("bad_amount", f"{ann.act} of {money_wire(ann.amount)} chips")
         r = self.round
         between = r is None or r.phase is Phase.SETTLED
         if ann.act in ("take_box", "leave_box"):
@@ -805,8 +830,8 @@ class CasinoPhone:
         self.boxes = {int(b): str(p) for b, p in state["boxes"]}
         if not set(self.boxes.values()) <= set(self.players):
             raise ValueError("a box of nobody at the table")
-        self.house = to_money(state["house"])
-        self.total = to_money(state["total"])
+        self.house = table_money(state["house"], "house", signed=True)
+        self.total = table_money(state["total"], "total")
         if self.conservation() != self.total:
             raise ValueError("the snapshot's chips do not add up")
         self.round_no = int(state["round"])

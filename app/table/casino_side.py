@@ -46,6 +46,7 @@ class CasinoSide:
     rules: TableRules
     over: bool
     _notes: list[Notice]
+    _cheater: str | None
     notes_total: int
     _on_change: Callable[[], None] | None
     _deadline: tuple[object, float] | None
@@ -69,6 +70,7 @@ class CasinoSide:
         self.phone = None
         self.over = False
         self._notes = []
+        self._cheater = None  # the first player named a cheater at this table
         self.notes_total = 0  # notices ever given (the screen keeps the newest only)
         self._on_change = on_change
         self._deadline = None
@@ -91,6 +93,9 @@ class CasinoSide:
         """A notice for the screen (a stable code the screen translates)."""
         self._notes = [*self._notes[-(KEEP_NOTICES - 1) :], Notice(what, params)]
         self.notes_total += 1
+        if what == "cheat_named" and self._cheater is None:
+            # (kept as state: the notice itself is trimmed away by later ones)
+            self._cheater = str(params.get("player"))
 
     # -- intents ----------------------------------------------------------------------------
 
@@ -245,7 +250,6 @@ class CasinoSide:
         live = phone.live_shoe()
         progress = 1.0 if live is None else phone.dealer.progress(live.shoe)
         later = [s for s in phone.shoes if live is None or s.shoe > live.shoe]
-        cheat = next((n.params.get("player") for n in self._notes if n.code == "cheat_named"), None)
         return CasinoSnapshot(
             me=self.me,
             rules=phone.rules,
@@ -263,7 +267,7 @@ class CasinoSide:
             cards_left=phone.cards_left(),
             house=phone.house,
             notices=tuple(self._notes),
-            cheater=None if cheat is None else str(cheat),
+            cheater=self._cheater,
             bets_in=frozenset(phone.done),
         )
 

@@ -55,6 +55,23 @@ KIND_LIMITS: dict[int, int] = {
 }
 _ROUND_ID = struct.Struct(">Q")
 
+#: A casino shoe's kinds with a fixed count per sender and shoe (its passes, locks and
+#: keys grow with the cards opened: they count in the shoe's frames and bytes); a shoe
+#: never uses claims, escrows or releases.
+SHOE_KIND_LIMITS: dict[int, int] = {
+    Kind.HELLO: 2,
+    Kind.SEED: 2,
+    Kind.CLAIM: 0,
+    Kind.AUDIT: 2,
+    Kind.COMPLAIN: 16,
+    Kind.ESCROW: 0,
+    Kind.RELEASE: 0,
+    Kind.EVIDENCE: 32,
+    Kind.COMMIT: 4,
+}
+#: Bytes of a frame beside its group values (header, signature, lengths), at most.
+FRAME_OVERHEAD = 256
+
 
 def protocol_header(frame: bytes) -> tuple[int, int, int] | None:
     """``(kind, sender, round_id)`` of an SRA protocol frame, None for another dealer's
@@ -65,22 +82,55 @@ def protocol_header(frame: bytes) -> tuple[int, int, int] | None:
 
 
 class FrameBudget:
-    """The dealer frames each sender has sent per deck, against the limits above."""
+    """The dealer frames each sender has sent per deck, against the limits above (the
+    Oczko table's by default; a casino table's from :meth:`for_shoe`)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        frames: int = DECK_FRAMES,
+        size: int = DECK_BYTES,
+        kinds: dict[int, int] | None = None,
+        frame_size: int = DEFAULT_MAX_FRAME,
+    ) -> None:
+        self.frames, self.size, self.frame_size = frames, size, frame_size
+        self.kinds = KIND_LIMITS if kinds is None else kinds
         self._spent: dict[tuple[int, int], tuple[list[int], Counter[int]]] = {}
+
+    @classmethod
+    def for_shoe(cls, decks: int, element: int) -> FrameBudget:
+        """A casino table's budget per sender and shoe of ``decks`` decks, group values
+        of ``element`` bytes: four times what an honest seat sends at most (a pass, a
+        lock and a key per card, each card opened alone: three values and three frames
+        a card), and no frame larger than a whole pass. The same on every phone.
+
+        >>> b = FrameBudget.for_shoe(1, 64)
+        >>> b.frames, b.size, b.frame_size
+        (688, 260096, 3712)
+        """
+        cards = 52 * decks
+        honest_frames = 3 * cards + 16
+        honest_bytes = 3 * cards * element + honest_frames * (element + FRAME_OVERHEAD)
+        return cls(
+            frames=4 * honest_frames,
+            size=4 * honest_bytes,
+            kinds=SHOE_KIND_LIMITS,
+            frame_size=cards * element + 2 * element + FRAME_OVERHEAD,
+        )
 
     def charge(self, sender: int, frame: bytes, *, deck: int, newest: int) -> None:
         """Count ``frame`` of ``sender`` for ``deck``; :class:`TableError` ``ahead``
         or ``flood`` if the table must refuse it (nothing is counted then)."""
         if deck > newest:
             raise TableError("ahead", f"a frame for deck {deck}; the table is at deck {newest}")
+        if len(frame) > self.frame_size:
+            raise TableError("flood", f"seat {sender}: a frame of {len(frame)} bytes")
         totals, kinds = self._spent.get((sender, deck), ([0, 0], Counter()))
         header = protocol_header(frame)
         kind = header[0] if header is not None else None
-        if totals[0] + 1 > DECK_FRAMES or totals[1] + len(frame) > DECK_BYTES:
+        if totals[0] + 1 > self.frames or totals[1] + len(frame) > self.size:
             raise TableError("flood", f"seat {sender} sent over its budget for deck {deck}")
-        if kind in KIND_LIMITS and kinds[kind] + 1 > KIND_LIMITS[kind]:
+        if kind in self.kinds and kinds[kind] + 1 > self.kinds[kind]:
             raise TableError("flood", f"seat {sender}: too many frames of kind {kind}")
         totals[0] += 1
         totals[1] += len(frame)

@@ -79,6 +79,10 @@ PRE_JOIN_FRAMES = 8
 #: Control messages per link: a burst, and the rate it refills at (per second).
 CONTROL_BURST = 200
 CONTROL_RATE = 20.0
+#: Notices a phone keeps (the newest): a peer's messages that each become one (a
+#: host's flood of ``Turn``) must not grow a phone's memory without bound. A fact the
+#: table needs later is kept as state, never looked up in the notices.
+MAX_NOTICES = 1000
 
 
 @dataclass(frozen=True)
@@ -122,8 +126,11 @@ class _Side:
         self._on_notice = on_notice
 
     def notice(self, what: str, /, **details: Any) -> None:
+        """Tell the screen (``on_notice``) and keep the newest :data:`MAX_NOTICES`."""
         n = Notice(what, details)
         self.notices.append(n)
+        if len(self.notices) > MAX_NOTICES:
+            del self.notices[: len(self.notices) - MAX_NOTICES]
         if self._on_notice is not None:
             self._on_notice(n)
 
@@ -442,6 +449,8 @@ class GuestLobby(_Side):
         self.inbox = inbox  # where ``link`` delivers its events
         self.link = link
         self.seat: int | None = None
+        #: the host seated me again at a running table (my seat was kept for me)
+        self.rejoined = False
         self.lobby: Lobby | None = None
         self.closed = False
         self.ready = False
@@ -530,6 +539,7 @@ class GuestLobby(_Side):
             if message.seat == 0 or not self._seat_may_change():
                 raise TableError("bad_message", f"no seat {message.seat} for me now")
             self.seat = message.seat
+            self.rejoined = self.rejoined or message.rejoin
             self.notice("seated", seat=message.seat, rejoin=message.rejoin)
         elif isinstance(message, Lobby):
             self.lobby = message

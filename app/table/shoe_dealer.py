@@ -58,6 +58,11 @@ class ShoeDealer(FrameDealer, Protocol):
         """The card code (0-51) at an opened position, None until every part is in."""
         ...
 
+    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+        """Whether ``seat``'s part of opening ``position`` has come to this phone (so a
+        phone may have opened the card with it) and the card did not fail to open."""
+        ...
+
     def progress(self, shoe: int) -> float:
         """0..1: how far the shuffle of ``shoe`` (0: the set-up) has come, for the UI."""
         ...

@@ -96,6 +96,16 @@ class SraShoe(SraDealer):
         code = None if rnd is None else rnd.public.get(position)
         return None if code is None or code < 0 else code % DECK_SIZE
 
+    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+        """``seat``'s key for ``position`` is in here (see ShoeDealer)."""
+        rnd = self._round(shoe)
+        if rnd is None:
+            return False
+        code = rnd.public.get(position)
+        if code is not None:
+            return code >= 0
+        return seat in rnd.keys.get(position, {})
+
     def waiting_for(self, shoe: int) -> set[int]:
         """Whose pass, lock or key this phone still lacks (0: the set-up; a shoe not
         started here: nobody's)."""

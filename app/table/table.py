@@ -116,6 +116,7 @@ class GuestTable(GuestLobby):
         self._accused: set[int] = set()  # players my phone caught, for the host to remove
         self._host_owes: object = None  # what my dealer waits for from the host, and since when
         self._asked = 0  # the last round whose deal I asked for (NextRound)
+        self._told_over = False  # the screen was told the match is over
 
     def act(self, action: str) -> None:
         """My decision (the host applies it and tells everyone)."""
@@ -227,7 +228,7 @@ class GuestTable(GuestLobby):
         return OpenDealer(self.seat)
 
     def _rejoining(self) -> bool:
-        return any(n.code == "seated" and n.details.get("rejoin") for n in self.notices)
+        return self.rejoined
 
     def _resume(self, message: Resume) -> None:
         """Back at a running match: my engine from the host's snapshot, a fresh dealer."""
@@ -286,7 +287,8 @@ class GuestTable(GuestLobby):
             self.send(self.link, SetUp(phone.dealer.fingerprint))
             self.notice("fingerprint", code=phone.dealer.fingerprint)
         m = phone.match
-        if m.over and "match_over" not in (n.code for n in self.notices):
+        if m.over and not self._told_over:
+            self._told_over = True
             self.notice("match_over", winner=m.winner, points=list(m.points), reason=m.end_reason)
         if self.bot is not None:
             self.read_result()  # a bot reads a result at once

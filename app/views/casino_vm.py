@@ -224,9 +224,17 @@ def _bet_ranges(
         if a.min_amount is None or a.max_amount is None:
             continue
         owner = s.boxes.get(a.box)
-        if owner == s.me or (owner is not None and r.box_owner(a.box) == owner):
-            out[a.box] = (a.min_amount, a.max_amount)
+        whole = _whole_chips(a.min_amount, a.max_amount)
+        if whole and (owner == s.me or (owner is not None and r.box_owner(a.box) == owner)):
+            out[a.box] = whole
     return out
+
+
+def _whole_chips(low: Fraction, high: Fraction) -> tuple[Fraction, Fraction] | None:
+    """A bet range in whole chips, as a casino table takes bets (``STAKE_UNITS``): an
+    all-in of 48.4 chips is offered as 48. None when no whole amount fits."""
+    lo, hi = Fraction(math.ceil(low)), Fraction(math.floor(high))
+    return (lo, hi) if lo <= hi else None
 
 
 def _box(
@@ -317,7 +325,7 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
         dealer, dealer_total = dealer_of(r, s.me)
     side = next(
         (
-            (a.min_amount, a.max_amount)
+            _whole_chips(a.min_amount, a.max_amount)
             for a in legal
             if a.kind.value == "side_bet" and a.min_amount is not None and a.max_amount is not None
         ),

@@ -270,6 +270,7 @@ class NetworkTable:
     def _note(self, code: str, details: dict[str, Any]) -> None:
         with self._lock:
             self._notes.append((code, details))
+            del self._notes[:-20]  # (only the latest is shown: a flood must not pile up)
 
     def _bump(self) -> None:
         with self._lock:

@@ -167,6 +167,11 @@ MESSAGES: dict[str, str] = {
     "bluetooth_off": N_("Bluetooth is off. Turn it on to play at a table."),
     "bluetooth_permission": N_("The app needs the Bluetooth permission to play at a table."),
     "bluetooth_unavailable": N_("Playing at a table needs Bluetooth, which is not available."),
+    # a named cheater stays out for the rest of the match (issue 30)
+    "banned": N_("You were named for cheating in this match and cannot sit down again."),
+    "barred_rejoin": N_(
+        "The host let a player back in who may not come back now. You left the table."
+    ),
 }
 
 

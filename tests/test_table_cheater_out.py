@@ -265,3 +265,35 @@ def test_strangers_holding_every_unseated_slot_cannot_keep_a_returning_player_ou
     for link in strangers:
         link.close(linger=0)
     host.close()
+
+
+# -- both games: the casino table ----------------------------------------------------------
+
+
+def test_a_named_cheater_is_refused_at_the_casino_table_too() -> None:
+    """p2's phone opens a card it does not hold: he is named and removed. Back on a
+    fresh, honest phone with his player id, the host refuses him (``banned``) and the
+    table plays on without him. (Before: readmitted between rounds with his chips.)"""
+    from test_casino_faults import RULES, CardClaimingGuest, _join, honest_agree, left
+
+    from app.table.casino_guest import CasinoGuest
+    from tests.casino_net import open_table as casino_table
+    from tests.casino_net import run as casino_run
+    from tests.casino_net import settled
+
+    clock = FakeClock()
+    host, guests = casino_table(2, RULES, clock=clock, seed=14, start=False)
+    attacker = _join(host, CardClaimingGuest, 2, clock)
+    sides = [host, guests[0], attacker]
+    casino_run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    rest = [host, guests[0]]
+    casino_run(sides, lambda: not host.phone.players["p2"].present, clock)
+    assert all(left(s, "p2", "cheat") for s in rest)
+    back = _join(host, CasinoGuest, 2, clock)
+    casino_run([*rest, back], lambda: back.closed, clock)
+    assert refused(back) == ["banned"] and back.phone is None
+    casino_run(rest, settled(rest, host.phone.round_no + 2), clock)
+    assert not host.phone.players["p2"].present and "p2" in host.phone.named
+    assert not any(e.get("event") == "player_back" for s in rest for e in s.phone.log)
+    honest_agree(rest, host.phone.round_no - 1)

@@ -548,8 +548,10 @@ class PhoneMatch:
         voided just before his ``Left`` counts too.)"""
         dealer = self.dealer
         open_decks = [d for d in self._decks if dealer.verdict(d) is None]
+        if seat in self.cheaters:
+            return  # (named already; a Left retried after waiting comes here again)
         if any(dealer.complained(d, seat) and not dealer.revealed(d, seat) for d in open_decks):
-            self.cheaters.setdefault(seat, "kept_seed")
+            self.cheaters[seat] = "kept_seed"
             self._note({"event": "cheat_named", "seat": seat, "code": "kept_seed"})
 
     def _void(self, event: Void) -> None:

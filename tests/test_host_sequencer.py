@@ -410,6 +410,23 @@ def test_a_returning_player_is_readmitted_before_the_next_deal() -> None:
     assert book.returning == {1}
 
 
+def test_a_barred_player_waits_linked_and_the_round_is_dealt_without_him() -> None:
+    """Issue 30: a player the host's phone will not readmit now (a cheater it named; a
+    leaver whose round is still being replayed) is not readmitted: the round is dealt
+    without him, and he stays among the returning until he may come back."""
+    m = round_two(3).disconnect(2)[0]
+    book, _ = step(replace(PLAYING, deck=3), Back(2), facts(m))
+    barred = facts(m, guests=frozenset({1, 2}), barred=frozenset({2}))
+    book, effects = step(book, Drive(), barred)
+    assert not any(isinstance(e, Readmit) for e in effects)
+    assert Announce(Rejoin(2, 2)) not in effects
+    assert book.returning == {2} and 2 in book.went  # (round 2 dealt without him)
+    # (once he may come back: readmitted before the round that waits)
+    waiting = replace(book, went=frozenset())
+    book, effects = step(waiting, Drive(), facts(m, guests=frozenset({1, 2})))
+    assert effects[0] == Readmit(2, (2,), (0, 1, 2), waiting.fresh_deck)
+
+
 # -- the result on every phone until everybody has read it ---------------------------------
 
 

@@ -86,8 +86,10 @@ def test_a_round_end_does_not_wait_for_the_seed_of_a_leaver_announced_after_it()
     the deck's audit, which lacked the seed of seat 3, whose phone had died. His
     ``Left`` came next, queued behind the round's end, so the audit kept waiting for a
     seed that could no longer come; the host no longer counted him as a guest, so
-    nobody was named: the table waited for ever. The round ends without the audit, as
-    for any deck a player left."""
+    nobody was named: the table waited for ever. The round ends without waiting for
+    the seed. It is void, not scored (issue 30: the Persian 21 of a stacked deck whose
+    stacker left before revealing his seed must not stand), and the leaver may not be
+    readmitted before the round played in its place is over."""
     phone = PhoneMatch(0, 3, Options(rounds=3), AuditWaits(0))
     phone.announce(Go(1, 1))
     phone.announce(Deal(1, 1))
@@ -97,4 +99,7 @@ def test_a_round_end_does_not_wait_for_the_seed_of_a_leaver_announced_after_it()
     assert phone.waiting  # (the round's end waits for its audit)
     phone.announce(Left(1, "silent"))
     assert not phone.waiting and phone.violation is None
-    assert phone.match.history[0].winner == 2 and 1 in phone.match.gone
+    assert phone.match.history[0].reason == "void" and phone.match.points == (0, 0, 0)
+    assert 1 in phone.match.gone and phone.match.round.number == 2
+    assert {"event": "round_void", "round": 1, "unaudited": [1]} in phone.log
+    assert phone.barred(2) == {1} and phone.barred(3) == set()

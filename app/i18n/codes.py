@@ -197,6 +197,11 @@ MESSAGES: dict[str, str] = {
     "player_connection_lost": N_("{name}'s connection was lost."),
     # issue 30: a decision names the box in play
     "wrong_box": N_("That box is not the one being played now."),
+    # a named cheater stays out for the rest of the match (issue 30)
+    "banned": N_("You were named for cheating in this match and cannot sit down again."),
+    "barred_rejoin": N_(
+        "The host let a player back in who may not come back now. You left the table."
+    ),
 }
 
 

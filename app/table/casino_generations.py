@@ -81,9 +81,9 @@ class ShoeGenerations(Generations[ShoeDealer]):
         dealer = self._for(shoe)
         return None if dealer is None else dealer.card(shoe, position)
 
-    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+    def key_in(self, shoe: int, position: int, seat: int) -> bool:
         dealer = self._for(shoe)
-        return dealer is not None and dealer.revealed(shoe, position, seat)
+        return dealer is not None and dealer.key_in(shoe, position, seat)
 
     def progress(self, shoe: int) -> float:
         dealer = self._for(shoe)

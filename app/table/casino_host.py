@@ -361,6 +361,7 @@ class CasinoHost(LobbyShell, CasinoSide):
         self._later = [(s, i) for s, i in self._later if s != seat]  # (died with his phone)
         if reason in ("cheat", "disagree"):
             self.note("cheat_named", player=player_id(seat), code=reason)
+            self._ban(seat)
         code = reason if reason in LEFT_REASONS else "lost"
         self._feed(Gone(player_id(seat), code))
         self._drive()
@@ -454,6 +455,21 @@ class CasinoHost(LobbyShell, CasinoSide):
             phone.table, self.rules, players, (), self.bet_time, self.turn_time, self.secret
         )
 
+    def _ban(self, seat: int) -> None:
+        """A player named for cheating stays out for the rest of the table: his id is
+        refused at the door (every guest that named him refuses his ``CBack`` too)."""
+        if 0 < seat < len(self.lobby.seating.sitters):
+            self.lobby.seating = self.lobby.seating.ban(seat)
+        phone = self.phone
+        if phone is None:
+            return
+        pid = player_id(seat)
+        phone.named.add(pid)
+        p = phone.players.get(pid)
+        if p is not None and not p.present and self.link_of(seat) is not None:
+            # back on a new link, not yet readmitted: he is not readmitted
+            self.lobby.drop_seat(seat, "banned", "named for cheating at this table")
+
     def _readmit(self, effect: Readmit) -> None:
         phone = self.phone
         assert phone is not None
@@ -508,6 +524,7 @@ class CasinoHost(LobbyShell, CasinoSide):
             if seat:
                 phone.fault = None  # a guest's fault: he is removed, the table goes on
                 self.note("cheat_named", player=f.player, code=f.code)
+                self._ban(seat)  # (also when he is gone already: named in his absence)
                 self.lobby.drop_seat(seat, "cheat", f.code)
             else:
                 self.note("table_fault", code=f.code, detail=f.detail)

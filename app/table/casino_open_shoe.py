@@ -99,7 +99,7 @@ class OpenShoe(OpenSetup):
     def card(self, shoe: int, position: int) -> int | None:
         return self._cards.get((shoe, position))
 
-    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+    def key_in(self, shoe: int, position: int, seat: int) -> bool:
         return (shoe, position) in self._cards  # (only the host's part opens a card)
 
     def progress(self, shoe: int) -> float:

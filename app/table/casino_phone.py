@@ -131,6 +131,9 @@ class CasinoPhone:
         self.round_no = 0
         self.round: Round | None = None
         self.done: set[str] = set()
+        #: players this phone itself named as cheaters: never back at this table (a
+        #: ``CBack`` of one names the host)
+        self.named: set[str] = set()
         self.chain = hashlib.sha256(encode(begin)).digest()
         self._queue: deque[tuple[Announcement, bytes]] = deque()
         self._applied_chain = self.chain
@@ -264,7 +267,7 @@ class CasinoPhone:
                 (
                     p
                     for p in range(rec.requested)
-                    if not self.dealer.revealed(rec.shoe, p, seat)
+                    if not self.dealer.key_in(rec.shoe, p, seat)
                 ),
                 rec.requested,
             )
@@ -539,6 +542,8 @@ class CasinoPhone:
             r = self.round
             if r is not None and not r.settled:
                 raise IllegalAction("wrong_phase", "a player comes back between rounds")
+            if ann.player in self.named:
+                raise IllegalAction("barred_rejoin", f"{ann.player} was named for cheating")
             self._player(ann.player).present = True
             # The shoes so far cannot be dealt to his new phone: they end where they are.
             for rec in self.shoes:
@@ -852,6 +857,8 @@ class CasinoPhone:
     # -- faults and notes -----------------------------------------------------------------
 
     def _fault(self, player: str, code: str, detail: str = "") -> None:
+        if player not in (HOST, self.me):
+            self.named.add(player)  # (named here: he stays out for the rest of the table)
         if self.fault is None:
             self.fault = Fault(player, code, detail)
             self._note("fault", player=player, code=code)

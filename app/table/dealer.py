@@ -165,6 +165,15 @@ class Dealer(FrameDealer, Protocol):
         """The audit's result, None while it runs."""
         ...
 
+    def revealed(self, deck: int, seat: int) -> bool:
+        """True once ``seat`` has given what the audit of ``deck`` needs from him (SRA:
+        his round seed): a deck whose leaver had not cannot be audited."""
+        ...
+
+    def complained(self, deck: int, seat: int) -> bool:
+        """True if ``seat`` complained about ``deck`` (a signed complaint)."""
+        ...
+
 
 class OpenSetup:
     """The set-up of a test dealer without secrecy (Oczko's :class:`OpenDealer`, the
@@ -311,6 +320,12 @@ class OpenDealer(OpenSetup):
 
     def verdict(self, deck: int) -> DeckVerdict | None:
         return DeckVerdict(True)
+
+    def revealed(self, deck: int, seat: int) -> bool:
+        return self.verdict(deck) is not None  # (the host knows every card: no seed)
+
+    def complained(self, deck: int, seat: int) -> bool:
+        return False  # (nobody complains: every card opens at the host's word)
 
     def deck_of(self, frame: bytes) -> int:
         """The deck a frame belongs to (0: the table set-up)."""
@@ -492,3 +507,9 @@ class Rekeyed(Generations[Dealer]):
 
     def verdict(self, deck: int) -> DeckVerdict | None:
         return self._for(deck).verdict(deck)
+
+    def revealed(self, deck: int, seat: int) -> bool:
+        return self._for(deck).revealed(deck, seat)
+
+    def complained(self, deck: int, seat: int) -> bool:
+        return self._for(deck).complained(deck, seat)

@@ -105,6 +105,9 @@ class Facts:
     round_pause: float = 0.0
     bot_action: str | None = None  # what the host's bot would do now (None: no bot)
     auto_read: frozenset[int] = frozenset()  # seats whose bot reads every result at once
+    #: players the host's phone will not readmit before the waiting round (cheaters it
+    #: named; a leaver who left a round unaudited, until its replay is over)
+    barred: frozenset[int] = frozenset()
 
     def waits(self, deck: int) -> frozenset[int]:
         """The seats the dealer of ``deck`` waits for."""

@@ -269,7 +269,7 @@ def _round_seats(facts: Facts) -> frozenset[int]:
 def _next_round(book: HostBook, number: int, facts: Facts) -> Step:
     """Round ``number`` waits for its deck: readmit returning players, let everybody read
     the last result, then start the deck and deal."""
-    if book.returning:
+    if book.returning - facts.barred:
         return _admit(book, number, facts)
     if number > 1 and facts.round_pause > 0:
         if number not in book.paused:
@@ -554,8 +554,13 @@ def _admit(book: HostBook, number: int, facts: Facts) -> Step:
     """Returning players join the waiting round (before its deck, never mid-round): each
     gets the match as it stands, then every phone applies the same rejoin."""
     m = facts.match
-    back = tuple(sorted(s for s in book.returning if s in facts.linked and s in m.gone))
-    book = replace(book, returning=frozenset())
+    back = tuple(
+        sorted(
+            s for s in book.returning if s in facts.linked and s in m.gone and s not in facts.barred
+        )
+    )
+    # (a leaver who left a round unaudited waits, linked, until its replay is over)
+    book = replace(book, returning=book.returning & facts.barred)
     if not back or not m.between_rounds:
         return book, ()
     # His keys died with his old phone: everybody sets the dealer up anew for the decks

@@ -456,8 +456,12 @@ class HostTable(LobbyShell):
         self._feed(Back(seat))
 
     def on_gone(self, seat: int, reason: str) -> None:
-        """A guest's link is gone."""
+        """A guest's link is gone (``cheat``: a frame failed authentication on his own
+        link; he stays out for the rest of the match, like a player the phone named)."""
+        if reason == "cheat" and self.phone is not None:
+            self.phone.cheaters.setdefault(seat, "cheat")
         self._feed(Gone(seat, reason))
+        self._ban_cheaters()
 
     # -- the shell around the sequencer ---------------------------------------------------
 
@@ -524,6 +528,7 @@ class HostTable(LobbyShell):
             round_pause=self.round_pause,
             bot_action=self.bot(phone) if bot_turn and self.bot is not None else None,
             auto_read=frozenset({0}) if self.bot is not None else frozenset(),
+            barred=frozenset(phone.barred(r.number if r is not None else 0)),
         )
 
     def _feed(self, event: HostEvent) -> bool:
@@ -541,6 +546,27 @@ class HostTable(LobbyShell):
         match or the book, so this ends)."""
         while not self.closed and self._feed(Drive()):
             pass
+        self._ban_cheaters()
+
+    def _ban_cheaters(self) -> None:
+        """Every player the host's phone named stays out for the rest of the match: his
+        id is refused at the door, and a link he came back on is closed (named in his
+        absence, after he was back)."""
+        phone = self.phone
+        if phone is None or self.closed:
+            return
+        seating = self.lobby.seating
+        for seat in sorted(phone.cheaters):
+            if not 0 < seat < len(seating.sitters):
+                continue
+            if seating.sitters[seat].player_id in seating.banned:
+                continue
+            seating = self.lobby.seating = seating.ban(seat)
+            told = {n.details.get("seat") for n in self.notices if n.code == "cheat_named"}
+            if seat not in told:  # (named in his absence: no removal said it)
+                self.notice("cheat_named", seat=seat, code=phone.cheaters[seat])
+            if seat in phone.match.gone and self.link_of(seat) is not None:
+                self.lobby.drop_seat(seat, "banned", "named for cheating in this match")
 
     def _perform(self, effect: Effect) -> None:
         phone = self.phone

@@ -72,7 +72,8 @@ STALE_AFTER = 3 * PING_EVERY
 #: Events handled per :meth:`_Side.step` before the timers run: frames that keep
 #: arriving never hold the clock (turns, heartbeats, the join deadline) up.
 EVENTS_PER_STEP = 64
-#: Links not seated yet that the host keeps at once; a further one is closed at once.
+#: Links not seated yet that the host keeps at once; a further one takes the place of
+#: the one waiting longest (strangers cannot hold the door shut on a returning player).
 MAX_UNSEATED = 8
 #: Frames a link may send before it has joined (its Join, a few heartbeats).
 PRE_JOIN_FRAMES = 8
@@ -102,6 +103,8 @@ class _Peer:
     frames: int = 0  # frames received (before joining: at most PRE_JOIN_FRAMES)
     tokens: float = CONTROL_BURST  # control messages it may still send now
     refilled: float = 0.0  # when the tokens were last refilled
+    opened: int = 0  # the order links came in (the unseated longest give way first)
+    refused: bool = False  # told it has no seat; its link closes shortly
 
     def charge(self, now: float) -> None:
         """Count one control message; TableError ``flood`` past the rate limit."""
@@ -214,6 +217,7 @@ class HostLobby(_Side):
         self.listener = listener
         self.address = listener.address
         self._peers: dict[Link, _Peer] = {}
+        self._opened = 0  # links taken in so far
         self._acceptor = Acceptor(listener, self.inbox)
         self._closing: list[Link] = []
         self.closed = False
@@ -304,11 +308,19 @@ class HostLobby(_Side):
 
     def _event(self, event: Any) -> None:
         if isinstance(event, Opened):
-            if sum(p.seat is None for p in self._peers.values()) >= MAX_UNSEATED:
-                event.link.close(linger=0)  # strangers must not crowd the phone out
-                return
+            unseated = [p for p in self._peers.values() if p.seat is None]
+            if len(unseated) >= MAX_UNSEATED:
+                # Strangers must not crowd the phone out, nor hold every unseated slot
+                # and lock a returning player out: the newest link is taken, and the
+                # unseated one here longest (one already refused first) makes room. A
+                # returner's Join follows his link at once and seats him.
+                oldest = min(unseated, key=lambda p: (not p.refused, p.opened))
+                self._drop(oldest, "crowded", "room for a newer link")
             now = self.clock.now()
-            self._peers[event.link] = _Peer(event.link, last_heard=now, refilled=now)
+            self._opened += 1
+            self._peers[event.link] = _Peer(
+                event.link, last_heard=now, refilled=now, opened=self._opened
+            )
             self.timers.set(f"join:{id(event.link)}", JOIN_WITHIN)
         elif isinstance(event, Received):
             peer = self._peers.get(event.link)
@@ -365,6 +377,7 @@ class HostLobby(_Side):
             if exc.code in ("bad_name", "bad_message"):
                 raise
             self.send(peer.link, Refused(exc.code))
+            peer.refused = True
             peer.link.close_later(linger=1.0)
             self.notice("join_refused", code=exc.code)
             return

@@ -109,6 +109,12 @@ class PhoneMatch:
         self.log: list[dict[str, Any]] = []
         self.violation: Violation | None = None
         self._named: set[int] = set()  # other players named here, for the host to remove
+        #: players this phone itself named as cheaters (its own evidence): none of them
+        #: may be readmitted in this match (a ``Rejoin`` of one names the host)
+        self.cheaters: dict[int, str] = {}  # seat -> the code he was named for
+        #: leaver -> the round played in place of one his leaving left unaudited (void):
+        #: he may not be readmitted before the round after it (docs/protocol.md 5.1)
+        self.unaudited: dict[int, int] = {}
         self._on_log = on_log
         self._queue: deque[PublicEvent] = deque()
         self._decks: dict[int, _Deck] = {}
@@ -224,6 +230,12 @@ class PhoneMatch:
             )
             if not verdict.ok and verdict.cheaters and self.violation is None:
                 self._violate(verdict.cheaters[0], "audit_failed", f"deck {deck}")
+            for seat in verdict.cheaters if not verdict.ok else ():
+                # every seat the audit names is named, the absent too (a leaver whose
+                # pass fails): none of them comes back
+                if seat != self.seat and seat not in self.cheaters:
+                    self.cheaters[seat] = "audit_failed"
+                    self._note({"event": "cheat_named", "seat": seat, "code": "audit_failed"})
 
     def pump(self) -> None:
         """Apply queued public events in order, as far as the cards allow, and do what is
@@ -302,7 +314,15 @@ class PhoneMatch:
 
     # -- helpers ----------------------------------------------------------------------------
 
+    def barred(self, number: int) -> set[int]:
+        """The players who may not be readmitted before round ``number``: every cheater
+        this phone named, and a leaver whose leaving voided a round not yet replayed."""
+        late = {s for s, replay in self.unaudited.items() if replay >= number}
+        return set(self.cheaters) | late
+
     def _violate(self, seat: int | None, code: str, detail: str) -> None:
+        if seat is not None and seat != self.seat:
+            self.cheaters.setdefault(seat, code)  # (named here: out for the rest of the match)
         if seat is not None and seat in self._named:
             return  # (named already: the host's Void and Left settle it)
         self.violation = Violation(seat, code, detail)
@@ -356,31 +376,82 @@ class PhoneMatch:
         m, events = result
         for event in events:
             if isinstance(event, RoundEnded) and event.reason != VOID:
-                self._settle(event.round, m)
+                absent = self._settle(event.round, m)
+                if absent:
+                    # A deck of the round lacks a leaver's seed: it can never be audited,
+                    # so the round is void, not scored (the ending step is dropped: the
+                    # round ends as void instead, from the state before it).
+                    self._void_unaudited(event.round, absent)
+                    return
         self.match = m
         self._events(events)
 
-    def _settle(self, number: int, after: Match) -> None:
+    def _settle(self, number: int, after: Match) -> set[int]:
         """A round's result stands only once its decks' audits have passed on this phone:
         Waiting until then (the audit is started here). A deck that fails names its
-        cheater (:meth:`work`); the host then voids the round on every phone. A deck a
-        player left cannot be audited (his seed is gone): its claims were each checked
-        when they were opened, which is what stands for it. So can a deck whose
-        player's ``Left`` waits in the queue behind this round's end: his seed is gone
-        as surely, and the round's end must not wait for it (the host no longer counts
-        him as a guest, so nobody would be named and the table waited for ever: issue
-        17). Every phone gets the same events in the same order, so each ends the round
-        alike, audited or not."""
+        cheater (:meth:`work`); the host then voids the round on every phone.
+
+        A deck a player left is audited with the seed he revealed before he left (his
+        frames all came through the host before his ``Left``, so every phone holds the
+        same): a failing pass names him even in his absence. A deck cards were dealt
+        from whose leaver had not revealed his seed can never be audited: the seats
+        whose seeds it lacks are returned, and the round is void, not scored (a stacked
+        hand must not stand because its stacker left before the verdict, issue 30). So
+        can a deck whose player's ``Left`` waits in the queue behind this round's end:
+        his seed is gone as surely, and the round's end must not wait for it (issue 17).
+        Every phone gets the same events in the same order, so each ends the round
+        alike: audited, or void."""
         pending = False
         gone = set(after.gone) | {e.seat for e in self._queue if isinstance(e, Left)}
+        absent: set[int] = set()
         for deck_id in self._round_decks.get(number, []):
-            if any(s in gone for s in self._decks[deck_id].order):
+            missing = self._unrevealed(deck_id, gone)
+            if missing:
+                if self._played(deck_id):
+                    absent |= missing
                 continue
             self._finish(deck_id)
             verdict = self.dealer.verdict(deck_id)
             pending = pending or verdict is None or bool(verdict.cheaters)
+        if absent:
+            return absent
         if pending:
             raise Waiting
+        return set()
+
+    def _unrevealed(self, deck_id: int, gone: set[int]) -> set[int]:
+        """The players of ``deck_id`` among ``gone`` whose seed its audit lacks."""
+        order = self._decks[deck_id].order
+        return {s for s in order if s in gone and not self.dealer.revealed(deck_id, s)}
+
+    def _played(self, deck_id: int) -> bool:
+        """True if a card of ``deck_id`` is in a hand that counts (a deal still being
+        checked, voided by a dropout before any engine saw it, does not)."""
+        deck = self._decks[deck_id]
+        return deck is not self._dealing and any(deck.holdings.values())
+
+    def _void_unaudited(self, number: int, absent: set[int]) -> None:
+        """Round ``number`` cannot be audited (``absent`` left without revealing the seed
+        a deck dealt from needs): it is void on every phone, alike, at the same public
+        event; each leaver sits out the round played in its place (a free void for
+        leaving a losing hand would be a reroll; per the rules, leaving mid-round counts
+        as bust for that round, and the void's replay stands in for it)."""
+        for deck_id in self._round_decks.get(number, []):
+            if deck_id in self._finished or self.dealer.disputed(deck_id):
+                continue  # (its audit runs on; a complaint's cheater is still named)
+            self.dealer.suspend_deck(deck_id)
+            self._finish(deck_id)
+        self._dealing = None
+        self._pending_draw = None
+        self.cut_off = False
+        self.redraw = None
+        seats = sorted(absent)
+        self._note({"event": "round_void", "round": number, "unaudited": seats})
+        self._step(self.match.void_round())
+        r = self.match.round
+        replay = r.number if r is not None else number
+        for seat in seats:
+            self.unaudited[seat] = replay
 
     def decks_of(self, number: int) -> list[int]:
         """The decks round ``number`` was dealt from (more than one after a dropout)."""
@@ -433,6 +504,7 @@ class PhoneMatch:
         elif isinstance(event, Applied):
             self._applied(event)
         elif isinstance(event, Left) and event.seat in self.match.active and not self.match.over:
+            self._judge_leaver(event.seat)
             pending = self._pending_draw
             if pending is not None and pending[1] == event.seat:
                 self._pending_draw = None  # his card will never open: he is bust anyway
@@ -457,11 +529,34 @@ class PhoneMatch:
                 # saw the same frames of his, all relayed before his Left).
                 self._send_frames(self.dealer.leave_out(event.seat))
             self._act(ActionKind.DISCONNECT, event.seat)
+            if event.seat in self.match.active and not self.match.over:
+                # His leaving ended the round, which a deck of his seed it lacks left
+                # void (``_settle``): he leaves the round played in its place.
+                self._act(ActionKind.DISCONNECT, event.seat)
         elif isinstance(event, Rejoin):
             self._check_round(event.round)  # (Waiting while my previous round still ends)
+            if event.seat in self.barred(event.round):
+                # My own evidence keeps him out: a host that lets him back is named.
+                raise IllegalAction(
+                    "barred_rejoin", f"seat {event.seat} may not come back now", seat=event.seat
+                )
             self._act(ActionKind.REJOIN, event.seat)
         elif isinstance(event, Void):
             self._void(event)
+
+    def _judge_leaver(self, seat: int) -> None:
+        """``seat`` leaves during a round. Having complained about a deck without
+        revealing the seed the complaint's audit needs, he is named (every phone holds
+        his signed complaint and saw no seed of his before his ``Left``): a complaint he
+        would not stand behind, only to void the round. (A deck of a round the host
+        voided just before his ``Left`` counts too.)"""
+        dealer = self.dealer
+        open_decks = [d for d in self._decks if dealer.verdict(d) is None]
+        if seat in self.cheaters:
+            return  # (named already; a Left retried after waiting comes here again)
+        if any(dealer.complained(d, seat) and not dealer.revealed(d, seat) for d in open_decks):
+            self.cheaters[seat] = "kept_seed"
+            self._note({"event": "cheat_named", "seat": seat, "code": "kept_seed"})
 
     def _void(self, event: Void) -> None:
         """The round does not count: it is played again. Its decks deal no more; one
@@ -682,6 +777,8 @@ class PhoneMatch:
                 self._step(self._reveal(seat, self._proven(seat, event.round)[:2]))
                 r = self.match.round
                 assert r is not None
+                if r.number != event.round:
+                    return  # (void meanwhile: a deck of it can never be audited)
         self._act(ActionKind.CLOSE_DEAL)
 
     def _applied(self, event: Applied) -> None:

@@ -9,7 +9,8 @@ change is a method returning the new value (or raising
 * Once the match runs, nobody new sits down (``game_running``): a new phone can
   never disturb a game. A player whose link dropped keeps his seat, marked
   disconnected; joining again with the same ``player_id`` gives it back to him
-  (``rejoin``), to play again from the start of a later round.
+  (``rejoin``), to play again from the start of a later round, unless he was named
+  for cheating in this match (``ban``: his id is refused, ``banned``).
 * The match may start when 2-7 players sit and every guest is connected and ready.
 
 The ``player_id`` is a rejoin credential: the host never tells it to other players.
@@ -62,6 +63,8 @@ class Seating:
     options: Options = field(default_factory=Options)
     started: bool = False
     max_players: int = MAX_SEATS
+    #: player ids named for cheating in this match: refused for the rest of it
+    banned: frozenset[str] = frozenset()
 
     @classmethod
     def new(
@@ -107,6 +110,8 @@ class Seating:
         seat = self.seat_of(player_id)
         if seat == 0:
             raise TableError("bad_join", "that is the host's own id")
+        if player_id in self.banned:
+            raise TableError("banned", "named for cheating: out for the rest of the match")
         if seat is not None:
             old = self.sitters[seat]
             back = replace(
@@ -148,6 +153,11 @@ class Seating:
         if not self.started:
             return replace(self, sitters=self.sitters[:seat] + self.sitters[seat + 1 :])
         return self._put(seat, replace(sitter, connected=False, ready=False, returning=False))
+
+    def ban(self, seat: int) -> Seating:
+        """The player of ``seat`` was named for cheating: his id is refused from now on
+        (his seat stays, disconnected, with his points: he left the match)."""
+        return replace(self, banned=self.banned | {self._check(seat).player_id})
 
     def back_in_play(self, seat: int) -> Seating:
         """A returning player takes part again (at the start of a round)."""

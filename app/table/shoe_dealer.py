@@ -58,7 +58,7 @@ class ShoeDealer(FrameDealer, Protocol):
         """The card code (0-51) at an opened position, None until every part is in."""
         ...
 
-    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+    def key_in(self, shoe: int, position: int, seat: int) -> bool:
         """Whether ``seat``'s part of opening ``position`` has come to this phone (so a
         phone may have opened the card with it) and the card did not fail to open."""
         ...

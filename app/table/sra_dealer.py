@@ -263,6 +263,18 @@ class SraDealer:
             return None
         return DeckVerdict(bool(v.ok), tuple(seat for seat, _ in v.cheaters))
 
+    def revealed(self, deck: int, seat: int) -> bool:
+        try:
+            return seat in self._seat.round(deck).audits
+        except ProtocolUsageError:  # (a deck never started here)
+            return False
+
+    def complained(self, deck: int, seat: int) -> bool:
+        try:
+            return any(c == seat for c, _ in self._seat.round(deck).complaints)
+        except ProtocolUsageError:
+            return False
+
 
 def sra_dealer_factory(group: Group = DEFAULT_GROUP) -> Callable[[int, int], SraDealer]:
     """A dealer factory for :class:`~app.table.table.HostTable` / ``GuestTable``."""

@@ -96,7 +96,7 @@ class SraShoe(SraDealer):
         code = None if rnd is None else rnd.public.get(position)
         return None if code is None or code < 0 else code % DECK_SIZE
 
-    def revealed(self, shoe: int, position: int, seat: int) -> bool:
+    def key_in(self, shoe: int, position: int, seat: int) -> bool:
         """``seat``'s key for ``position`` is in here (see ShoeDealer)."""
         rnd = self._round(shoe)
         if rnd is None:

@@ -114,6 +114,7 @@ class GuestTable(GuestLobby):
         self._last_deck = 0  # the newest deck the host announced (a Rekey must be after it)
         self._budget = FrameBudget()  # what each sender's relayed dealer frames may cost
         self._accused: set[int] = set()  # players my phone caught, for the host to remove
+        self._told_cheaters: set[int] = set()  # players my screen said were named
         self._host_owes: object = None  # what my dealer waits for from the host, and since when
         self._asked = 0  # the last round whose deal I asked for (NextRound)
         self._told_over = False  # the screen was told the match is over
@@ -273,6 +274,7 @@ class GuestTable(GuestLobby):
             # host's Void and Left must reach it), not naming him again.
             phone.leave_to_host()  # (once per seat: the loop ends)
             self.notice("cheat_named", seat=v.seat, code=v.code)
+            self._told_cheaters.add(v.seat)
             if v.seat in phone.match.active and v.seat not in self._accused:
                 self._accused.add(v.seat)
                 self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
@@ -282,6 +284,11 @@ class GuestTable(GuestLobby):
         if v is not None:
             self._leave_named(v.seat, v.code, v.detail)
             return
+        for seat in phone.cheaters.keys() - self._told_cheaters - {0, self.seat}:
+            # named by my phone without a violation of its own to show (a second seat
+            # a failed audit names, a leaver named in his absence)
+            self._told_cheaters.add(seat)
+            self.notice("cheat_named", seat=seat, code=phone.cheaters[seat])
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))

@@ -40,6 +40,7 @@ _LEFT_MESSAGES = {
     "silent_draw": "player_stalled",
     "flood": "player_flooded",
     "ahead": "player_cheated",
+    "banned": "player_cheated",
 }
 
 

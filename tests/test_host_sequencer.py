@@ -373,6 +373,11 @@ def test_a_guest_dropped_for_a_forged_frame_on_his_link_is_only_a_dropout() -> N
     assert effects[-2:] == (Then(LeaveSeat(2, "cheat")), Then(Drive()))
     _after, effects = step(PLAYING, Gone(2, "lost"), facts(dealt()))
     assert announced(effects) == []  # a plain dropout: the round goes on
+    # ... unless the round's audit waits for his seed: then every phone can check that
+    settling = facts(dealt(), disputed=(1,), waiting_for={1: frozenset({2})})
+    _after, effects = step(PLAYING, Gone(2, "cheat"), settling)
+    assert announced(effects) == [Void(1, "stalled", 2)]
+    assert effects[-2:] == (Then(LeaveSeat(2, "cheat")), Then(Drive()))
 
 
 def test_every_void_says_its_checkable_reason_and_whom_it_is_charged_to() -> None:

@@ -499,11 +499,20 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
     if _in_play(book, facts) and r is not None and facts.complained:
         # Somebody complained and seeds may be out: the round's hands are no longer
         # secret, and whoever leaves now escapes its audit. It is played again (every
-        # phone holds the complaint). A player the lobby dropped for a frame that failed
-        # authentication on his own link (``cheat``) is only a dropout otherwise: no
-        # other phone saw that frame, so a void for it would be the host's word alone
-        # (docs/protocol.md 5.1, issue 30).
+        # phone holds the complaint).
         book, effects = _void(book, r.number, "dispute", event.seat)
+    elif (
+        _in_play(book, facts)
+        and r is not None
+        and event.reason == "cheat"
+        and any(event.seat in facts.waits(d) for d in facts.disputed)
+    ):
+        # The lobby dropped him for a frame that failed authentication on his own link
+        # (``cheat``) while the round's audit still waits for his seed: his leaving must
+        # not let his round count unaudited. No other phone saw that frame, so the
+        # reason every phone can check is the audit waiting for him (``stalled``);
+        # otherwise his going is a plain dropout (docs/protocol.md 5.1, issue 30).
+        book, effects = _void(book, r.number, "stalled", event.seat)
     return book, (*effects, Then(LeaveSeat(event.seat, event.reason)), Then(Drive()))
 
 

@@ -486,7 +486,10 @@ class PhoneMatch:
         under audit (a complaint, or the round's end) is audited on, the others are
         closed unaudited. Only for a reason this phone can check itself (issue 30):
         until it can, the void waits (:attr:`void_waiting`, the table bounds the wait
-        and then names the host, ``unjustified_void``)."""
+        and then names the host, ``unjustified_void``). A round that has counted here
+        (its audit passed on this phone while the void waited) had no cheat to void."""
+        if any(h.number == event.round for h in self.match.history):
+            raise IllegalAction("unjustified_void", f"round {event.round} counted here")
         self._check_round(event.round)
         if not self._void_justified(event):
             self.void_waiting = event

@@ -86,6 +86,12 @@ class GuestTable(GuestLobby):
     #: once at the showdown; shorter than the host's watchdog, which would otherwise
     #: drop me as stalled while I wait for a host that keeps them
     host_patience_after_play = 0.5
+    #: turns a host's ``Void`` may wait for the evidence that backs it once my dealer
+    #: has nothing left to work out: an honest host sends that evidence before its
+    #: ``Void`` (relayed frames keep their order; the bodies of a void round's deck go
+    #: at once), so it is in hand or in my own work; shorter than the host's watchdog,
+    #: which would otherwise drop me as stalled while its void blocks my match (issue 30)
+    void_patience = 0.5
 
     def __init__(
         self,
@@ -365,8 +371,7 @@ class GuestTable(GuestLobby):
         my own verdict on the cheater, my audit waiting for the staller) waits for that
         evidence: relayed in order it is on its way, or my own dealer is still working
         it out. The wait starts when my dealer has nothing left to do and lasts
-        ``host_patience`` turns (longer than the host's watchdog on the others, so an
-        honest host's evidence always comes first); then the host is named."""
+        ``void_patience`` turns; then the host is named."""
         phone = self.phone
         void = phone.void_waiting if phone is not None else None
         if phone is None or void is None or phone.dealer.has_work():
@@ -374,7 +379,7 @@ class GuestTable(GuestLobby):
             self._void_key = None
         elif void != self._void_key:
             self._void_key = void
-            self.timers.set("void_evidence", self.host_patience * phone.options.turn_time)
+            self.timers.set("void_evidence", self.void_patience * phone.options.turn_time)
 
     def step(self, wait: float = 0.0) -> None:
         if self.phone is not None and not self.closed:

@@ -382,9 +382,12 @@ def test_a_guest_dropped_for_a_forged_frame_on_his_link_is_only_a_dropout() -> N
 
 def test_every_void_says_its_checkable_reason_and_whom_it_is_charged_to() -> None:
     # a stalled seat removed while the round's own audit waits for him
-    f = facts(dealt(), disputed=(1,))
+    f = facts(dealt(), disputed=(1,), waiting_for={1: frozenset({2})})
     _after, effects = step(PLAYING, Remove(2, "stalled"), f)
     assert announced(effects) == [Void(1, "stalled", 2)]
+    # ... not for another seat: that void no phone could check (a plain removal)
+    _after, effects = step(PLAYING, Remove(1, "stalled"), f)
+    assert announced(effects) == [] and effects[-1] == Drop(1, "stalled", "")
     # ... while a deck of the round is complained about
     f = facts(dealt(), disputed=(1,), complained=True)
     _after, effects = step(PLAYING, Remove(2, "stalled"), f)

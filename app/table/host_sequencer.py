@@ -480,12 +480,16 @@ def _remove(book: HostBook, event: Remove, facts: Facts) -> Step:
     (``cheat``), a complaint about a deck of the round (``dispute``), or the round's
     audit waits for his seed (``stalled``)."""
     effects: tuple[Effect, ...] = ()
-    if event.reason == "cheat" or facts.disputed:
-        r = facts.match.round
-        if _in_play(book, facts) and r is not None:
-            reason = "cheat" if event.reason == "cheat" else "dispute"
-            if reason == "dispute" and not facts.complained:
-                reason = "stalled"  # (no complaint: the round's own audit waits for him)
+    r = facts.match.round
+    if _in_play(book, facts) and r is not None:
+        reason = None
+        if event.reason == "cheat":
+            reason = "cheat"
+        elif facts.complained:
+            reason = "dispute"
+        elif any(event.seat in facts.waits(d) for d in facts.disputed):
+            reason = "stalled"  # (no complaint: the round's own audit waits for him)
+        if reason is not None:
             book, effects = _void(book, r.number, reason, event.seat)
     return book, (*effects, Drop(event.seat, event.reason, event.code))
 

@@ -137,11 +137,14 @@ def named_the_host_for_the_void(players: list[Any], *, applied: bool = False) ->
             assert r is not None and r.phase is Phase.DEAL and not p.phone.decks_of(r.number)
 
 
-@pytest.mark.parametrize(("reason", "seat"), [("cheat", 1), ("dispute", None), ("stalled", 2)])
+@pytest.mark.parametrize(
+    ("guests", "reason", "seat"),
+    [(2, "cheat", 1), (2, "dispute", None), (2, "stalled", 2), (3, "cheat", 3)],
+)
 def test_a_host_voiding_every_round_it_does_not_win_is_named_by_every_guest(
-    reason: str, seat: int | None
+    guests: int, reason: str, seat: int | None
 ) -> None:
-    host, players, clock = make_table(2, seed=3, rounds=5)
+    host, players, clock = make_table(guests, seed=3, rounds=5)
     voided = voiding_host(host, reason, seat)
     run(host, players, clock, until=lambda: all(p.closed for p in players) or host.phone.match.over)
     assert voided, "the host won every round: no void was tried"

@@ -188,6 +188,11 @@ class PhoneMatch:
             self.violation = None
         return v
 
+    def leaving(self, seat: int) -> bool:
+        """True if the host's ``Left`` for ``seat`` waits in my queue (behind a ``Void``
+        whose evidence my phone is still working out, say): he is removed already."""
+        return any(isinstance(e, Left) and e.seat == seat for e in self._queue)
+
     def work(self, steps: int = 4) -> bool:
         """Run a few steps of the dealer's background work; True if more remains.
         While a deck is shuffled ahead, one step per call: the table reads its links
@@ -534,7 +539,8 @@ class PhoneMatch:
         self._check_round(event.round)
         if event.deck <= self._newest:
             raise IllegalAction("wrong_phase", f"deck {event.deck} is not new")
-        if isinstance(event, NewDeck) and not self._deck_lefts:
+        pending = self._pending_draw is not None and not self.cut_off  # (wrong_phase below)
+        if isinstance(event, NewDeck) and not self._deck_lefts and not pending:
             # A fresh deck mid-round (the deal dealt again, or the cards still to draw
             # replaced) only after a player of the deck in play left: else a host could
             # deal again any deal it did not like (issue 30).

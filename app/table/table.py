@@ -262,7 +262,8 @@ class GuestTable(GuestLobby):
             # host's Void and Left must reach it), not naming him again.
             phone.leave_to_host()  # (once per seat: the loop ends)
             self.notice("cheat_named", seat=v.seat, code=v.code)
-            if v.seat in phone.match.active and v.seat not in self._accused:
+            removed = phone.leaving(v.seat)  # (his Left came before my phone caught him)
+            if v.seat in phone.match.active and v.seat not in self._accused and not removed:
                 self._accused.add(v.seat)
                 self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
             phone.pump()

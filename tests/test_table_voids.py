@@ -21,8 +21,9 @@ from app.rules.oczko import Phase
 from app.rules.oczko_actions import Action, ActionKind
 from app.rules.oczko_events import RoundEnded
 from app.table import host_sequencer
+from app.table.errors import TableError
 from app.table.host_book import Announce
-from app.table.messages import Deal
+from app.table.messages import CONTROL, Deal, Void, decode
 from app.table.play import PhoneMatch, Waiting
 
 
@@ -202,3 +203,21 @@ def test_a_player_holding_up_the_audit_voids_his_round_on_every_phone_charged_to
         assert not [n for n in side.notices if n.code == "violation"]
     m = host.phone.match
     assert m.history[0].reason == "void" and 2 in m.gone
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"t":"void","round":1}',
+        b'{"t":"void","round":1,"reason":"whim","seat":null}',
+        b'{"t":"void","round":1,"reason":"cheat","seat":9}',
+        b'{"t":"void","round":1,"reason":"cheat","seat":"1"}',
+    ],
+)
+def test_a_void_without_a_known_reason_does_not_decode(body: bytes) -> None:
+    with pytest.raises(TableError) as caught:
+        decode(CONTROL + body)
+    assert caught.value.code == "bad_message"
+    assert decode(CONTROL + b'{"t":"void","round":1,"reason":"dispute","seat":null}') == Void(
+        1, "dispute", None
+    )

@@ -360,8 +360,8 @@ def test_the_drawer_leaving_stops_waiting_for_his_card() -> None:
 def test_leaving_a_disputed_round_voids_it() -> None:
     f = facts(dealt(), complained=True, disputed=(1,))
     _after, effects = step(PLAYING, Gone(2, "left"), f)
-    assert announced(effects) == [Void(1, "dispute", 2)]
-    assert Say("round_void", {"round": 1, "reason": "dispute", "seat": 2}) in effects
+    assert announced(effects) == [Void(1, "dispute", None)]
+    assert Say("round_void", {"round": 1, "reason": "dispute", "seat": None}) in effects
     assert effects[-2:] == (Then(LeaveSeat(2, "left")), Then(Drive()))
 
 

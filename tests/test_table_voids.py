@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from cheats import Cheat, FalseComplaint, keep_seed
+from cheats import Cheat, FalseComplaint, RevealingFalseComplaint, keep_seed
 from test_table_sra import departures, finished, make_table, run
 
 from app.rules.oczko import Phase
@@ -164,6 +164,21 @@ def test_a_host_dealing_again_a_deal_it_does_not_like_is_named_by_every_guest(ho
     for p in players:
         # Nothing of the deal the host undid went into this guest's match.
         assert not p.phone.match.history
+
+
+def test_a_host_faking_a_dispute_by_a_false_complaint_is_named_by_every_guest() -> None:
+    # The one reason a host could give itself: a complaint of its own. It is a signed
+    # frame like any other, so the audit judges it: the host is named ``false_complaint``
+    # on every guest (those that applied the void leave at once; nothing is replayed).
+    host, players, clock = make_table(2, seed=1, rounds=2, dealers={0: RevealingFalseComplaint})
+    run(host, players, clock, until=lambda: all(p.closed for p in players) or host.closed)
+    for p in players:
+        violations = [n.details for n in p.notices if n.code == "violation"]
+        assert [(v["seat"], v["code"]) for v in violations] == [(0, "false_complaint")]
+        assert not [n for n in p.notices if n.code == "cheat_named"]
+        assert all(v.reason == "dispute" for v in p.phone.voided)
+        assert not [h for h in p.phone.match.history if h.reason != "void"]
+    assert not [r for _, r in departures(host) if r in ("cheat", "stalled")], departures(host)
 
 
 def test_a_void_for_a_cheat_is_charged_to_the_cheater_on_every_screen() -> None:

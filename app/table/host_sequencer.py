@@ -503,8 +503,9 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
     if _in_play(book, facts) and r is not None and facts.complained:
         # Somebody complained and seeds may be out: the round's hands are no longer
         # secret, and whoever leaves now escapes its audit. It is played again (every
-        # phone holds the complaint).
-        book, effects = _void(book, r.number, "dispute", event.seat)
+        # phone holds the complaint; charged to nobody yet: his going is not the cheat,
+        # the audit names whoever it was).
+        book, effects = _void(book, r.number, "dispute", None)
     elif (
         _in_play(book, facts)
         and r is not None

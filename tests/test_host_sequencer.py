@@ -360,17 +360,46 @@ def test_the_drawer_leaving_stops_waiting_for_his_card() -> None:
 def test_leaving_a_disputed_round_voids_it() -> None:
     f = facts(dealt(), complained=True, disputed=(1,))
     _after, effects = step(PLAYING, Gone(2, "left"), f)
-    assert announced(effects) == [Void(1)] and Say("round_void", {"round": 1}) in effects
+    assert announced(effects) == [Void(1, "dispute", None)]
+    assert Say("round_void", {"round": 1, "reason": "dispute", "seat": None}) in effects
     assert effects[-2:] == (Then(LeaveSeat(2, "left")), Then(Drive()))
 
 
-def test_a_guest_dropped_for_a_forged_frame_on_his_link_voids_the_round() -> None:
-    # (the lobby refused his frame's signature: as if a phone had named him)
+def test_a_guest_dropped_for_a_forged_frame_on_his_link_is_only_a_dropout() -> None:
+    # (the lobby refused his frame's signature: no other phone saw that frame, so a
+    # void for it would be the host's word alone; issue 30)
     _after, effects = step(PLAYING, Gone(2, "cheat"), facts(dealt()))
-    assert announced(effects) == [Void(1)] and Say("round_void", {"round": 1}) in effects
+    assert announced(effects) == []
     assert effects[-2:] == (Then(LeaveSeat(2, "cheat")), Then(Drive()))
     _after, effects = step(PLAYING, Gone(2, "lost"), facts(dealt()))
     assert announced(effects) == []  # a plain dropout: the round goes on
+    # ... unless the round's audit waits for his seed: then every phone can check that
+    settling = facts(dealt(), disputed=(1,), waiting_for={1: frozenset({2})})
+    _after, effects = step(PLAYING, Gone(2, "cheat"), settling)
+    assert announced(effects) == [Void(1, "stalled", 2)]
+    assert effects[-2:] == (Then(LeaveSeat(2, "cheat")), Then(Drive()))
+
+
+def test_every_void_says_its_checkable_reason_and_whom_it_is_charged_to() -> None:
+    # a stalled seat removed while the round's own audit waits for him
+    f = facts(dealt(), disputed=(1,), waiting_for={1: frozenset({2})})
+    _after, effects = step(PLAYING, Remove(2, "stalled"), f)
+    assert announced(effects) == [Void(1, "stalled", 2)]
+    # ... not for another seat: that void no phone could check (a plain removal)
+    _after, effects = step(PLAYING, Remove(1, "stalled"), f)
+    assert announced(effects) == [] and effects[-1] == Drop(1, "stalled", "")
+    # ... while a deck of the round is complained about
+    f = facts(dealt(), disputed=(1,), complained=True)
+    _after, effects = step(PLAYING, Remove(2, "stalled"), f)
+    assert announced(effects) == [Void(1, "dispute", 2)]
+    # a complaint whose audit names a player gone already, or nobody
+    gone = frozenset({1})  # (seat 2 is gone)
+    f = facts(dealt(), guests=gone, disputed=(1,), complained=True, verdicts={1: frozenset({2})})
+    _after, effects = step(PLAYING, Drive(), f)
+    assert announced(effects) == [Void(1, "dispute", 2)]
+    f = facts(dealt(), disputed=(1,), complained=True, verdicts={1: frozenset()})
+    _after, effects = step(PLAYING, Drive(), f)
+    assert announced(effects) == [Void(1, "dispute", None)]
 
 
 def test_a_leaver_after_the_match_changes_nothing() -> None:
@@ -388,7 +417,8 @@ def test_a_cheater_is_named_removed_and_his_round_void() -> None:
         Then(Remove(2, "cheat", "bad_sig")),
     )
     book, effects = step(PLAYING, Remove(2, "cheat", "bad_sig"), facts(dealt()))
-    assert announced(effects) == [Void(1)] and effects[-1] == Drop(2, "cheat", "bad_sig")
+    assert announced(effects) == [Void(1, "cheat", 2)]
+    assert effects[-1] == Drop(2, "cheat", "bad_sig")
     assert book.turn_key is None and book.drawing is None
     # the host's own phone caught the host: the table ends
     _book, effects = step(PLAYING, Drive(), facts(dealt(), violation=(None, "bad_deck")))

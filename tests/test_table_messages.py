@@ -14,6 +14,7 @@ from app.table.messages import (
     CONTROL,
     MESSAGES,
     PROTOCOL,
+    VOID_REASONS,
     Act,
     Ahead,
     Applied,
@@ -108,7 +109,12 @@ messages = st.one_of(
     st.builds(Drew, round=rounds, deck=decks, status=st.sampled_from(["open", "bust", "21"])),
     st.builds(NewDeck, round=rounds, deck=decks),
     st.builds(Ahead, round=rounds, deck=decks),
-    st.builds(Void, round=rounds),
+    st.builds(
+        Void,
+        round=rounds,
+        reason=st.sampled_from(VOID_REASONS),
+        seat=st.one_of(st.none(), seats),
+    ),
     st.builds(Rejoin, round=rounds, seat=seats),
     st.builds(Rekey, deck=decks, seats=st.lists(seats, unique=True).map(tuple)),
     st.builds(

@@ -680,3 +680,35 @@ def test_start_names_the_guest_who_is_not_ready() -> None:
         net.leave()
         net.join_thread()
         set_language("en")
+
+
+def test_a_void_round_says_whose_it_was_in_every_language() -> None:
+    """A void's notice names whom it is charged to (issue 30)."""
+    from app.i18n import set_language
+    from app.i18n.codes import message_for
+    from app.table.lobby import Notice
+    from app.views.oczko_network import NetworkTable
+
+    net = NetworkTable(service=_tcp(), hosting=True, name="Host", dealer="open")
+    try:
+        assert net.wait_open(10.0), net.error
+        texts = set()
+        for lang in ("de", "en", "pl"):
+            set_language(lang)
+            net._on_notice(
+                Notice("round_void", {"round": 1, "reason": "cheat", "seat": 1, "name": "Eve"})
+            )
+            assert net.message == message_for("void_cheat", name="Eve") and "Eve" in net.message
+            texts.add(net.message)
+            net._on_notice(
+                Notice("round_void", {"round": 2, "reason": "stalled", "seat": 1, "name": "Eve"})
+            )
+            assert "Eve" in net.message and net.message not in texts
+            net._on_notice(Notice("round_void", {"round": 3, "reason": "dispute", "seat": None}))
+            assert net.message == message_for("void_dispute")
+            assert message_for("unjustified_void") != "That is not possible now (unjustified_void)."
+        assert len(texts) == 3
+    finally:
+        set_language("en")
+        net.leave()
+        net.join_thread()

@@ -42,6 +42,16 @@ MESSAGES: dict[str, str] = {
     "player_cheated": N_("{name} sent invalid data and was removed from the table."),
     "player_stalled": N_("{name} kept the table waiting too long and was removed."),
     "shielded_cheater": N_("The host kept a player who cheated at the table. You left it."),
+    "unjustified_void": N_(
+        "The host cancelled a round without a reason your phone could check. You left the table."
+    ),
+    "void_cheat": N_("{name} cheated: this round does not count and is played again."),
+    "void_dispute": N_(
+        "A card or a claim did not open: this round does not count and is played again."
+    ),
+    "void_stalled": N_(
+        "{name} held up the check of the cards: this round does not count and is played again."
+    ),
     "already_decided": N_("Your hand is already decided."),
     "not_in_round": N_("You are not playing in this round."),
     "player_gone": N_("This player has left the table."),

@@ -210,8 +210,9 @@ def _next_event(book: HostBook, facts: Facts) -> Step:
             cheaters = facts.verdicts.get(deck)
             if cheaters is not None and not cheaters & facts.guests:
                 # Nobody left to remove (none named, or he is gone already): the
-                # disputed round is played again all the same.
-                return _void(book, r.number)
+                # disputed round is played again all the same (every phone holds the
+                # complaint; charged to whom the audit named, if anybody).
+                return _void(book, r.number, "dispute", min(cheaters, default=None))
     if book.drawing is not None and (
         m.over or r is None or r.phase is not Phase.PLAY or m.to_act != book.drawing
     ):
@@ -456,11 +457,14 @@ def _watch_stalls(book: HostBook, facts: Facts) -> Step:
 # -- players leaving and coming back ------------------------------------------------------
 
 
-def _void(book: HostBook, number: int) -> Step:
-    """Every phone voids round ``number``; the replay is a new round (new number)."""
+def _void(book: HostBook, number: int, reason: str, seat: int | None) -> Step:
+    """Every phone voids round ``number`` for ``reason``, charged to ``seat``; the replay
+    is a new round (new number). Each guest checks the reason against what its own
+    phone holds (``PhoneMatch._void``): a void without one names the host."""
     book = replace(book, stall_key=None, drawing=None, deck_due=False, turn_key=None)
     cancel = tuple(CancelTimer(name) for name in ("turn", "drew", "stall"))
-    return book, (*cancel, Announce(Void(number)), Say("round_void", {"round": number}))
+    said = Say("round_void", {"round": number, "reason": reason, "seat": seat})
+    return book, (*cancel, Announce(Void(number, reason, seat)), said)
 
 
 def _new_deck(book: HostBook, number: int) -> Step:
@@ -472,12 +476,21 @@ def _new_deck(book: HostBook, number: int) -> Step:
 def _remove(book: HostBook, event: Remove, facts: Facts) -> Step:
     """Take a player out. If the round in play has a deck under dispute or audit, or he
     was named as a cheater, the round does not count: every phone voids it (it is
-    played again without him)."""
+    played again without him), for the reason it can check itself: my phone named him
+    (``cheat``), a complaint about a deck of the round (``dispute``), or the round's
+    audit waits for his seed (``stalled``)."""
     effects: tuple[Effect, ...] = ()
-    if event.reason == "cheat" or facts.disputed:
-        r = facts.match.round
-        if _in_play(book, facts) and r is not None:
-            book, effects = _void(book, r.number)
+    r = facts.match.round
+    if _in_play(book, facts) and r is not None:
+        reason = None
+        if event.reason == "cheat":
+            reason = "cheat"
+        elif facts.complained:
+            reason = "dispute"
+        elif any(event.seat in facts.waits(d) for d in facts.disputed):
+            reason = "stalled"  # (no complaint: the round's own audit waits for him)
+        if reason is not None:
+            book, effects = _void(book, r.number, reason, event.seat)
     return book, (*effects, Drop(event.seat, event.reason, event.code))
 
 
@@ -487,12 +500,24 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
         return book, ()
     effects: tuple[Effect, ...] = ()
     r = facts.match.round
-    if _in_play(book, facts) and r is not None and (facts.complained or event.reason == "cheat"):
+    if _in_play(book, facts) and r is not None and facts.complained:
         # Somebody complained and seeds may be out: the round's hands are no longer
-        # secret, and whoever leaves now escapes its audit. It is played again. So is a
-        # round whose player the lobby dropped for a frame that failed authentication on
-        # his own link (``cheat``), as if his phone had named him (docs/protocol.md 5.1).
-        book, effects = _void(book, r.number)
+        # secret, and whoever leaves now escapes its audit. It is played again (every
+        # phone holds the complaint; charged to nobody yet: his going is not the cheat,
+        # the audit names whoever it was).
+        book, effects = _void(book, r.number, "dispute", None)
+    elif (
+        _in_play(book, facts)
+        and r is not None
+        and event.reason == "cheat"
+        and any(event.seat in facts.waits(d) for d in facts.disputed)
+    ):
+        # The lobby dropped him for a frame that failed authentication on his own link
+        # (``cheat``) while the round's audit still waits for his seed: his leaving must
+        # not let his round count unaudited. No other phone saw that frame, so the
+        # reason every phone can check is the audit waiting for him (``stalled``);
+        # otherwise his going is a plain dropout (docs/protocol.md 5.1, issue 30).
+        book, effects = _void(book, r.number, "stalled", event.seat)
     return book, (*effects, Then(LeaveSeat(event.seat, event.reason)), Then(Drive()))
 
 

@@ -261,6 +261,11 @@ class HostTable(LobbyShell):
             link, frame, deck = self._bodies[0]
             over = phase in (Phase.SHOWDOWN, Phase.OVER) or self.body_bytes_per_s <= 0
             over = over or (phone is not None and phone.dealer.disputed(deck))
+            # (a deck no longer of the round in play, e.g. voided: a guest's check of
+            # the void may need its bodies now, issue 30)
+            over = over or (
+                phone is not None and r is not None and deck not in phone.decks_of(r.number)
+            )
             if deck == self.book.deck and not over:
                 if phase in (None, Phase.DEAL, Phase.DEAL_CHECK):
                     return  # (the radio is the deal's)

@@ -462,14 +462,35 @@ class Ahead(Message):
     deck: int
 
 
+#: why a round is void, each a reason every phone checks against what it holds itself
+#: (docs/protocol.md 5.1): ``cheat`` - my own phone named ``seat`` (a frame he signed,
+#: his proven cards, an audit); ``dispute`` - a deck of the round is disputed on my phone
+#: (a signed complaint I received); ``stalled`` - the round's audit on my phone waits
+#: for ``seat``'s part (his seed), and his ``Left`` follows
+VOID_REASONS = ("cheat", "dispute", "stalled")
+
+
+def _seat_or_none(v: Any) -> int | None:
+    return None if v is None else _seat(v)
+
+
 @dataclass(frozen=True)
 class Void(Message):
-    """Host -> guests: ``round`` does not count (its deck failed, or a player cheated in
-    it); it is played again. The cheater's ``Left`` follows."""
+    """Host -> guests: ``round`` does not count; it is played again. ``reason`` (one of
+    :data:`VOID_REASONS`) and ``seat`` (whom it is charged to; None: a disputed deck
+    whose audit names nobody still at the table) say why: a guest that cannot check
+    the reason against what its own phone holds names the host (``unjustified_void``).
+    The cheater's ``Left`` follows."""
 
     TYPE = "void"
-    CHECKS: ClassVar[dict[str, Check]] = {"round": _round}
+    CHECKS: ClassVar[dict[str, Check]] = {
+        "round": _round,
+        "reason": _one_of(*VOID_REASONS),
+        "seat": _seat_or_none,
+    }
     round: int
+    reason: str
+    seat: int | None = None
 
 
 @dataclass(frozen=True)

@@ -109,8 +109,10 @@ class PhoneMatch:
         self.log: list[dict[str, Any]] = []
         self.violation: Violation | None = None
         self._named: set[int] = set()  # other players named here, for the host to remove
-        #: players this phone itself named as cheaters (its own evidence): none of them
-        #: may be readmitted in this match (a ``Rejoin`` of one names the host)
+        #: players this phone itself named as cheaters (its own evidence: a frame he
+        #: signed, his proven cards, an audit): none of them may be readmitted in this
+        #: match (a ``Rejoin`` of one names the host), and a host's ``Void`` for a cheat
+        #: must name one of them (issue 30)
         self.cheaters: dict[int, str] = {}  # seat -> the code he was named for
         #: leaver -> the round played in place of one his leaving left unaudited (void):
         #: he may not be readmitted before the round after it (docs/protocol.md 5.1)
@@ -134,6 +136,12 @@ class PhoneMatch:
         self.cut_off = False  # the card on its way lacks a leaver's part: it never opens
         self.redraw: int | None = None  # a seat whose voided draw the host deals again
         self._announced: set[tuple[int, int]] = set()  # (round, cards) of my Drew reports
+        #: a ``Void`` at the head of the queue whose reason this phone cannot check yet
+        #: (its evidence may still be on its way): the table bounds the wait
+        self.void_waiting: Void | None = None
+        self.voided: list[Void] = []  # the voids applied here, each checked (for the screen)
+        self._owed_left: int | None = None  # a ``stalled`` void's seat: his Left is next
+        self._deck_lefts: set[int] = set()  # seats of the deck in play that left since it began
         self._events(events)
 
     # -- feeding ----------------------------------------------------------------------------
@@ -184,6 +192,11 @@ class PhoneMatch:
             self._named.add(v.seat)
             self.violation = None
         return v
+
+    def leaving(self, seat: int) -> bool:
+        """True if the host's ``Left`` for ``seat`` waits in my queue (behind a ``Void``
+        whose evidence my phone is still working out, say): he is removed already."""
+        return any(isinstance(e, Left) and e.seat == seat for e in self._queue)
 
     def work(self, steps: int = 4) -> bool:
         """Run a few steps of the dealer's background work; True if more remains.
@@ -341,6 +354,7 @@ class PhoneMatch:
                     self._finish(deck)
             if isinstance(event, MatchEnded):
                 self._queue.clear()
+                self.void_waiting = None
                 self._drop_ahead()
 
     def _finish(self, deck: int) -> None:
@@ -491,6 +505,15 @@ class PhoneMatch:
     # -- public events ----------------------------------------------------------------------
 
     def _apply(self, event: PublicEvent) -> None:
+        owed = self._owed_left
+        if owed is not None:
+            # A round void because a player held its audit up goes with his removal,
+            # announced right after: a host that voids and keeps him voided for nothing.
+            if not (isinstance(event, Left) and event.seat == owed):
+                raise IllegalAction("unjustified_void", f"seat {owed} stalled, yet stays")
+            self._owed_left = None
+        if isinstance(event, Left) and self._deck is not None and event.seat in self._deck.order:
+            self._deck_lefts.add(event.seat)
         if isinstance(event, Left) and self._ahead is not None and event.seat in self._ahead.order:
             self._drop_ahead()  # his keys are in it: the host has a fresh one shuffled
         if isinstance(event, Go | NewDeck):
@@ -561,8 +584,20 @@ class PhoneMatch:
     def _void(self, event: Void) -> None:
         """The round does not count: it is played again. Its decks deal no more; one
         under audit (a complaint, or the round's end) is audited on, the others are
-        closed unaudited."""
+        closed unaudited. Only for a reason this phone can check itself (issue 30):
+        until it can, the void waits (:attr:`void_waiting`, the table bounds the wait
+        and then names the host, ``unjustified_void``). A round that has counted here
+        (its audit passed on this phone while the void waited) had no cheat to void."""
+        if any(h.number == event.round for h in self.match.history):
+            raise IllegalAction("unjustified_void", f"round {event.round} counted here")
         self._check_round(event.round)
+        if not self._void_justified(event):
+            self.void_waiting = event
+            raise Waiting
+        self.void_waiting = None
+        self.voided.append(event)
+        if event.reason == "stalled":
+            self._owed_left = event.seat
         for deck_id in self._round_decks.get(event.round, []):
             if deck_id in self._finished or self.dealer.disputed(deck_id):
                 continue  # its audit runs on: it names the cheaters on this phone too
@@ -575,10 +610,37 @@ class PhoneMatch:
         self._note({"event": "round_void", "round": event.round})
         self._step(self.match.void_round())
 
+    def _void_justified(self, event: Void) -> bool:
+        """What this phone holds backs ``event``'s reason: it named the seat itself
+        (``cheat``), it holds a complaint about a deck of the round (``dispute``, also
+        enough for ``stalled``), or its own audit of a deck of the round waits for the
+        seat's part (``stalled``)."""
+        decks = self._round_decks.get(event.round, [])
+        if any(self.dealer.disputed(d) for d in decks):
+            return event.reason != "cheat" or event.seat in self.cheaters
+        if event.reason == "cheat":
+            return event.seat in self.cheaters
+        if event.reason == "stalled" and event.seat is not None:
+            return any(
+                d in self._finished
+                and event.seat in self._decks[d].order
+                and self.dealer.verdict(d) is None
+                and event.seat in self.dealer.waiting_for(d)
+                for d in decks
+            )
+        return False
+
     def _start_deck(self, event: Go | NewDeck) -> None:
         self._check_round(event.round)
         if event.deck <= self._newest:
             raise IllegalAction("wrong_phase", f"deck {event.deck} is not new")
+        pending = self._pending_draw is not None and not self.cut_off  # (wrong_phase below)
+        if isinstance(event, NewDeck) and not self._deck_lefts and not pending:
+            # A fresh deck mid-round (the deal dealt again, or the cards still to draw
+            # replaced) only after a player of the deck in play left: else a host could
+            # deal again any deal it did not like (issue 30).
+            raise IllegalAction("unjustified_void", f"deck {event.deck}: nobody left")
+        self._deck_lefts = set()
         if isinstance(event, Go):
             self._drop_ahead()  # the host chose a fresh deck (the players changed)
         r = self.match.round
@@ -641,6 +703,7 @@ class PhoneMatch:
         if deck.round or set(deck.order) != players:
             raise IllegalAction("wrong_phase", f"deck {deck.deck} was shuffled among others")
         deck.round = event.round
+        self._deck_lefts = set()
         self._from_ahead.add(deck.deck)
         self._ahead = None
         self._deck = deck

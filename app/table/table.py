@@ -87,6 +87,12 @@ class GuestTable(GuestLobby):
     #: at the deal or draw: shorter than the host's watchdog, which would otherwise
     #: drop me as stalled while I wait for a host that keeps them (issue 30)
     host_patience_after_play = 0.5
+    #: turns a host's ``Void`` may wait for the evidence that backs it once my dealer
+    #: has nothing left to work out: an honest host sends that evidence before its
+    #: ``Void`` (relayed frames keep their order; the bodies of a void round's deck go
+    #: at once), so it is in hand or in my own work; shorter than the host's watchdog,
+    #: which would otherwise drop me as stalled while its void blocks my match (issue 30)
+    void_patience = 0.5
 
     def __init__(
         self,
@@ -118,6 +124,8 @@ class GuestTable(GuestLobby):
         self._host_owes: object = None  # what my dealer waits for from the host, and since when
         self._asked = 0  # the last round whose deal I asked for (NextRound)
         self._told_over = False  # the screen was told the match is over
+        self._void_key: Void | None = None  # the host's Void whose evidence I wait for
+        self._voids_told = 0  # the voids my phone applied that the screen was told of
 
     def act(self, action: str) -> None:
         """My decision (the host applies it and tells everyone)."""
@@ -275,7 +283,8 @@ class GuestTable(GuestLobby):
             phone.leave_to_host()  # (once per seat: the loop ends)
             self.notice("cheat_named", seat=v.seat, code=v.code)
             self._told_cheaters.add(v.seat)
-            if v.seat in phone.match.active and v.seat not in self._accused:
+            removed = phone.leaving(v.seat)  # (his Left came before my phone caught him)
+            if v.seat in phone.match.active and v.seat not in self._accused and not removed:
                 self._accused.add(v.seat)
                 self.timers.set(f"accused:{v.seat}", float(phone.options.turn_time))
             phone.pump()
@@ -289,6 +298,13 @@ class GuestTable(GuestLobby):
             # a failed audit names, a leaver named in his absence)
             self._told_cheaters.add(seat)
             self.notice("cheat_named", seat=seat, code=phone.cheaters[seat])
+        while len(phone.voided) > self._voids_told:
+            # Whose the void was, as my own phone checked it (issue 30).
+            void = phone.voided[self._voids_told]
+            self._voids_told += 1
+            seat = void.seat
+            name = self._name_of(seat) if seat is not None else ""
+            self.notice("round_void", round=void.round, reason=void.reason, seat=seat, name=name)
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))
@@ -342,6 +358,14 @@ class GuestTable(GuestLobby):
         if name == "host_owes" and self._host_owes is not None and not self.closed:
             self._leave_named(0, "stalled", "the host's own part never came")
             return
+        if name == "void_evidence" and self.phone is not None and not self.closed:
+            void = self.phone.void_waiting
+            if void is not None:
+                # The host voided a round for a reason my phone cannot back with
+                # anything it holds, in all the time the evidence needed to come.
+                detail = f"round {void.round}: {void.reason}, seat {void.seat}"
+                self._leave_named(0, "unjustified_void", detail)
+            return
         if name.startswith("accused:"):
             seat = int(name.split(":")[1])
             if seat in self._accused and not self.closed:
@@ -374,6 +398,21 @@ class GuestTable(GuestLobby):
             self.timers.set("host_owes", patience * phone.options.turn_time)
         self._host_owes = owes
 
+    def _watch_void(self) -> None:
+        """A host's ``Void`` my phone cannot yet back with what it holds (the complaint,
+        my own verdict on the cheater, my audit waiting for the staller) waits for that
+        evidence: relayed in order it is on its way, or my own dealer is still working
+        it out. The wait starts when my dealer has nothing left to do and lasts
+        ``void_patience`` turns; then the host is named."""
+        phone = self.phone
+        void = phone.void_waiting if phone is not None else None
+        if phone is None or void is None or phone.dealer.has_work():
+            self.timers.cancel("void_evidence")
+            self._void_key = None
+        elif void != self._void_key:
+            self._void_key = void
+            self.timers.set("void_evidence", self.void_patience * phone.options.turn_time)
+
     def step(self, wait: float = 0.0) -> None:
         if self.phone is not None and not self.closed:
             precheck(self.inbox, self.phone.dealer)  # (the waiting frames' signatures at once)
@@ -384,6 +423,7 @@ class GuestTable(GuestLobby):
             self._after()
             if not self.closed:
                 self._watch_host()
+                self._watch_void()
         elif phone is not None and phone.violation is None and phone.dealer.has_work():
             # The table closed (e.g. the host found a cheat): finish the checks whose
             # frames are in hand, so that this phone names a cheater itself.

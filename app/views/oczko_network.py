@@ -22,6 +22,7 @@ from typing import Any
 
 from app.i18n import _
 from app.table.lobby import Notice
+from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
 
 #: How long the worker waits for the link's events in one step (seconds).
@@ -255,6 +256,9 @@ class NetworkTable:
         elif n.code == "player_left":
             code = _LEFT_MESSAGES.get(d.get("reason", ""), "player_lost")
             self._note(code, {"seat": d.get("seat"), "name": d.get("name", "")})
+        elif n.code == "round_void" and d.get("reason") in VOID_REASONS:
+            # whom the void is charged to, as this phone checked it (issue 30)
+            self._note(f"void_{d['reason']}", {"seat": d.get("seat"), "name": d.get("name", "")})
         elif n.code in ("violation", "host_violation"):
             self._note(d.get("code", "cheating_detected"), {"seat": d.get("seat")})
         elif n.code == "host_lost" or (n.code == "table_closed" and d.get("reason") == "host_left"):

@@ -302,9 +302,11 @@ class GuestTable(GuestLobby):
             # Whose the void was, as my own phone checked it (issue 30).
             void = phone.voided[self._voids_told]
             self._voids_told += 1
-            seat = void.seat
-            name = self._name_of(seat) if seat is not None else ""
-            self.notice("round_void", round=void.round, reason=void.reason, seat=seat, name=name)
+            charged = void.seat
+            name = self._name_of(charged) if charged is not None else ""
+            self.notice(
+                "round_void", round=void.round, reason=void.reason, seat=charged, name=name
+            )
         if phone.dealer.ready and not self._told_setup:
             self._told_setup = True
             self.send(self.link, SetUp(phone.dealer.fingerprint))

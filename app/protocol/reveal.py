@@ -12,7 +12,14 @@ from app.protocol import errors as E
 from app.protocol.audit import audit
 from app.protocol.core import SeatCore
 from app.protocol.errors import ProtocolViolation
-from app.protocol.keys import RoundSecret, message_digest, signature_len, verify, verify_digest
+from app.protocol.keys import (
+    CHALLENGE_BYTES,
+    RoundSecret,
+    message_digest,
+    signature_len,
+    verify,
+    verify_digest,
+)
 from app.protocol.messages import Kind, Message
 from app.protocol.shuffle import check_elements, last_pass
 from app.protocol.transcript import Round, Verdict, seed_commitment
@@ -59,6 +66,19 @@ def max_attested(core: SeatCore) -> int:
     deck needs a handful). A shoe locked a card at a time can take more frames of the
     host than that: the first ones are attested (docs/protocol.md, section 5)."""
     return (_MAX_DATA - 32) // attest_len(core)
+
+
+def max_audit_data(element: int, host_frames: int) -> int:
+    """Bytes of an honest AUDIT's data at most, in a group of ``element``-byte values,
+    for a round in which the host sends at most ``host_frames`` passes and locks: the
+    seed and an attestation of each (within :func:`max_attested`). What the table's
+    frame budgets must let through (app/table/limits.py).
+
+    >>> max_audit_data(256, 2), max_audit_data(256, 10_000)
+    (644, 65516)
+    """
+    one = _SEQ + 32 + CHALLENGE_BYTES + element
+    return 32 + min(host_frames, (_MAX_DATA - 32) // one) * one
 
 
 def host_inputs(rnd: Round, seat: int, host: int) -> dict[int, int]:

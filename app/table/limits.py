@@ -35,6 +35,7 @@ from collections import Counter
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, OVERHEAD
 from app.bluetooth.link import DEFAULT_INBOX_QUOTA, DEFAULT_MAX_PENDING, READ_SIZE
 from app.protocol.messages import HEADER_LEN, STUB_VERSION, VERSION, Kind
+from app.protocol.reveal import max_audit_data
 from app.table.errors import TableError
 from app.table.lobby import MAX_UNSEATED
 
@@ -102,11 +103,13 @@ class FrameBudget:
         """A casino table's budget per sender and shoe of ``decks`` decks, group values
         of ``element`` bytes: four times what an honest seat sends at most (a pass, a
         lock and a key per card, each card opened alone: three values and three frames
-        a card), and no frame larger than a whole pass. The same on every phone.
+        a card), and no frame larger than a whole pass or an honest AUDIT (its seed and
+        the attested passes and locks of the host, one a card at most, issue 30). The
+        same on every phone.
 
         >>> b = FrameBudget.for_shoe(1, 64)
         >>> b.frames, b.size, b.frame_size
-        (688, 260096, 3712)
+        (688, 260096, 6444)
         """
         cards = 52 * decks
         honest_frames = 3 * cards + 16
@@ -115,7 +118,8 @@ class FrameBudget:
             frames=4 * honest_frames,
             size=4 * honest_bytes,
             kinds=SHOE_KIND_LIMITS,
-            frame_size=cards * element + 2 * element + FRAME_OVERHEAD,
+            frame_size=max(cards * element + 2 * element, max_audit_data(element, cards + 2))
+            + FRAME_OVERHEAD,
         )
 
     def charge(self, sender: int, frame: bytes, *, deck: int, newest: int) -> None:

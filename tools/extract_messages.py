@@ -34,7 +34,8 @@ PLURAL_FORMS = {
     "es": "nplurals=2; plural=(n != 1);",
     "it": "nplurals=2; plural=(n != 1);",
     "cs": "nplurals=3; plural=(n==1 ? 0 : n>=2 && n<=4 ? 1 : 2);",
-    "uk": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
+    "uk": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4"
+    " && (n%100<10 || n%100>=20) ? 1 : 2);",
     "tr": "nplurals=2; plural=(n != 1);",
 }
 SINGULAR_FUNCS = {"_", "N_"}

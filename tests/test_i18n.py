@@ -387,3 +387,33 @@ def test_device_services_are_harmless_on_the_desktop() -> None:
 
     assert vibrate() is False
     assert system_bar_insets() is None
+
+
+def test_every_language_but_english_writes_a_decimal_comma() -> None:
+    assert {lang: i18n.decimal_mark(lang) for lang in i18n.LANGUAGES} == {
+        lang: "." if lang == "en" else "," for lang in i18n.LANGUAGES
+    }
+    i18n.set_language("tr")
+    assert i18n.localize_decimal("+0.25") == "+0,25"
+
+
+def test_no_view_keeps_its_own_list_of_languages() -> None:
+    """Language-specific behaviour lives in app.i18n (one list); a check like
+    ``get_language() in ("de", "pl")`` elsewhere forgets every language added later."""
+    found = []
+    for path in (ROOT / "app").rglob("*.py"):
+        if path.parent.name == "i18n":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Call)
+                and getattr(node.left.func, "id", getattr(node.left.func, "attr", ""))
+                == "get_language"
+                and any(
+                    isinstance(c, (ast.Tuple, ast.List, ast.Set, ast.Constant))
+                    for c in node.comparators
+                )
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []

@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.i18n import LANGUAGES
+
 log = logging.getLogger(__name__)
 
 FILE_NAME = "prefs.json"
-LANGUAGE_CHOICES = ("auto", "en", "de", "pl")
+LANGUAGE_CHOICES = ("auto", *LANGUAGES)  # "auto": the device language
 ANIMATION_SPEEDS = ("off", "fast", "normal", "slow")
 TURN_TIMES = (15, 30, 45, 60, 90)  # longer timers are an accessibility option
 ROUND_CHOICES = (1, 3, 5, 7, 9)

@@ -18,7 +18,8 @@ Matrix (chosen for a CI budget of about three minutes for this file and the stat
 test together): every run at 320x480, 360x640 and 800x600 in English; practice also in
 German and Polish at both phone sizes; the networked match also in German at 360x640,
 blackjack also in Polish at 320x480 (every blackjack state is checked in all three
-languages at both phone sizes by the states test). The blackjack table must show
+languages at both phone sizes by the states test); practice also in French, Spanish,
+Italian, Czech, Ukrainian and Turkish at 320x480. The blackjack table must show
 everything without scrolling: two boxes of the player's, a bet behind the bot's box, the
 dealer-busts bet and split hands (five hands and more), all in the window. The networked
 match uses the open dealer (the same screens; the SRA shuffle of three phones costs
@@ -53,6 +54,9 @@ MATRIX: list[tuple[tuple[int, int], str, tuple[str, ...]]] = [
     (MIDDLE, "de", ("practice", "network")),
     (PHONE, "pl", ("practice", "blackjack")),
     (MIDDLE, "pl", ("practice",)),
+    # every other shipped language: practice at the smallest phone (their screens and
+    # states are all checked at 320x480 by the states test)
+    *((PHONE, lang, ("practice",)) for lang in ("fr", "es", "it", "cs", "uk", "tr")),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Translations: gettext catalogs for de, en and pl, the device language, live switching.
+"""Translations: gettext catalogs (en, de, pl, fr, es, it, cs, uk, tr), the device language,
+live switching.
 
 Every user-facing string goes through :func:`_` (or :func:`ngettext`); strings that
 must be translated later are marked with :func:`N_`. The catalogs are the ``.po``
@@ -31,8 +32,21 @@ log = logging.getLogger(__name__)
 
 DOMAIN = "blu21"
 LOCALES_DIR = Path(__file__).with_name("locales")
-#: Shipped languages, each with its name in its own language (for the settings menu).
-LANGUAGES: dict[str, str] = {"en": "English", "de": "Deutsch", "pl": "Polski"}
+#: Shipped languages, each with its name in its own language (for the settings menu). The
+#: one list: the settings choices, the ``--lang`` options, detection and the catalog checks
+#: all follow it. A new language: add it here and to tools/extract_messages.py (LANGS,
+#: PLURAL_FORMS), then fill its .po.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "de": "Deutsch",
+    "pl": "Polski",
+    "fr": "Français",
+    "es": "Español",
+    "it": "Italiano",
+    "cs": "Čeština",
+    "uk": "Українська",
+    "tr": "Türkçe",
+}
 DEFAULT_LANGUAGE = "en"
 
 _catalogs: dict[str, gettext.NullTranslations] = {}
@@ -82,14 +96,29 @@ def get_language() -> str:
     return _language
 
 
-#: languages that write eight and a half as ``8,5``
-_DECIMAL_COMMA = frozenset({"de", "pl"})
+#: languages that write eight and a half as ``8.5``; every other shipped one writes ``8,5``
+_DECIMAL_POINT = frozenset({"en"})
 
 
-def decimal_mark() -> str:
-    """The decimal mark of the current language: ``","`` (de, pl) or ``"."``; what
-    separates the whole from the fraction in every amount the player reads."""
-    return "," if _language in _DECIMAL_COMMA else "."
+def decimal_mark(lang: str | None = None) -> str:
+    """The decimal mark of ``lang`` (default: the current language): ``"."`` (en) or
+    ``","`` (de, pl, fr, es, it, cs, uk, tr); what separates the whole from the fraction
+    in every amount the player reads.
+
+    >>> decimal_mark("en"), decimal_mark("fr"), decimal_mark("uk")
+    ('.', ',', ',')
+    """
+    return "." if (lang or _language) in _DECIMAL_POINT else ","
+
+
+def localize_decimal(number: str, lang: str | None = None) -> str:
+    """``number`` as formatted by Python (``"+0.25"``) with the decimal mark of ``lang``
+    (default: the current language).
+
+    >>> localize_decimal("-1.50", "cs"), localize_decimal("-1.50", "en")
+    ('-1,50', '-1.50')
+    """
+    return number.replace(".", decimal_mark(lang))
 
 
 def add_listener(callback: Callable[[str], None]) -> None:
@@ -109,7 +138,7 @@ def _(msgid: str) -> str:
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
-    """Translate with the plural form for ``n`` (Polish has three)."""
+    """Translate with the plural form for ``n`` (Polish, Czech and Ukrainian have three)."""
     return _current.ngettext(singular, plural, n)
 
 
@@ -121,8 +150,9 @@ def N_(msgid: str) -> str:
 def normalize_language(tag: str | None) -> str | None:
     """``"de_AT.UTF-8"`` / ``"pl-PL"`` / ``"DE"`` -> the shipped language, else None.
 
-    >>> normalize_language("pl_PL.UTF-8"), normalize_language("fr_FR"), normalize_language("C")
-    ('pl', None, None)
+    >>> normalize_language("pl_PL.UTF-8"), normalize_language("uk-UA"), normalize_language("ja_JP")
+    ('pl', 'uk', None)
+    >>> normalize_language("C")
     """
     if not tag:
         return None
@@ -165,6 +195,8 @@ def detect_language(platform: str | None = None, environ: Mapping[str, str] | No
     >>> detect_language("linux", {"LANG": "de_DE.UTF-8"})
     'de'
     >>> detect_language("linux", {"LANG": "fr_FR.UTF-8"})
+    'fr'
+    >>> detect_language("linux", {"LANG": "ja_JP.UTF-8"})
     'en'
     """
     if platform is None:

@@ -13,7 +13,7 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.gridlayout import GridLayout
 
-from app.i18n import N_, _, get_language
+from app.i18n import N_, _, localize_decimal
 from app.views.base import BaseScreen
 from app.views.bj_game import saved_rules
 
@@ -127,9 +127,7 @@ def edge_text(edge: float | None) -> str:
     """The house edge line on the table-rules screen (None: still computing)."""
     if edge is None:
         return _("House edge of these rules: computing…")
-    percent = f"{100 * edge:.2f}"
-    if get_language() in ("de", "pl"):
-        percent = percent.replace(".", ",")
+    percent = localize_decimal(f"{100 * edge:.2f}")
     return _(
         "House edge of these rules: {percent} % (what the casino wins on average per"
         " bet, with the best play)"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from app.i18n import _, decimal_mark, get_language, ngettext
+from app.i18n import _, decimal_mark, localize_decimal, ngettext
 from app.rules.blackjack_view import view_for
 from app.rules.engine import kinds_of
 
@@ -239,9 +239,7 @@ def strategy_hint(r: Round, me: str) -> str:
     if not evs:
         return ""
     best = max(evs, key=evs.__getitem__)
-    ev = f"{evs[best]:+.2f}"
-    if get_language() in ("de", "pl"):
-        ev = ev.replace(".", ",")
+    ev = localize_decimal(f"{evs[best]:+.2f}")
     return _("Hint: {action} (expected {ev} per chip)").format(action=ACTION_NAMES[best](), ev=ev)
 
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from app.i18n import N_, _, detect_language, set_language
+from app.i18n import LANGUAGES, N_, _, detect_language, set_language
 
 
 def process_age() -> float:
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (``--peer`` measures a bare one-label Kivy app the same way, for comparison).
     """
     parser = argparse.ArgumentParser(prog="blu21 app", description="Run the blu21 app.")
-    parser.add_argument("--lang", choices=["auto", "en", "de", "pl"], default=None)
+    parser.add_argument("--lang", choices=["auto", *LANGUAGES], default=None)
     parser.add_argument("--size", default=None, help="window size, e.g. 360x640")
     parser.add_argument("--data-dir", default=None, help="where prefs.json is kept")
     parser.add_argument("--screen", default="home", help="first screen (for development)")

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.i18n import LANGUAGES
+
 if TYPE_CHECKING:
     from app.views.app import Blu21App
     from app.views.demos import Demo
@@ -100,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="blu21 screenshot", description=__doc__.splitlines()[0])
     parser.add_argument("screen", help="screen name, or 'list'")
     parser.add_argument("out", nargs="?", help="output PNG file")
-    parser.add_argument("--lang", choices=["en", "de", "pl"], default="en")
+    parser.add_argument("--lang", choices=list(LANGUAGES), default="en")
     parser.add_argument("--size", type=parse_size, default=(360, 640))
     parser.add_argument("--data-dir", default=None, help="prefs/branding dir (default: empty)")
     parser.add_argument("--state", default=None, help="another representative state (see 'list')")

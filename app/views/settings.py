@@ -82,7 +82,10 @@ class SettingsScreen(BaseScreen):
         for key, label, choices in SETTINGS:
             heading = Factory.Body(text=_(label), bold=True)
             page.add_widget(heading)
-            row = GridLayout(cols=min(len(choices), 4), size_hint_y=None, spacing=4)
+            # nine language names in their own scripts ("Українська") need wider
+            # buttons than four to a row at 320 px, or they shrink below readable
+            cols = 3 if key == "language" else min(len(choices), 4)
+            row = GridLayout(cols=cols, size_hint_y=None, spacing=4)
             row.bind(minimum_height=row.setter("height"))
             for value, msgid in choices:
                 button = Factory.ChoiceButton(

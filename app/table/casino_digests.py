@@ -56,17 +56,23 @@ class Digests:
     agreed: dict[int, set[str]] = field(default_factory=dict)  # round -> matched mine
     expected: dict[int, set[str]] = field(default_factory=dict)  # round -> must still come
     signed: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> pid -> sig
+    #: round -> pid -> (his log, the host's digest he got, the host's signature on it);
+    #: the host's own: (its log, its digest, its signature)
+    logs: dict[int, dict[str, tuple[str, str, str]]] = field(default_factory=dict)
 
     def take(self, message: CAgree) -> None:
         """Keep another phone's digest (its signature checked already)."""
         self.received.setdefault(message.round, {})[message.player] = message.digest
+        host = (message.digest, message.sig) if message.player == "p0" else None
+        hdigest, hsig = host or (message.hdigest, message.hsig)
+        self.logs.setdefault(message.round, {})[message.player] = (message.log, hdigest, hsig)
         self.signed.setdefault(message.round, {})[message.player] = message.sig
         for old in [r for r in self.signed if r < message.round - KEEP_SIGNED]:
             del self.signed[old]
         self._trim(message.round)
 
     def _trim(self, newest: int) -> None:
-        for rounds in (self.received, self.agreed, self.expected):
+        for rounds in (self.received, self.agreed, self.expected, self.logs):
             for old in [r for r in rounds if r <= newest - KEEP_ROUNDS]:
                 del rounds[old]
 
@@ -138,5 +144,7 @@ def check_proof(
     digest = digest_of(body)
     for pid in sorted(signers):
         sig = sigs.get(pid)
-        if not isinstance(sig, str) or not signed_by(pid, CAgree(pid, round_no, digest), sig):
+        # (a player who agreed got the host's digest, equal to his own, with this log)
+        signed = CAgree(pid, round_no, digest, log=str(body.get("log")), hdigest=digest)
+        if not isinstance(sig, str) or not signed_by(pid, signed, sig):
             raise IllegalAction("forged_snapshot", f"{pid} did not sign that round")

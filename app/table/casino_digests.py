@@ -88,6 +88,41 @@ class Digests:
             if digest == mine:
                 self.agreed.setdefault(rnd, set()).add(pid)
 
+    def judge(
+        self, rnd: int, mine: str | None, judged: Collection[str] = ()
+    ) -> tuple[str, str] | None:
+        """What the guests' digests of round ``rnd`` (each carrying the host's signed
+        digest and log he got, checked already) prove, against the host's own to this
+        phone: ``("two_logs", pid)`` when ``pid``'s carries another host-signed log or
+        digest (the host signed two: its fault), ``("disagree", pid)`` when ``pid``'s
+        differs from the host's on the very log and digest the host signed for all and
+        ``mine`` (this phone's, None while it has not settled) confirms the host's (an
+        honest guest signs only on the log the host signed for him: the lie is his);
+        None when neither (yet). ``judged``: players already found lying.
+
+        >>> d = Digests()
+        >>> d.logs[1] = {"p0": ("L", "D", "s"), "p1": ("L", "D", "s"), "p2": ("L", "D", "s")}
+        >>> d.received[1] = {"p0": "D", "p1": "D", "p2": "X"}
+        >>> d.judge(1, None), d.judge(1, "D")
+        (None, ('disagree', 'p2'))
+        >>> d.logs[1]["p1"] = ("M", "E", "t")
+        >>> d.judge(1, "D")
+        ('two_logs', 'p1')
+        """
+        logs = self.logs.get(rnd, {})
+        host = logs.get("p0")
+        if host is None:
+            return None
+        got = self.received.get(rnd, {})
+        for pid in sorted(set(logs) - {"p0"} - set(judged)):
+            log, hdigest, _ = logs[pid]
+            if (log, hdigest) != host[:2]:
+                return "two_logs", pid
+        for pid in sorted(set(logs) - {"p0"} - set(judged)):
+            if got.get(pid) != host[1] and mine == host[1]:
+                return "disagree", pid
+        return None
+
     def disagreeing(self, rnd: int, mine: str) -> list[str]:
         """Players whose digest of round ``rnd`` differs from ``mine``."""
         return [p for p, d in self.received.get(rnd, {}).items() if d != mine]

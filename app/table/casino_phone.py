@@ -411,29 +411,16 @@ class CasinoPhone:
         self._agree_due()
 
     def _judge(self, rnd: int) -> None:
-        """The others' digests of round ``rnd`` against the host's own: a guest's that
-        carries another host-signed log or digest than the host's to me proves that the
-        host signed two (``two_logs``, the host's fault); one that differs from the
-        host's on the very log and digest the host signed for all is a lie of his
-        (``disagree``), once my own digest confirms the host's (an honest guest signs
-        only on the log the host signed for him)."""
-        logs = self.digests.logs.get(rnd, {})
-        host = logs.get(HOST)
-        got = self.digests.received.get(rnd, {})
-        if host is None or self.fault is not None:
-            return
+        """The others' digests of round ``rnd`` against the host's own
+        (:meth:`Digests.judge`): a second host-signed log names the host, a guest's
+        signed lie names him."""
         mine = self.records.get(rnd)
-        for pid in sorted(logs):
-            log, hdigest, _ = logs[pid]
-            if pid == HOST or pid in self.liars:
-                continue
-            if (log, hdigest) != host[:2]:
-                self._fault(HOST, "two_logs", f"round {rnd}: the host signed another for {pid}")
-                return
-            if got[pid] != hdigest and mine is not None and mine.digest == hdigest:
+        verdict = self.digests.judge(rnd, None if mine is None else mine.digest, self.liars)
+        if verdict is not None:
+            code, pid = verdict
+            if code == "disagree":
                 self.liars.add(pid)
-                self._fault(pid, "disagree", f"round {rnd}: {pid}'s differs from the host's")
-                return
+            self._fault(HOST if code == "two_logs" else pid, code, f"round {rnd}: {pid}'s")
 
     def _agree_due(self) -> None:
         """My signed digests of the rounds settled whose host's digest is in: on the log

@@ -15,7 +15,7 @@ applied (the table then drops the link that sent it).
 >>> frame[:1] == CONTROL
 True
 >>> decode(frame)
-Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=2)
+Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=3)
 >>> decode(PROTOCOL + b"\\x01\\x02")
 ProtocolFrame(data=b'\\x01\\x02')
 """

@@ -11,11 +11,14 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from app.table.casino_digests import AGREE_CONTEXT, digest_of
 from app.table.casino_messages import CAgree, CIntent
 from app.table.casino_phone import HOST
 from app.table.clock import FakeClock
-from app.table.messages import ProtocolFrame, encode
+from app.table.errors import TableError
+from app.table.messages import ProtocolFrame, decode, encode
 from tests.casino_net import open_table, run, settled
 from tests.test_casino_faults import RULES, EquivocatingHost, LyingGuest, _join, left, named
 
@@ -180,3 +183,15 @@ def test_a_guest_signing_a_false_digest_is_named_on_every_phone() -> None:
         assert left(s, "p3", "disagree")
         assert named(s, "p3") and "p3" in s.phone.named and "p3" in s.phone.liars
         assert not named(s, HOST)
+
+
+def test_a_round_digest_with_its_log_and_the_hosts_signature_is_bounded_on_decode() -> None:
+    """The new fields travel intact and are bounded like the others: a log or host
+    digest is 64 hex digits, the host's signature a signature's length (``bad_message``
+    otherwise: the link that sent it is dropped)."""
+    agree = CAgree("p2", 4, "0f" * 32, "ab" * 20, log="1e" * 32, hdigest="0f" * 32, hsig="cd" * 20)
+    assert decode(encode(agree)) == agree
+    for field, value in (("log", "1e" * 33), ("hdigest", "0F" * 32), ("hsig", "cd" * 600)):
+        with pytest.raises(TableError) as bad:
+            decode(encode(replace(agree, **{field: value})))
+        assert bad.value.code == "bad_message"

@@ -130,7 +130,7 @@ class LyingGuest(CasinoGuest):
 
     def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
         if isinstance(message, CAgree) and message.round == 2 and self.phone is not None:
-            fake = CAgree(message.player, 2, "0" * 64)
+            fake = replace(message, digest="0" * 64)  # (on the log the host signed)
             sig = self.identity.sign(b"blu21/casino-agree", fake.signed_bytes(self.phone.table))
             message = replace(fake, sig=sig.hex())
         return super().send(link, message)

@@ -212,6 +212,11 @@ MESSAGES: dict[str, str] = {
     "barred_rejoin": N_(
         "The host let a player back in who may not come back now. You left the table."
     ),
+    # issue 30: a host that signed two logs of one round
+    "two_logs": N_(
+        "Cheating detected: the host sent the players different logs of a round. "
+        "You left the table."
+    ),
 }
 
 

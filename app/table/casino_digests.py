@@ -56,17 +56,23 @@ class Digests:
     agreed: dict[int, set[str]] = field(default_factory=dict)  # round -> matched mine
     expected: dict[int, set[str]] = field(default_factory=dict)  # round -> must still come
     signed: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> pid -> sig
+    #: round -> pid -> (his log, the host's digest he got, the host's signature on it);
+    #: the host's own: (its log, its digest, its signature)
+    logs: dict[int, dict[str, tuple[str, str, str]]] = field(default_factory=dict)
 
     def take(self, message: CAgree) -> None:
         """Keep another phone's digest (its signature checked already)."""
         self.received.setdefault(message.round, {})[message.player] = message.digest
+        host = (message.digest, message.sig) if message.player == "p0" else None
+        hdigest, hsig = host or (message.hdigest, message.hsig)
+        self.logs.setdefault(message.round, {})[message.player] = (message.log, hdigest, hsig)
         self.signed.setdefault(message.round, {})[message.player] = message.sig
         for old in [r for r in self.signed if r < message.round - KEEP_SIGNED]:
             del self.signed[old]
         self._trim(message.round)
 
     def _trim(self, newest: int) -> None:
-        for rounds in (self.received, self.agreed, self.expected):
+        for rounds in (self.received, self.agreed, self.expected, self.logs):
             for old in [r for r in rounds if r <= newest - KEEP_ROUNDS]:
                 del rounds[old]
 
@@ -81,6 +87,41 @@ class Digests:
         for pid, digest in self.received.get(rnd, {}).items():
             if digest == mine:
                 self.agreed.setdefault(rnd, set()).add(pid)
+
+    def judge(
+        self, rnd: int, mine: str | None, judged: Collection[str] = ()
+    ) -> tuple[str, str] | None:
+        """What the guests' digests of round ``rnd`` (each carrying the host's signed
+        digest and log he got, checked already) prove, against the host's own to this
+        phone: ``("two_logs", pid)`` when ``pid``'s carries another host-signed log or
+        digest (the host signed two: its fault), ``("disagree", pid)`` when ``pid``'s
+        differs from the host's on the very log and digest the host signed for all and
+        ``mine`` (this phone's, None while it has not settled) confirms the host's (an
+        honest guest signs only on the log the host signed for him: the lie is his);
+        None when neither (yet). ``judged``: players already found lying.
+
+        >>> d = Digests()
+        >>> d.logs[1] = {"p0": ("L", "D", "s"), "p1": ("L", "D", "s"), "p2": ("L", "D", "s")}
+        >>> d.received[1] = {"p0": "D", "p1": "D", "p2": "X"}
+        >>> d.judge(1, None), d.judge(1, "D")
+        (None, ('disagree', 'p2'))
+        >>> d.logs[1]["p1"] = ("M", "E", "t")
+        >>> d.judge(1, "D")
+        ('two_logs', 'p1')
+        """
+        logs = self.logs.get(rnd, {})
+        host = logs.get("p0")
+        if host is None:
+            return None
+        got = self.received.get(rnd, {})
+        for pid in sorted(set(logs) - {"p0"} - set(judged)):
+            log, hdigest, _ = logs[pid]
+            if (log, hdigest) != host[:2]:
+                return "two_logs", pid
+        for pid in sorted(set(logs) - {"p0"} - set(judged)):
+            if got.get(pid) != host[1] and mine == host[1]:
+                return "disagree", pid
+        return None
 
     def disagreeing(self, rnd: int, mine: str) -> list[str]:
         """Players whose digest of round ``rnd`` differs from ``mine``."""
@@ -138,5 +179,7 @@ def check_proof(
     digest = digest_of(body)
     for pid in sorted(signers):
         sig = sigs.get(pid)
-        if not isinstance(sig, str) or not signed_by(pid, CAgree(pid, round_no, digest), sig):
+        # (a player who agreed got the host's digest, equal to his own, with this log)
+        signed = CAgree(pid, round_no, digest, log=str(body.get("log")), hdigest=digest)
+        if not isinstance(sig, str) or not signed_by(pid, signed, sig):
             raise IllegalAction("forged_snapshot", f"{pid} did not sign that round")

@@ -177,7 +177,10 @@ class CasinoGuest(GuestLobby, CasinoSide):
                 if self.closed:
                     return  # my own audit named the host: its word about him is moot
             self._accused.pop(message.player, None)
-            self.note("player_left", player=message.player, reason=message.reason)
+            if message.reason != "disagree" or message.player in phone.liars:
+                # (a removal for ``disagree`` without his differing signed digest here is
+                # the host's word: the phone refuses it, ``bad_left``, issue 30)
+                self.note("player_left", player=message.player, reason=message.reason)
             phone.receive(message)
         elif isinstance(message, CAgree):
             try:
@@ -262,8 +265,10 @@ class CasinoGuest(GuestLobby, CasinoSide):
             self._name_host("withheld_agreement", f"round {rnd}: {sorted(withheld[rnd])}")
             return
         for rnd in list(phone.records)[-2:]:
-            if phone.disagreeing(rnd):
-                self._name_host("disagree", f"round {rnd}: {', '.join(phone.disagreeing(rnd))}")
+            # the host's own signed digest differs from mine (another guest's differing
+            # one is judged by the phone: his lie, or the host's second log)
+            if HOST in phone.disagreeing(rnd):
+                self._name_host("disagree", f"round {rnd}: the host's digest differs")
                 return
         f = phone.fault
         if f is not None:

@@ -10,8 +10,10 @@ departures through :class:`~app.table.lobby.MatchHooks`). Once started it:
   signature is a cheat (the link is dropped, the player named); an intent the engine
   refuses is answered ``CNo`` (it may be an honest race with the table);
 * relays the shoe frames after its own dealer authenticated them;
-* relays each player's signed round digest (``CAgree``) once it equals its own; a
-  guest whose digest differs is removed (``disagree``);
+* signs its own round digest with its log (``CAgree``), and relays each player's,
+  which carries the host's signed digest he got; a guest whose digest differs from
+  the host's on that log is relayed, then removed (``disagree``): every phone holds
+  the evidence (issue 30);
 * feeds :func:`app.table.casino_sequencer.step` and carries out its effects: the
   shoes, the betting, the deal, time-outs and departures, with the timers on the
   injected clock.
@@ -336,14 +338,18 @@ class CasinoHost(LobbyShell, CasinoSide):
                 raise TableError("cheat", f"a result of round {message.round}, not played")
             self._held.append((seat, message))
             return
+        self._flush_outbox()  # (my own digest of the round goes out before his)
         try:
             phone.agree(message)
         except ValueError as exc:
             raise TableError("cheat", str(exc)) from exc
-        if pid in phone.disagreeing(message.round):
-            self.note("cheat_named", player=pid, code="disagree")
-            raise TableError("disagree", f"{pid}'s round {message.round} differs from the host's")
         self.lobby.broadcast(message, skip=seat)
+        if pid in phone.liars:
+            # His signed digest differs from mine on the log I signed for him: relayed
+            # first (above), so that every phone holds the evidence of his removal.
+            if phone.fault is not None and phone.fault.player == pid:
+                phone.fault = None
+            raise TableError("disagree", f"{pid}'s round {message.round} differs from the host's")
 
     def on_joined(self, seat: int) -> None:
         """A guest sat down (lobby) or came back (a running table: he plays again from
@@ -497,7 +503,7 @@ class CasinoHost(LobbyShell, CasinoSide):
         phone.receive(message)
         self._flush()
 
-    def _flush(self) -> None:
+    def _flush_outbox(self) -> None:
         phone = self.phone
         while phone is not None and phone.outbox:
             item = phone.outbox.pop(0)
@@ -505,6 +511,10 @@ class CasinoHost(LobbyShell, CasinoSide):
                 self.lobby.broadcast(ProtocolFrame(item))
             elif isinstance(item, CAgree):
                 self.lobby.broadcast(item)
+
+    def _flush(self) -> None:
+        phone = self.phone
+        self._flush_outbox()
         if phone is not None and not self.over:
             held, self._held = self._held, []
             for seat, message in held:

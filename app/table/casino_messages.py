@@ -152,9 +152,22 @@ class CIntent(Message):
         ).encode()
 
 
+def _opt(check: Check) -> Check:
+    """``check``, or the empty string (a field an older message may leave out)."""
+    return lambda v: "" if v == "" else check(v)
+
+
 @dataclass(frozen=True)
 class CAgree(Message):
-    """A phone's signed digest of the table after ``round`` (log, cards, chips)."""
+    """A phone's signed digest of the table after ``round`` (log, cards, chips).
+
+    ``log`` is the sender's log chain at the round's end (the digest's ``log``). The
+    host signs its own; a guest's carries the host's ``CAgree`` of the round as it
+    reached him (``hdigest`` and the host's signature ``hsig`` on it, with this
+    ``log``): every phone can check it, so a host that signed another log (or digest)
+    for one guest than for the others is caught by everybody (``two_logs``), and a
+    guest whose digest differs from the host's on the same log is the liar (issue 30).
+    """
 
     TYPE = "c_agree"
     CHECKS: ClassVar[dict[str, Check]] = {
@@ -162,14 +175,26 @@ class CAgree(Message):
         "round": _int(1, 1_000_000),
         "digest": _match(_HEX64, "64 hex digits"),
         "sig": _match(_SIG, "a signature (hex)"),
+        "log": _opt(_match(_HEX64, "64 hex digits")),
+        "hdigest": _opt(_match(_HEX64, "64 hex digits")),
+        "hsig": _opt(_match(_SIG, "a signature (hex)")),
     }
     player: str
     round: int
     digest: str
     sig: str = ""
+    log: str = ""  # the sender's log chain at the round's end
+    hdigest: str = ""  # a guest's: the digest of the host's CAgree he got ...
+    hsig: str = ""  # ... and the host's signature on it (with ``log``)
 
     def signed_bytes(self, table: str) -> bytes:
-        return f"{table}|agree|{self.player}|{self.round}|{self.digest}".encode()
+        return (
+            f"{table}|agree|{self.player}|{self.round}|{self.digest}|{self.log}|{self.hdigest}"
+        ).encode()
+
+    def host_part(self) -> CAgree:
+        """The host's ``CAgree`` this guest's one carries (its signature: ``hsig``)."""
+        return CAgree("p0", self.round, self.hdigest, self.hsig, self.log)
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,11 @@ class CasinoPhone:
         self.fault: Fault | None = None
         self.records: dict[int, RoundRecord] = {}
         self.digests = Digests()  # the others' signed digests of the rounds
+        #: players whose signed digest differs from the host's on the very log the host
+        #: signed for them (the evidence every phone holds): only they may be removed
+        #: as ``disagree`` (issue 30)
+        self.liars: set[str] = set()
+        self._owe_agree: set[int] = set()  # my rounds whose CAgree waits for the host's
         self._sent_n = 0
         self.log: list[dict[str, Any]] = []  # what the screen may show (engine events, notes)
 
@@ -384,15 +389,64 @@ class CasinoPhone:
 
     def agree(self, message: CAgree) -> None:
         """Another phone's signed digest of a round (relayed by the host); checked now or
-        once this phone has settled that round itself."""
+        once this phone has settled that round itself. A guest's carries the host's
+        signed digest he got, with his log: ValueError if it is not the host's."""
         if not self.signed_by(message.player, message, message.sig):
             raise ValueError(f"the agreement of {message.player} is not signed by him")
         if not self.round_no - KEEP_ROUNDS < message.round <= self.round_no + KEEP_ROUNDS:
             raise ValueError(f"a digest of round {message.round} at round {self.round_no}")
         if message.player in self.digests.received.get(message.round, {}):
             raise ValueError(f"a second digest of {message.player} for round {message.round}")
+        if not message.log:
+            raise ValueError(f"the agreement of {message.player} names no log")
+        if message.player != HOST:
+            host = self.digests.logs.get(message.round, {}).get(HOST)
+            same = host is not None and host == (message.log, message.hdigest, message.hsig)
+            # (a copy of the host's signature this phone checked already needs no check)
+            if not same and not self.signed_by(HOST, message.host_part(), message.hsig):
+                raise ValueError(f"the agreement of {message.player} lacks the host's")
         self.digests.take(message)
         self._compare(message.round)
+        self._judge(message.round)
+        self._agree_due()
+
+    def _judge(self, rnd: int) -> None:
+        """The others' digests of round ``rnd`` against the host's own
+        (:meth:`Digests.judge`): a second host-signed log names the host, a guest's
+        signed lie names him."""
+        mine = self.records.get(rnd)
+        verdict = self.digests.judge(rnd, None if mine is None else mine.digest, self.liars)
+        if verdict is not None:
+            code, pid = verdict
+            if code == "disagree":
+                self.liars.add(pid)
+            self._fault(HOST if code == "two_logs" else pid, code, f"round {rnd}: {pid}'s")
+
+    def _agree_due(self) -> None:
+        """My signed digests of the rounds settled whose host's digest is in: on the log
+        the host signed for me only (carrying the host's signature, so every phone can
+        check it); when the host signed another log for me, none (the host's digest
+        differs from mine: my phone names the host)."""
+        if self.identity is None:
+            return
+        for rnd in sorted(self._owe_agree):
+            rec = self.records.get(rnd)
+            host = self.digests.logs.get(rnd, {}).get(HOST)
+            if rec is None or host is None:
+                continue
+            self._owe_agree.discard(rnd)
+            log, hdigest, hsig = host
+            if log != rec.body["log"]:
+                continue
+            unsigned = CAgree(self.me, rnd, rec.digest, log=log, hdigest=hdigest, hsig=hsig)
+            self._sign_agree(unsigned)
+
+    def _sign_agree(self, unsigned: CAgree) -> CAgree:
+        assert self.identity is not None
+        sig = self.identity.sign(AGREE_CONTEXT, unsigned.signed_bytes(self.table))
+        signed = replace(unsigned, sig=sig.hex())
+        self.outbox.append(signed)
+        return signed
 
     def disagreeing(self, rnd: int) -> list[str]:
         """Players whose signed digest of round ``rnd`` differs from mine."""
@@ -534,6 +588,11 @@ class CasinoPhone:
             self._need_round(ann.round)
             self._timeout(ann.player)
         elif isinstance(ann, CLeft):
+            if ann.reason == "disagree" and ann.player not in self.liars:
+                # (the host relays a liar's signed digest before removing him: without
+                # it here, the removal is the host's word, and the host's word is no
+                # evidence; issue 30)
+                raise IllegalAction("bad_left", f"{ann.player} signed no differing digest")
             self._player(ann.player).present = False
             self.done.add(ann.player)
             self.digests.forget(ann.player)
@@ -744,11 +803,17 @@ class CasinoPhone:
         self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house, body)
         nets = {k: money_wire(v) for k, v in net.items()}
         self._note("round_settled", round=self.round_no, net=nets)
-        if self.identity is not None:
-            unsigned = CAgree(self.me, self.round_no, digest)
-            sig = self.identity.sign(AGREE_CONTEXT, unsigned.signed_bytes(self.table))
-            self.outbox.append(replace(unsigned, sig=sig.hex()))
+        if self.identity is not None and self.me == HOST:
+            mine = self._sign_agree(CAgree(self.me, self.round_no, digest, log=body["log"]))
+            self.digests.logs.setdefault(self.round_no, {})[HOST] = (mine.log, digest, mine.sig)
         self.digests.settled(self.round_no, digest, set(self.present) - {self.me})
+        if self.me != HOST:  # (mine carries the host's signed digest: it waits for it)
+            # (one whose host's digest never came is the host's fault within two rounds:
+            # ``missing_agreements``; older ones are forgotten)
+            self._owe_agree = {r for r in self._owe_agree if r > self.round_no - KEEP_ROUNDS}
+            self._owe_agree.add(self.round_no)
+            self._agree_due()
+        self._judge(self.round_no)
 
     def conservation(self) -> Money:
         """``sum(chips) + bets in play + house``: equal to :attr:`total` at every moment."""

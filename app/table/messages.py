@@ -15,7 +15,7 @@ applied (the table then drops the link that sent it).
 >>> frame[:1] == CONTROL
 True
 >>> decode(frame)
-Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=2)
+Join(player_id='00000000000000000000000000000000', name='Ala', lang='pl', version=3)
 >>> decode(PROTOCOL + b"\\x01\\x02")
 ProtocolFrame(data=b'\\x01\\x02')
 """
@@ -33,8 +33,9 @@ from app.table.errors import TableError
 
 #: Version of the table protocol; a guest with another one is refused (``bad_version``).
 #: 2: signatures cover a digest of the message, AUDIT frames carry input attestations
-#: (issue 30, docs/protocol.md "Input attestations").
-VERSION = 2
+#: (issue 30, docs/protocol.md "Input attestations"). 3: a casino round digest
+#: (``c_agree``) carries its log and a guest's the host's signed digest it got (issue 30).
+VERSION = 3
 CONTROL = b"\x01"
 PROTOCOL = b"\x02"
 #: Control messages are small; anything longer is refused before parsing.

@@ -4,6 +4,7 @@ timer, scores, round and match results, tiebreaks, shuffle progress, table messa
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
 from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
-from app.views.oczko_vm import OczkoTableVM, present
+from app.views.oczko_vm import OczkoTableVM, ace_hint, present
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -126,10 +127,30 @@ class OczkoTableScreen(BaseScreen):
             others_time=c.seat_time_left(now),
             fingerprint=getattr(c, "fingerprint", ""),
             shuffle_note=getattr(c, "shuffle_note", None),
+            reading=self._reading(c, now),
         )
+        vm = self._first_round_hint(vm)
         self.vm = vm
         self.fair_round = self._fair_round(c, vm)
         self._render(vm)
+
+    def _first_round_hint(self, vm: OczkoTableVM) -> OczkoTableVM:
+        """A new player's first round: "the ace always counts 11" under his cards, once
+        (remembered when that round is over)."""
+        prefs = self.app.prefs
+        if prefs.seen_ace_hint:
+            return vm
+        if vm.banner:  # his first round is over: he has read it
+            self.app.update_prefs(seen_ace_hint=True)
+            return vm
+        text = ace_hint() + ("\n" + vm.hint if vm.hint else "")
+        return replace(vm, hint=text)
+
+    @staticmethod
+    def _reading(c: Any, now: float) -> tuple[tuple[str, ...], float] | None:
+        """A networked table's "who is still reading the result" (None: not waiting)."""
+        still_reading = getattr(c, "still_reading", None)
+        return None if still_reading is None else still_reading(now)
 
     def _fair_round(self, c: Any, vm: OczkoTableVM) -> int:
         """The id of the stored round whose shuffle the player may look into: the latest
@@ -211,6 +232,12 @@ class OczkoTableScreen(BaseScreen):
             self.refresh()
             return
         if self.vm is not None and not self.vm.my_turn and not self.vm.next_text:
+            reading = self._reading(c, now)
+            if reading is not None:  # the countdown to the next deal, each second
+                if int(reading[1] + 0.999) != self._other_seconds:
+                    self._other_seconds = int(reading[1] + 0.999)
+                    self.refresh()
+                return
             seat, left = c.seat_time_left(now)
             if seat is not None and int(left + 0.999) != self._other_seconds:
                 self._other_seconds = int(left + 0.999)  # the others' clock, each second
@@ -248,7 +275,8 @@ class OczkoTableScreen(BaseScreen):
             self.app.go("oczko_menu")
             return
         if c is not None and c.over:
-            self.start_practice(bots=len(c.names) - 1, rounds=c.match.options.rounds)
+            # the settings as they are now (the bot count may have changed meanwhile)
+            self.start_practice()
             self.refresh()
             return
         self._do("next_round")

@@ -202,6 +202,8 @@ class OczkoHostScreen(BaseScreen):
 
         prefs = self.app.prefs
         # a desktop's table on the local network when the player allowed it
+        from app.table.service import lan_transport
+
         extra = {"transport": lan_transport()} if self.lan and not self.bluetooth else {}
         if self.game == "casino":
             rules = casino_rules(prefs, self.casino_choice)
@@ -217,14 +219,6 @@ class OczkoHostScreen(BaseScreen):
             **extra,
         )
         _open_lobby(self.app, net, hosting=True)
-
-
-def lan_transport() -> Any:
-    """TCP listening on every network of this computer (a desktop host that lets the
-    computers of its local network join)."""
-    from app.bluetooth.tcp import TcpTransport
-
-    return TcpTransport(host="0.0.0.0")
 
 
 def _open_lobby(app: Any, net: Any, hosting: bool) -> None:

@@ -186,9 +186,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             yield
             tap(self.sm.get_screen("oczko_menu").ids.practice)
             yield
-            hint = _(
-                "New to Oczko? The ace always counts 11 here, never 1: two aces are a Persian 21."
-            )
+            hint = _("The ace always counts 11 here, never 1.")
             ace = result["ace"] = {"first_round": False, "problems": []}
             for _step in range(4000):
                 vm = table.vm

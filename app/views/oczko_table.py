@@ -18,8 +18,24 @@ from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
 from app.views.oczko_vm import OczkoTableVM, ace_hint, present
+from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+
+def seat_cards_line(cards: Any, count_text: str) -> str:
+    """Another player's cards as a line of text on a compact tile ("10♥ K♦ 4♦"); while
+    any is face down, how many he holds ("2 cards")."""
+    from app.cards import Card
+    from app.views.cardtex import SUIT_SYMBOLS, rank_text
+
+    if not cards or any(code < 0 for code in cards):
+        return count_text
+    shown = (Card.from_code(code) for code in cards)
+    # one word (the suits part the cards): the hand stays on one line, its font gives
+    # way for a long hand
+    return "".join(rank_text(c.rank) + SUIT_SYMBOLS[c.suit] for c in shown)
+
 
 BOT_NAMES = (
     N_("Ada (bot)"),
@@ -38,6 +54,9 @@ class OczkoTableScreen(BaseScreen):
     timer_fraction = NumericProperty(0)
     timer_text = StringProperty("")
     left_handed = BooleanProperty(False)
+    #: a result on a short screen: the player's own cards as a line of text
+    compact_result = BooleanProperty(False)
+    my_cards_line = StringProperty("")
     #: the stored round "How was this deck shuffled?" opens (0: no button)
     fair_round = NumericProperty(0)
     #: the clock this screen reads (tests replace it to run a match in no time)
@@ -128,6 +147,7 @@ class OczkoTableScreen(BaseScreen):
             fingerprint=getattr(c, "fingerprint", ""),
             shuffle_note=getattr(c, "shuffle_note", None),
             reading=self._reading(c, now),
+            short=self._short(len(c.names)),
         )
         vm = self._first_round_hint(vm)
         self.vm = vm
@@ -196,11 +216,39 @@ class OczkoTableScreen(BaseScreen):
             grid.cols = max(1, min(3, len(vm.seats)))
             for _seat in vm.seats:
                 grid.add_widget(Factory.SeatTile())
+        compact = self._crowded(len(vm.seats), bool(vm.banner))
+        from kivy.metrics import dp
+
+        self.compact_result = bool(vm.banner) and self.height < dp(560)
+        self.my_cards_line = seat_cards_line(vm.my_cards, "")
         for tile, seat in zip(reversed(grid.children), vm.seats, strict=True):
-            if tile.seat != seat:
+            if tile.seat != seat or tile.compact != compact:
+                tile.compact = compact
+                tile.cards_line = seat_cards_line(seat.cards, seat.count_text)
                 tile.seat = seat
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
+
+    def _short(self, players: int) -> bool:
+        """A short screen with more than one row of tiles: a result without the
+        standings (the tiles show every player's points) and without blank lines."""
+        from kivy.metrics import dp
+
+        return players > 4 and self.height < dp(560)
+
+    def _crowded(self, seats: int, result: bool = False) -> bool:
+        """Whether full tiles (with card images) would not all fit in the seats' area
+        (two fifths of the screen): then every tile is compact, so that no player's
+        total, status or points hides below a scroll (7 players at 320x480 or
+        360x640). On a short screen (320x480) a result's text needs the room: compact
+        tiles then too."""
+        from kivy.metrics import dp
+
+        if result and self.height < dp(560):
+            return True
+        rows = -(-seats // 3) if seats > 2 else 1
+        full = dp(121) * max(1.0, theme.font_scale, theme.card_scale)
+        return bool(rows * full + (rows - 1) * dp(6) > self.height * 0.4)
 
     def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)

@@ -187,13 +187,16 @@ def present(
     fingerprint: str = "",
     shuffle_note: tuple[str, tuple[int, ...]] | None = None,
     reading: tuple[Sequence[str], float] | None = None,
+    short: bool = False,
 ) -> OczkoTableVM:
     """The table screen for this phone's view of the match (``view_for(match, me)``, the
     engine's one projection of what the player may see; this presenter hides nothing);
     ``others_time``: (seat, seconds left) of whoever acts, shown on his tile;
     ``reading``: the player went on and the next deal waits for the others (the names
     of those still reading, when known, and the seconds until it is dealt anyway): the
-    last result stays on screen, with who is still reading."""
+    last result stays on screen, with who is still reading; ``short``: a crowded short
+    screen, whose tiles show every player's points: a match's result without the
+    standings, and no blank lines between a result's parts."""
     me = view.viewer
     assert me is not None  # a phone's view: the player's own seat
     mine = view.seats[me]
@@ -254,9 +257,11 @@ def present(
     next_text = ""
     if over:
         parts = [match_result_text(view, names)]  # the most important first: small screens
+        if short:  # (the standings are on the tiles)
+            parts = [parts[0].split("\n")[0]]
         if last is not None:
             parts.append(round_result_text(last, names, me, hands=False))
-        banner = "\n\n".join(parts)
+        banner = ("\n" if short else "\n\n").join(parts)
         next_text = _("New match")
     elif showing and last is not None:
         # the hands themselves are on screen: every tile shows its cards, total and
@@ -264,9 +269,9 @@ def present(
         banner = round_result_text(last, names, me, hands=False)
         if view.tiebreak:
             tied = [names[s.seat] for s in view.seats if s.in_round]
-            banner += "\n\n" + _("Tie for first place: tiebreak round between {names}.").format(
-                names=", ".join(tied)
-            )
+            banner += ("\n" if short else "\n\n") + _(
+                "Tie for first place: tiebreak round between {names}."
+            ).format(names=", ".join(tied))
         if reading is None:
             next_text = _("Next round")
         else:
@@ -351,7 +356,7 @@ def fingerprint_text(code: str) -> str:
 def ace_hint() -> str:
     """What a new player is told once, in his first Oczko round: the commonest
     misunderstanding of the game (seed 000)."""
-    return _("New to Oczko? The ace always counts 11 here, never 1: two aces are a Persian 21.")
+    return _("The ace always counts 11 here, never 1.")
 
 
 def bust_hint(cards: Sequence[Card | None]) -> str:

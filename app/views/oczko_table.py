@@ -206,7 +206,12 @@ class OczkoTableScreen(BaseScreen):
             self._set_row([ids.fair, ids.next] if self.fair_round else [ids.next])
         else:
             self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
-        ids.my_hand.cards = list(vm.my_cards)
+        from kivy.metrics import dp
+
+        # a result on a short screen: the player's cards as text in his total's line
+        self.compact_result = bool(vm.banner) and self.height < dp(500)
+        self.my_cards_line = seat_cards_line(vm.my_cards, "")
+        ids.my_hand.cards = [] if self.compact_result else list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
         # seat tiles are made once per table size and then only updated: no new widgets
         # (and no new label textures) for every move
@@ -217,10 +222,6 @@ class OczkoTableScreen(BaseScreen):
             for _seat in vm.seats:
                 grid.add_widget(Factory.SeatTile())
         compact = self._crowded(len(vm.seats), bool(vm.banner))
-        from kivy.metrics import dp
-
-        self.compact_result = bool(vm.banner) and self.height < dp(560)
-        self.my_cards_line = seat_cards_line(vm.my_cards, "")
         for tile, seat in zip(reversed(grid.children), vm.seats, strict=True):
             if tile.seat != seat or tile.compact != compact:
                 tile.compact = compact
@@ -234,7 +235,7 @@ class OczkoTableScreen(BaseScreen):
         standings (the tiles show every player's points) and without blank lines."""
         from kivy.metrics import dp
 
-        return players > 4 and self.height < dp(560)
+        return players > 4 and self.height < dp(500)
 
     def _crowded(self, seats: int, result: bool = False) -> bool:
         """Whether full tiles (with card images) would not all fit in the seats' area
@@ -244,7 +245,7 @@ class OczkoTableScreen(BaseScreen):
         tiles then too."""
         from kivy.metrics import dp
 
-        if result and self.height < dp(560):
+        if result and self.height < dp(500):
             return True
         rows = -(-seats // 3) if seats > 2 else 1
         full = dp(121) * max(1.0, theme.font_scale, theme.card_scale)

@@ -312,7 +312,7 @@ def reading_text(readers: Sequence[str], seconds: float) -> str:
     """Who the next deal waits for after the player went on, and when it comes anyway.
 
     >>> reading_text(["Ala", "Celina"], 11.2)
-    'Still reading the result: Ala, Celina\nThe next round starts in 12 s at the latest.'
+    'Still reading the result: Ala, Celina\\nThe next round starts in 12 s at the latest.'
     """
     who = (
         _("Still reading the result: {names}").format(names=", ".join(readers))

@@ -68,6 +68,8 @@ class Prefs:
     bots: int = 2
     bj_preset: str = "classic"
     table_rules: dict[str, Any] = field(default_factory=dict)
+    #: the player was told that the ace always counts 11 in Oczko (once, issue 37)
+    seen_ace_hint: bool = False
 
     def replace(self, **changes: Any) -> Prefs:
         """A copy with ``changes`` applied (validated like a loaded file)."""

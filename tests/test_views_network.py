@@ -615,8 +615,11 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
                     tapped.add((i, len(m.history)))
                     assert not phone.awaiting_next
                     if i == 0:
-                        # the guest has not read it yet: no deal, and the host says why
-                        assert phone.message == "Waiting for the others to read the result…"
+                        # the guest has not read it yet: no deal, and the host says who
+                        # reads (issue 37, item 7: not as a red message)
+                        reading = phone.still_reading(time.monotonic())
+                        assert reading is not None and reading[0] == ("Bartek",)
+                        assert phone.message == ""
                         waited += 1
                 elif m.to_act == phone.seat and not m.over:
                     phone.hold(0.0)

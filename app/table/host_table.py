@@ -375,6 +375,15 @@ class HostTable(LobbyShell):
             self._feed(ReadNext(0, self.book.pausing))
             self._drive()
 
+    def still_reading(self) -> set[int]:
+        """The players whose reading of the last result the next deal waits for (empty
+        when no deal waits): the screens say who they are."""
+        if self.phone is None or self.book.pausing is None:
+            return set()
+        facts = self._observe()
+        present = {s for s in facts.match.active if s == 0 or s in facts.guests}
+        return present - self.book.read - facts.auto_read
+
     def blockers(self) -> set[int]:
         """The players the match waits for now (see :func:`host_sequencer.blockers`)."""
         return blockers(self.book, self._observe()) if self.phone is not None else set()

@@ -101,6 +101,14 @@ def tcp_transport() -> Transport:
     return TcpTransport()
 
 
+def lan_transport() -> Transport:
+    """TCP listening on every network of this computer: a desktop host that lets the
+    computers of its local network join (the default stays loopback only)."""
+    from app.bluetooth.tcp import TcpTransport
+
+    return TcpTransport(host="0.0.0.0")
+
+
 def android_transport() -> Transport:
     """Bluetooth RFCOMM through Android's API (create it on the main thread: it looks
     Java classes up)."""

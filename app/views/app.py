@@ -60,6 +60,9 @@ class NameDialog(ModalView):
     """Asks the player's name the first time he sits at a table; ``on_name(name)`` is
     called with the name (already saved) when he confirms."""
 
+    #: why OK did nothing ('' until then)
+    problem = StringProperty("")
+
     def __init__(self, on_name: Callable[[str], None], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._on_name = on_name
@@ -67,6 +70,8 @@ class NameDialog(ModalView):
     def confirm(self) -> None:
         name = " ".join(self.ids.name.text.split())[:24]
         if not name:
+            # say why nothing happens (OK with an empty field)
+            self.problem = i18n._("Please type a name first.")
             self.ids.name.focus = True
             return
         self.dismiss(animation=False)
@@ -160,6 +165,8 @@ class Blu21App(App):
 
         prepare()  # Java classes looked up on the main thread (issue 22)
         start_recording(self)  # hand history in data_dir (issue 20)
+        # a networked table's turn reaches the player on any screen (issue 37, item 1)
+        Clock.schedule_interval(self.watch_turns, 0.2)
         if self.prefs_warning:
             Clock.schedule_once(lambda _dt: self.notify(message_for(self.prefs_warning)), 0)
 
@@ -185,11 +192,21 @@ class Blu21App(App):
                     screen.refresh()
         return lang
 
+    @property
+    def language_choice(self) -> str:
+        """The language setting in force: the one given at start (``--lang``) until the
+        player chooses one in the settings, else the saved one ("auto": the device's)."""
+        override = self._language_override
+        if override and override != "auto":
+            return override
+        return self.prefs.language
+
     # -- preferences -------------------------------------------------------------------
     def update_prefs(self, **changes: Any) -> None:
         """Apply and save preference changes (a failed save is shown, not raised)."""
         self.prefs = self.prefs.replace(**changes)
         if "language" in changes:
+            self._language_override = None  # the player's choice from now on
             self.apply_language(self.prefs.language)
         theme.apply_prefs(self.prefs)
         try:
@@ -233,6 +250,28 @@ class Blu21App(App):
         self.can_go_back = name != "home"
         return screen
 
+    def watch_turns(self, _dt: float = 0) -> str | None:
+        """Bring the player back to a networked table that waits for his decision
+        while he is on another screen (the rules, the settings, a round's fairness
+        record): his turn and its clock are on the table screen, and he is told so.
+        Returns the table screen he was brought to (None: nothing to do)."""
+        if self.root_widget is None:
+            return None
+        from app.views.turn_watch import waiting_table
+
+        target = waiting_table(self.controllers)
+        if target is None or self.sm.current == target:
+            return None
+        if self.dialog is not None and self.dialog._is_open:
+            if isinstance(self.dialog, ConfirmDialog):
+                self.dialog.answer(False)  # a question asked elsewhere: not now
+            else:
+                self.dialog.dismiss(animation=False)
+        self.return_to(target)
+        # (at the top: the decision's buttons at the bottom stay clear)
+        self.notify(i18n._("Your turn! Back at the table."), top=True)
+        return target
+
     def return_to(self, name: str) -> BaseScreen:
         """Show ``name`` as if the player had gone back to it: the screens he passed
         after it are forgotten (after 'Leave the table', back goes on from the menu,
@@ -246,7 +285,7 @@ class Blu21App(App):
         current = self.sm.get_screen(self.sm.current)
         if current.game_in_progress() and not force:
             self.confirm(
-                i18n._("Leave the game? The game in progress will be lost."),
+                current.leave_question(),
                 lambda yes: self.back(force=True) if yes else None,
             )
             return
@@ -272,11 +311,14 @@ class Blu21App(App):
         return False
 
     # -- messages ----------------------------------------------------------------------
-    def notify(self, text: str, seconds: float = 3.5) -> None:
-        """Show ``text`` briefly at the bottom of the screen."""
+    def notify(self, text: str, seconds: float = 3.5, top: bool = False) -> None:
+        """Show ``text`` briefly at the bottom of the screen (``top``: under the top
+        bar, clear of the buttons at the bottom)."""
         if self._toast is not None and self._toast.parent:
             self._toast.parent.remove_widget(self._toast)
         self._toast = Toast(text=text)
+        if top:
+            self._toast.pos_hint = {"center_x": 0.5, "top": 0.86}
         Window.add_widget(self._toast)
         toast = self._toast
         Clock.schedule_once(lambda _dt: toast.parent and toast.parent.remove_widget(toast), seconds)

@@ -43,7 +43,7 @@ class ScreenApp(Protocol):
 
     def go(self, name: str, remember: bool = True, **state: Any) -> Any: ...
 
-    def notify(self, text: str, seconds: float = 3.5) -> None: ...
+    def notify(self, text: str, seconds: float = 3.5, top: bool = False) -> None: ...
 
     def with_name(self, then: Callable[[], object]) -> None: ...
 
@@ -77,6 +77,12 @@ class BaseScreen(Screen):
     def game_in_progress(self) -> bool:
         """True while leaving this screen would lose a game (the app asks first)."""
         return False
+
+    def leave_question(self) -> str:
+        """What the app asks before leaving a game in progress on this screen."""
+        from app.i18n import _
+
+        return _("Leave the game? The game in progress will be lost.")
 
     def can_return(self) -> bool:
         """False when going back to this screen would show something stale (a table

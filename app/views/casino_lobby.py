@@ -29,8 +29,9 @@ from app.views.bj_menu import (
     option_label,
 )
 from app.views.bj_table import BOX_FONT
-from app.views.casino_table import CasinoScreen, box_button_text
+from app.views.casino_table import CasinoScreen, box_button_text, host_leaves_question
 from app.views.casino_vm import present_casino
+from app.views.lobby_vm import shown_address
 
 if TYPE_CHECKING:
     from app.rules.table_rules import TableRules
@@ -133,7 +134,7 @@ class CasinoLobbyScreen(CasinoScreen):
             return
         self.hosting = bool(net.hosting)
         self.address = (
-            _("Guests join at {address}").format(address=net.address)
+            _("Guests join at {address}").format(address=shown_address(net.address))
             if net.hosting and net.address
             else ""
         )
@@ -194,6 +195,20 @@ class CasinoLobbyScreen(CasinoScreen):
             problem = net.send("start")
             if problem:
                 self.app.notify(problem)
+
+    def ask_leave(self) -> None:
+        """ "Leave the table": a host is told first that it ends for every player."""
+
+        def answer(yes: bool) -> None:
+            if yes:
+                self.leave_table()
+                self.app.return_to("oczko_menu")
+
+        net = self.net
+        if net is not None and net.hosting and not net.closed:
+            self.app.confirm(host_leaves_question(), answer)
+        else:
+            answer(True)
 
     def leave_table(self) -> None:
         """Leave (a guest) or close (the host) the table."""

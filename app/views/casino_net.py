@@ -214,6 +214,12 @@ class CasinoNet:
             return None
         return self._snap if self._running else table.snapshot()
 
+    def my_turn_waits(self) -> bool:
+        """The table waits for this player's decision now (his clock runs), whichever
+        screen he is on: the app brings him back to the table."""
+        snap = self.snapshot()
+        return bool(snap is not None and snap.my_turn and not self.closed)
+
     @property
     def closed(self) -> bool:
         """The table failed to open or is over."""

@@ -61,6 +61,11 @@ DEALER_ROW = CARD_LEAST + ROW_EXTRA
 AREA_SPACING = dp(4)
 
 
+def host_leaves_question() -> str:
+    """What the host is asked before he leaves his casino table."""
+    return _("Leave the table? You are its host: the table ends for every player.")
+
+
 def box_button_text(box: CasinoBoxVM) -> str:
     """A box while the bets are made: its number, its owner (or that it is free) and
     the chips on it.
@@ -108,9 +113,7 @@ def paired(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple("   ".join(lines[i : i + 2]) for i in range(0, len(lines), 2))
 
 
-def chip_lines(
-    box: CasinoBoxVM, numbers: tuple[int, ...] = ()
-) -> tuple[str, tuple[str, ...], str]:
+def chip_lines(box: CasinoBoxVM, numbers: tuple[int, ...] = ()) -> tuple[str, tuple[str, ...], str]:
     """A box as a compact chip: its title, one line per hand (the hand in play marked;
     numbered when there are more than two or when ``numbers`` say which of the box's
     hands these are) and the stakes on it (everyone's, the bets behind included) or,
@@ -224,9 +227,7 @@ def chips_height(boxes: tuple[CasinoBoxVM, ...]) -> float:
     return float((2 * CHIP_LINE + most * CHIP_HAND) * theme.font_scale + dp(10))
 
 
-def scroll_to_chip(
-    chips: list[tuple[int, float]], box: int, view: float, spacing: float
-) -> float:
+def scroll_to_chip(chips: list[tuple[int, float]], box: int, view: float, spacing: float) -> float:
     """The ``scroll_x`` that centres box ``box``'s chip in a row ``view`` wide of
     ``chips`` ((box, width) in order), computed from the widths, not from a layout
     that may not have run yet.
@@ -314,6 +315,12 @@ class CasinoTableScreen(CasinoScreen):
 
     def can_return(self) -> bool:
         return self.net is not None
+
+    def leave_question(self) -> str:
+        net = self.net
+        if net is not None and net.hosting:
+            return host_leaves_question()
+        return super().leave_question()
 
     def leave(self) -> None:
         """The player leaves the table (confirmed); the host's leaving ends it."""
@@ -502,9 +509,7 @@ class CasinoTableScreen(CasinoScreen):
 
     def _window(
         self, box: CasinoBoxVM, others: tuple[CasinoBoxVM, ...]
-    ) -> tuple[
-        tuple[CasinoBoxVM, ...], tuple[CasinoBoxVM, ...], dict[int, tuple[int, ...]], int
-    ]:
+    ) -> tuple[tuple[CasinoBoxVM, ...], tuple[CasinoBoxVM, ...], dict[int, tuple[int, ...]], int]:
         """The player's one big box when even its hands do not keep readable cards
         (split into three or four at 320x480): as many of its hands as fit, from the
         one in play on, stay rows; the others join the chips. Returns the big box, the

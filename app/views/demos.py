@@ -255,6 +255,17 @@ def oczko_table_wait(app: Blu21App) -> DemoSteps:
     yield from _networked(app, shuffle_progress=0.35, shuffle_note=("shuffle", (2,)))
 
 
+@demo("oczko_table:reading")
+def oczko_table_reading(app: Blu21App) -> DemoSteps:
+    """A networked table after "Next round": the last result stays, with who is still
+    reading it and when the next round comes anyway."""
+    table = yield from _my_turn(app, 7)
+    yield from play_until(app, table, lambda vm: bool(vm.next_text))
+    table.controller.still_reading = lambda _now: (("Celina", "Darek"), 12.0)
+    table.refresh()
+    yield
+
+
 @demo("oczko_table:cheat")
 def oczko_table_cheat(app: Blu21App) -> DemoSteps:
     """Cheating detected by the audit."""
@@ -463,6 +474,16 @@ def bt_setup_refused(app: Blu21App) -> DemoSteps:
     """The guest refused the search permission: why, ask again, settings, paired only."""
     scan = ("android.permission.BLUETOOTH_SCAN",)
     yield from _bt_setup(app, "join", _SampleTransport({"scan": scan}), {"scan"})
+
+
+@demo("bt_setup:desktop")
+def bt_setup_desktop(app: Blu21App) -> DemoSteps:
+    """The set-up screen on a computer: what it is for, and that it needs a phone."""
+    screen = app.screen("bt_setup")
+    screen.setup, screen.then = None, None
+    app.go("bt_setup")
+    screen.refresh()
+    yield
 
 
 @demo("bt_setup:location")

@@ -12,10 +12,11 @@ from typing import Any
 
 from kivy.factory import Factory
 from kivy.graphics import Color, Line, Rectangle
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
@@ -310,10 +311,38 @@ class Chart(Widget):
                 top = max(p for _w, p in self.bars) or 1
                 bw = w / len(self.bars)
                 for i, (won, played) in enumerate(self.bars):
-                    Color(1, 1, 1, 0.25)
-                    Rectangle(pos=(x + i * bw + 2, y), size=(bw - 4, played / top * h))
+                    # the rounds played as a frame, the rounds won filled: a session
+                    # without a win is an empty frame, never a bar that reads as wins
+                    Color(*theme.muted)
+                    Line(rectangle=(x + i * bw + 2, y, bw - 4, played / top * h), width=1)
                     Color(*theme.accent)
                     Rectangle(pos=(x + i * bw + 2, y), size=(bw - 4, won / top * h))
+
+
+def chart_block(chart: Chart, text: Any) -> BoxLayout:
+    """A chart with its y axis' ends on the left, what runs along the x axis below,
+    and its legend (``text``: a :class:`app.views.history_vm.ChartText`)."""
+    block = BoxLayout(orientation="vertical", size_hint_y=None, spacing=dp(2))
+    row = BoxLayout(size_hint_y=None, height=chart.height, spacing=dp(4))
+    axis = BoxLayout(orientation="vertical", size_hint_x=None, width=dp(44))
+    for value, valign in ((text.top, "top"), (text.bottom, "bottom")):
+        label = Label(
+            text=value,
+            halign="right",
+            valign=valign,
+            font_size=sp(12) * theme.font_scale,
+            color=theme.muted,
+        )
+        label.bind(size=lambda lb, size: setattr(lb, "text_size", size))
+        axis.add_widget(label)
+    row.add_widget(axis)
+    row.add_widget(chart)
+    block.add_widget(row)
+    for line in (text.x_axis, text.legend):
+        if line:
+            block.add_widget(Factory.Caption(text=line, halign="center"))
+    block.bind(minimum_height=block.setter("height"))
+    return block
 
 
 def _num(text: str) -> float:
@@ -347,9 +376,12 @@ class StatsScreen(_PageScreen):
                     text=_("Chips over time") if game == "blackjack" else _("Points over time")
                 )
             )
-            page.add_widget(Chart(values=s["chart_score"]))
+            score = Chart(values=s["chart_score"])
+            page.add_widget(chart_block(score, vm.score_chart_text(game, score.values)))
             page.add_widget(Factory.Caption(text=_("Rounds won per session")))
-            page.add_widget(Chart(bars=s["chart_won"]))
+            page.add_widget(
+                chart_block(Chart(bars=s["chart_won"]), vm.won_chart_text(s["chart_won"]))
+            )
         choices = _row(
             *[
                 _button(str(n), functools.partial(self.set_limit, n), quiet=n != store.limit)

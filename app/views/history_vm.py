@@ -227,3 +227,44 @@ def decision_lines(record: Any) -> list[str]:
                 )
             )
     return out
+
+
+@dataclass(frozen=True)
+class ChartText:
+    """The words around a statistics chart: its axes' ends and its legend."""
+
+    top: str  # the value at the top of the y axis
+    bottom: str  # ... at the bottom
+    x_axis: str  # what runs along the x axis, oldest to newest
+    legend: str  # what the marks mean ('' when the title says it)
+
+
+def score_chart_text(game: str, values: Sequence[float]) -> ChartText:
+    """The axes of the points (Oczko) or chips (blackjack) over time chart.
+
+    >>> t = score_chart_text("oczko", [0.0, 2.0, 1.0])
+    >>> t.top, t.bottom, t.x_axis
+    ('2', '0', 'Rounds, oldest → newest')
+    """
+    lo, hi = min(0.0, *values), max(0.0, *values)
+    fmt = (lambda v: number(v, 0)) if all(float(v).is_integer() for v in (lo, hi)) else number
+    unit = _("Hands, oldest → newest") if game == "blackjack" else _("Rounds, oldest → newest")
+    return ChartText(top=fmt(hi), bottom=fmt(lo), x_axis=unit, legend="")
+
+
+def won_chart_text(bars: Sequence[tuple[int, int]]) -> ChartText:
+    """The axes and legend of the rounds-won-per-session chart: a filled bar is the
+    rounds won, the frame around it the rounds played (so a session without a win
+    shows an empty frame, never a bar that reads as wins).
+
+    >>> t = won_chart_text([(0, 3), (2, 5)])
+    >>> t.top, t.bottom, t.legend
+    ('5', '0', 'Filled: rounds won · frame: rounds played')
+    """
+    top = max((played for _won, played in bars), default=0)
+    return ChartText(
+        top=str(top),
+        bottom="0",
+        x_axis=_("Sessions, oldest → newest"),
+        legend=_("Filled: rounds won · frame: rounds played"),
+    )

@@ -48,3 +48,29 @@ def present_lobby(lobby: dict[str, Any] | None, hosting: bool) -> LobbyVM:
     else:
         status = _("Waiting for the host to start…")
     return LobbyVM(lines, settings, status, can_start)
+
+
+def shown_address(address: str, local_ip: str | None = None) -> str:
+    """The address guests type: a table listening on every network (``0.0.0.0``) is
+    reached at this computer's address on the local network.
+
+    >>> shown_address("127.0.0.1:5000"), shown_address("0.0.0.0:5000", "192.168.1.7")
+    ('127.0.0.1:5000', '192.168.1.7:5000')
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or host != "0.0.0.0":
+        return address
+    return f"{local_ip or lan_ip()}:{port}"
+
+
+def lan_ip() -> str:
+    """This computer's address on its local network (no packet is sent: the system
+    only picks the route), else 127.0.0.1."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
+            return str(sock.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import socket
 import sys
@@ -123,6 +124,24 @@ def display_problem(
     return _(DISPLAY_UNREACHABLE).format(display=x11 or wayland)
 
 
+class QuietInputProbe(logging.Filter):
+    """Kivy logs a full traceback at every desktop start when the Linux multitouch
+    library (MTDev) is missing, which reads like a crash: it is normal (the mouse and
+    touchpad work without it), so that record is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Input: MTDev is not supported")
+
+
+def quiet_input_probe() -> None:
+    """Install :class:`QuietInputProbe` on Kivy's logger (before its input providers
+    are imported)."""
+    from kivy.logger import Logger
+
+    if not any(isinstance(f, QuietInputProbe) for f in Logger.filters):
+        Logger.addFilter(QuietInputProbe())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the app. ``--lang`` overrides the language, ``--size WxH`` the window.
 
@@ -160,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"blu21: {problem}", file=sys.stderr)
         return 1
+    quiet_input_probe()
     from app.views.app import Blu21App
 
     Blu21App(data_dir=args.data_dir, language=args.lang, first_screen=args.screen).run()

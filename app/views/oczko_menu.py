@@ -29,7 +29,7 @@ from app.i18n import N_, _, get_language
 from app.i18n.codes import message_for
 from app.prefs import ROUND_CHOICES, TURN_TIMES
 from app.views.base import BaseScreen
-from app.views.lobby_vm import present_lobby
+from app.views.lobby_vm import present_lobby, shown_address
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -117,12 +117,17 @@ class OczkoHostScreen(BaseScreen):
     casino_choice = StringProperty(SAVED)
     rules_text = StringProperty("")
     edge = StringProperty("")
+    #: the app's tables run over Bluetooth (a phone), else over TCP (a desktop)
+    bluetooth = BooleanProperty(True)
+    #: a desktop's table listens on the local network too (else on 127.0.0.1 only)
+    lan = BooleanProperty(False)
 
     def choose_game(self, game: str) -> None:
         self.game = game
         self.refresh()
 
     def refresh(self) -> None:
+        self.bluetooth = self.app.service.bluetooth
         self.rounds = self.app.prefs.oczko_rounds
         self.turn_time = self.app.prefs.turn_time
         game_buttons(self.ids.games, self.game, self.choose_game)
@@ -196,9 +201,13 @@ class OczkoHostScreen(BaseScreen):
         from app.views.oczko_network import NetworkTable
 
         prefs = self.app.prefs
+        # a desktop's table on the local network when the player allowed it
+        from app.table.service import lan_transport
+
+        extra = {"transport": lan_transport()} if self.lan and not self.bluetooth else {}
         if self.game == "casino":
             rules = casino_rules(prefs, self.casino_choice)
-            _open_casino(self.app, hosting=True, rules=rules, turn_time=prefs.turn_time)
+            _open_casino(self.app, hosting=True, rules=rules, turn_time=prefs.turn_time, **extra)
             return
         net = NetworkTable(
             hosting=True,
@@ -207,6 +216,7 @@ class OczkoHostScreen(BaseScreen):
             lang=get_language(),
             rounds=prefs.oczko_rounds,
             turn_time=prefs.turn_time,
+            **extra,
         )
         _open_lobby(self.app, net, hosting=True)
 
@@ -438,7 +448,7 @@ class OczkoLobbyScreen(BaseScreen):
         net = self.net
         self.address = ""
         if net is not None and self.hosting and net.address:
-            self.address = _("Guests join at {address}").format(address=net.address)
+            self.address = _("Guests join at {address}").format(address=shown_address(net.address))
         if self._visible:
             self.address = f"{self.address}\n{self._visible}" if self.address else self._visible
 

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.i18n import _
 from app.table.lobby import Notice
 from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
@@ -105,6 +104,11 @@ class NetworkTable:
         self.open_dealer = False
         #: the round the player has read the result before (he tapped "Next round")
         self._read_round: int | None = None
+        #: when this phone saw the last round end (the screen's clock): the host deals
+        #: the next round at most a pause later
+        self._result_seen = 0.0
+        #: the host: the seats whose reading of the result the next deal waits for
+        self._readers: tuple[int, ...] = ()
         self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
         self._lag: tuple[str, tuple[int, ...]] | None = None  # ... what runs, who lags
         self._deadline = 0.0
@@ -221,6 +225,10 @@ class NetworkTable:
         else:
             return
         lobby = {"players": players, "rounds": options.rounds, "turn_time": options.turn_time}
+        if self.hosting:
+            readers = tuple(sorted(table.still_reading()))
+            if readers != self._readers:
+                self._readers, changed = readers, True
         if lobby != self.lobby:
             self.lobby, self.names, changed = lobby, names, True
         phone = table.phone
@@ -297,8 +305,6 @@ class NetworkTable:
 
         with self._lock:
             if not self._notes:
-                if self._waiting_for_others():
-                    return _("Waiting for the others to read the result…")
                 # An open table says so until its first round is over (every phone shows
                 # it; later it would crowd the cards of a short screen).
                 first = self._match is None or self._match.rounds_played == 0
@@ -309,6 +315,31 @@ class NetworkTable:
             self.names[seat] if isinstance(seat, int) and 0 <= seat < len(self.names) else "?"
         )
         return message_for(code, name=name)
+
+    def still_reading(self, now: float) -> tuple[tuple[str, ...], float] | None:
+        """While this player has read the last result and the next deal waits for the
+        others: the names of those still reading (known on the host's phone; a guest's
+        is empty) and the seconds until the host deals anyway (its pause); else None."""
+        if not self._waiting_for_others():
+            return None
+        names = tuple(
+            self.names[s] for s in self._readers if 0 <= s < len(self.names) and s != self.seat
+        )
+        pause = self.turn_time if ROUND_PAUSE is None else ROUND_PAUSE
+        return names, max(0.0, self._result_seen + pause - now)
+
+    def my_turn_waits(self) -> bool:
+        """The table waits for this player's decision now (his clock runs), whichever
+        screen he is on: the app brings him back to the table."""
+        m = self._match
+        return bool(
+            m is not None
+            and not m.over
+            and not self.closed
+            and self.seat is not None
+            and m.to_act == self.seat
+            and self._turn_seat == self.seat
+        )
 
     def _waiting_for_others(self) -> bool:
         """The player tapped "Next round" and its deal has not begun (the host waits
@@ -365,7 +396,9 @@ class NetworkTable:
             if finished > self._rounds_seen:
                 self._rounds_seen = finished
                 self.awaiting_next = not m.over
-            elif self.awaiting_next and m.to_act == self.seat and self._turn_seat == self.seat:
+                self._result_seen = now
+            # (also when the round ended while the player was on another screen)
+            if self.awaiting_next and m.to_act == self.seat and self._turn_seat == self.seat:
                 self.awaiting_next = False  # his clock runs: the table is his again
         return moved
 

@@ -4,6 +4,7 @@ timer, scores, round and match results, tiebreaks, shuffle progress, table messa
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,25 @@ import app.views.cardtex  # noqa: F401  (defines HandView, used by the kv rules)
 from app.i18n import N_, _
 from app.i18n.codes import error_message
 from app.views.base import BaseScreen
-from app.views.oczko_vm import OczkoTableVM, present
+from app.views.oczko_vm import OczkoTableVM, ace_hint, present
+from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+
+def seat_cards_line(cards: Any, count_text: str) -> str:
+    """Another player's cards as a line of text on a compact tile ("10♥ K♦ 4♦"); while
+    any is face down, how many he holds ("2 cards")."""
+    from app.cards import Card
+    from app.views.cardtex import SUIT_SYMBOLS, rank_text
+
+    if not cards or any(code < 0 for code in cards):
+        return count_text
+    shown = (Card.from_code(code) for code in cards)
+    # one word (the suits part the cards): the hand stays on one line, its font gives
+    # way for a long hand
+    return "".join(rank_text(c.rank) + SUIT_SYMBOLS[c.suit] for c in shown)
+
 
 BOT_NAMES = (
     N_("Ada (bot)"),
@@ -37,6 +54,9 @@ class OczkoTableScreen(BaseScreen):
     timer_fraction = NumericProperty(0)
     timer_text = StringProperty("")
     left_handed = BooleanProperty(False)
+    #: a result on a short screen: the player's own cards as a line of text
+    compact_result = BooleanProperty(False)
+    my_cards_line = StringProperty("")
     #: the stored round "How was this deck shuffled?" opens (0: no button)
     fair_round = NumericProperty(0)
     #: the clock this screen reads (tests replace it to run a match in no time)
@@ -126,10 +146,31 @@ class OczkoTableScreen(BaseScreen):
             others_time=c.seat_time_left(now),
             fingerprint=getattr(c, "fingerprint", ""),
             shuffle_note=getattr(c, "shuffle_note", None),
+            reading=self._reading(c, now),
+            short=self._short(len(c.names)),
         )
+        vm = self._first_round_hint(vm)
         self.vm = vm
         self.fair_round = self._fair_round(c, vm)
         self._render(vm)
+
+    def _first_round_hint(self, vm: OczkoTableVM) -> OczkoTableVM:
+        """A new player's first round: "the ace always counts 11" under his cards, once
+        (remembered when that round is over)."""
+        prefs = self.app.prefs
+        if prefs.seen_ace_hint:
+            return vm
+        if vm.banner:  # his first round is over: he has read it
+            self.app.update_prefs(seen_ace_hint=True)
+            return vm
+        text = ace_hint() + ("\n" + vm.hint if vm.hint else "")
+        return replace(vm, hint=text)
+
+    @staticmethod
+    def _reading(c: Any, now: float) -> tuple[tuple[str, ...], float] | None:
+        """A networked table's "who is still reading the result" (None: not waiting)."""
+        still_reading = getattr(c, "still_reading", None)
+        return None if still_reading is None else still_reading(now)
 
     def _fair_round(self, c: Any, vm: OczkoTableVM) -> int:
         """The id of the stored round whose shuffle the player may look into: the latest
@@ -165,7 +206,12 @@ class OczkoTableScreen(BaseScreen):
             self._set_row([ids.fair, ids.next] if self.fair_round else [ids.next])
         else:
             self._set_row([ids.hold, ids.draw] if self.left_handed else [ids.draw, ids.hold])
-        ids.my_hand.cards = list(vm.my_cards)
+        from kivy.metrics import dp
+
+        # a result on a short screen: the player's cards as text in his total's line
+        self.compact_result = bool(vm.banner) and self.height < dp(500)
+        self.my_cards_line = seat_cards_line(vm.my_cards, "")
+        ids.my_hand.cards = [] if self.compact_result else list(vm.my_cards)
         ids.my_hand.four_colour = self.app.prefs.four_colour_deck
         # seat tiles are made once per table size and then only updated: no new widgets
         # (and no new label textures) for every move
@@ -175,11 +221,35 @@ class OczkoTableScreen(BaseScreen):
             grid.cols = max(1, min(3, len(vm.seats)))
             for _seat in vm.seats:
                 grid.add_widget(Factory.SeatTile())
+        compact = self._crowded(len(vm.seats), bool(vm.banner))
         for tile, seat in zip(reversed(grid.children), vm.seats, strict=True):
-            if tile.seat != seat:
+            if tile.seat != seat or tile.compact != compact:
+                tile.compact = compact
+                tile.cards_line = seat_cards_line(seat.cards, seat.count_text)
                 tile.seat = seat
         self.timer_fraction = vm.timer_fraction
         self.timer_text = vm.timer_text
+
+    def _short(self, players: int) -> bool:
+        """A short screen with more than one row of tiles: a result without the
+        standings (the tiles show every player's points) and without blank lines."""
+        from kivy.metrics import dp
+
+        return players > 4 and self.height < dp(500)
+
+    def _crowded(self, seats: int, result: bool = False) -> bool:
+        """Whether full tiles (with card images) would not all fit in the seats' area
+        (two fifths of the screen): then every tile is compact, so that no player's
+        total, status or points hides below a scroll (7 players at 320x480 or
+        360x640). On a short screen (320x480) a result's text needs the room: compact
+        tiles then too."""
+        from kivy.metrics import dp
+
+        if result and self.height < dp(500):
+            return True
+        rows = -(-seats // 3) if seats > 2 else 1
+        full = dp(121) * max(1.0, theme.font_scale, theme.card_scale)
+        return bool(rows * full + (rows - 1) * dp(6) > self.height * 0.4)
 
     def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)
@@ -211,6 +281,12 @@ class OczkoTableScreen(BaseScreen):
             self.refresh()
             return
         if self.vm is not None and not self.vm.my_turn and not self.vm.next_text:
+            reading = self._reading(c, now)
+            if reading is not None:  # the countdown to the next deal, each second
+                if int(reading[1] + 0.999) != self._other_seconds:
+                    self._other_seconds = int(reading[1] + 0.999)
+                    self.refresh()
+                return
             seat, left = c.seat_time_left(now)
             if seat is not None and int(left + 0.999) != self._other_seconds:
                 self._other_seconds = int(left + 0.999)  # the others' clock, each second
@@ -248,7 +324,8 @@ class OczkoTableScreen(BaseScreen):
             self.app.go("oczko_menu")
             return
         if c is not None and c.over:
-            self.start_practice(bots=len(c.names) - 1, rounds=c.match.options.rounds)
+            # the settings as they are now (the bot count may have changed meanwhile)
+            self.start_practice()
             self.refresh()
             return
         self._do("next_round")

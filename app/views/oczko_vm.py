@@ -186,14 +186,23 @@ def present(
     others_time: tuple[int | None, float] = (None, 0.0),
     fingerprint: str = "",
     shuffle_note: tuple[str, tuple[int, ...]] | None = None,
+    reading: tuple[Sequence[str], float] | None = None,
+    short: bool = False,
 ) -> OczkoTableVM:
     """The table screen for this phone's view of the match (``view_for(match, me)``, the
     engine's one projection of what the player may see; this presenter hides nothing);
-    ``others_time``: (seat, seconds left) of whoever acts, shown on his tile."""
+    ``others_time``: (seat, seconds left) of whoever acts, shown on his tile;
+    ``reading``: the player went on and the next deal waits for the others (the names
+    of those still reading, when known, and the seconds until it is dealt anyway): the
+    last result stays on screen, with who is still reading; ``short``: a crowded short
+    screen, whose tiles show every player's points: a match's result without the
+    standings, and no blank lines between a result's parts."""
     me = view.viewer
     assert me is not None  # a phone's view: the player's own seat
     mine = view.seats[me]
-    my_turn = view.to_act == me and view.winner is None and not awaiting_next
+    # the last round's result stays on screen until the next round is his to play
+    showing = awaiting_next or reading is not None
+    my_turn = view.to_act == me and view.winner is None and not showing
     last = view.last_round
     over = view.winner is not None
     # between rounds the engine has already opened the next round: show the hands of
@@ -201,7 +210,7 @@ def present(
     # the end of the match the round in play is that last round, unless the match ended
     # inside a round (the last player left)
     show_last = last is not None and (
-        (awaiting_next and not over) or (over and last.number == view.round)
+        (showing and not over) or (over and last.number == view.round)
     )
     finished = {h.seat: h for h in last.hands} if last is not None and show_last else {}
     mine_done = finished.get(me)
@@ -228,7 +237,7 @@ def present(
             status = status_text(str(done.status), done.reason, done.total)
         else:
             status = status_text(s.status, "", s.total)
-        acting = view.to_act == s.seat and not awaiting_next
+        acting = view.to_act == s.seat and not showing
         if acting and others_time[0] == s.seat:
             status = _("{status} · {seconds} s").format(
                 status=status, seconds=int(others_time[1] + 0.999)
@@ -248,23 +257,28 @@ def present(
     next_text = ""
     if over:
         parts = [match_result_text(view, names)]  # the most important first: small screens
+        if short:  # (the standings are on the tiles)
+            parts = [parts[0].split("\n")[0]]
         if last is not None:
             parts.append(round_result_text(last, names, me, hands=False))
-        banner = "\n\n".join(parts)
+        banner = ("\n" if short else "\n\n").join(parts)
         next_text = _("New match")
-    elif awaiting_next and last is not None:
+    elif showing and last is not None:
         # the hands themselves are on screen: every tile shows its cards, total and
         # status, the player's own cards are below
         banner = round_result_text(last, names, me, hands=False)
         if view.tiebreak:
             tied = [names[s.seat] for s in view.seats if s.in_round]
-            banner += "\n\n" + _("Tie for first place: tiebreak round between {names}.").format(
-                names=", ".join(tied)
-            )
-        next_text = _("Next round")
+            banner += ("\n" if short else "\n\n") + _(
+                "Tie for first place: tiebreak round between {names}."
+            ).format(names=", ".join(tied))
+        if reading is None:
+            next_text = _("Next round")
+        else:
+            banner += "\n\n" + reading_text(*reading)
     if my_turn:
         turn_text = _("Your turn: draw or hold?")
-    elif view.to_act is not None and not awaiting_next and not over:
+    elif view.to_act is not None and not showing and not over:
         turn_text = _("{name} is playing…").format(name=names[view.to_act])
     else:
         turn_text = ""
@@ -294,6 +308,23 @@ def present(
     )
 
 
+def reading_text(readers: Sequence[str], seconds: float) -> str:
+    """Who the next deal waits for after the player went on, and when it comes anyway.
+
+    >>> reading_text(["Ala", "Celina"], 11.2)
+    'Still reading the result: Ala, Celina\\nThe next round starts in 12 s at the latest.'
+    """
+    who = (
+        _("Still reading the result: {names}").format(names=", ".join(readers))
+        if readers
+        else _("Waiting for the others to read the result…")
+    )
+    left = _("The next round starts in {seconds} s at the latest.").format(
+        seconds=int(seconds + 0.999)
+    )
+    return who + "\n" + left
+
+
 def progress_text(note: tuple[str, tuple[int, ...]] | None, names: Sequence[str]) -> str:
     """The line over the shuffle's progress bar: what runs, then the players whose phones
     the deal waits for (a slow phone, a phone paused in the background).
@@ -320,6 +351,12 @@ def fingerprint_text(code: str) -> str:
         return ""
     spaced = " ".join(code[i : i + 3] for i in range(0, len(code), 3))
     return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
+
+
+def ace_hint() -> str:
+    """What a new player is told once, in his first Oczko round: the commonest
+    misunderstanding of the game (seed 000)."""
+    return _("The ace always counts 11 here, never 1.")
 
 
 def bust_hint(cards: Sequence[Card | None]) -> str:

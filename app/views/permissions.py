@@ -130,6 +130,15 @@ class BluetoothSetupScreen(BaseScreen):
     def refresh(self) -> None:
         setup = self.setup
         if setup is None:
+            # opened where there is nothing to set up (a desktop): say what it is for
+            self.text = _(
+                "Bluetooth set-up: on a phone, this screen asks for the Bluetooth "
+                "permissions and turns Bluetooth on, so that phones at the table find "
+                "each other. It needs a phone. On this computer tables are joined by "
+                "address: there is nothing to set up here."
+            )
+            self.action = self.skip_text = ""
+            self.retry = self.busy = False
             return
         step = setup.step()
         if step.code == "ready":

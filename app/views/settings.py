@@ -79,6 +79,8 @@ class SettingsScreen(BaseScreen):
         name.bind(focus=self._name_done)
         self.ids["name"] = name
         page.add_widget(name)
+        # the language in use: chosen here, or given at start (``blu21 app --lang de``)
+        chosen = {"language": getattr(self.app, "language_choice", prefs.language)}
         for key, label, choices in SETTINGS:
             heading = Factory.Body(text=_(label), bold=True)
             page.add_widget(heading)
@@ -91,7 +93,7 @@ class SettingsScreen(BaseScreen):
                 button = Factory.ChoiceButton(
                     text=choice_label(key, value, msgid),
                     group=f"settings-{key}",
-                    state="down" if getattr(prefs, key) == value else "normal",
+                    state="down" if chosen.get(key, getattr(prefs, key)) == value else "normal",
                 )
                 button.pref = (key, value)
                 button.bind(on_release=self._choose)
@@ -108,6 +110,6 @@ class SettingsScreen(BaseScreen):
 
     def _choose(self, button: _ChoiceButton) -> None:
         key, value = button.pref
-        if getattr(self.app.prefs, key) != value:
+        if key == "language" or getattr(self.app.prefs, key) != value:
             self.app.update_prefs(**{key: value})
             self.refresh()

@@ -1,0 +1,80 @@
+"""Issue 37, item 1, the casino table: its decision turn reaches the player wherever he
+is in the app. Two :class:`CasinoNet` (a host and a guest, each stepping its real table
+on its own worker thread) over TCP loopback on a fake clock: while a phone's decision
+is awaited, :func:`app.views.turn_watch.waiting_table` names the casino table screen
+(the app brings him back there), for that phone only, and no longer once he decided.
+The Kivy side (the app bringing him back) is driven in tests/test_turn_reaches.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.table_rules import EUROPEAN
+from app.table.casino_snapshot import CasinoStage
+from app.table.clock import FakeClock
+from app.table.service import TableService, tcp_transport
+from app.views.casino_net import CasinoNet
+from app.views.turn_watch import waiting_table
+
+HANG = 240.0  # real seconds after which a wait counts as hung (a guard)
+
+
+def until(cond: Callable[[], bool], what: str) -> None:
+    end = time.monotonic() + HANG
+    while not cond():
+        assert time.monotonic() < end, f"hung waiting for {what}"
+        time.sleep(0.005)
+
+
+def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:
+    clock = FakeClock()
+    service = TableService(tcp_transport, dealer=lambda: "open", clock=lambda: clock)
+    host = CasinoNet(hosting=True, service=service, name="Ann", lang="en", rules=EUROPEAN)
+    guest = None
+    try:
+        assert host.wait_open()
+        assert waiting_table({"casino": host}) is None  # the lobby waits for nobody
+        assert host.send("take_box", 1) == ""
+        guest = CasinoNet(
+            hosting=False, service=service, address=host.address, name="Bob", lang="en"
+        )
+        assert guest.wait_open()
+        until(lambda: len(host.snapshot().players) == 2, "the guest in the host's lobby")
+        until(lambda: host.send("start") == "", "the start")
+        for net in (host, guest):
+            until(lambda n=net: n.snapshot().stage is CasinoStage.BETTING, "bets open")
+        assert guest.send("take_box", 2) == ""
+        until(lambda: host.snapshot().boxes.get(2) == guest.snapshot().me, "box 2 taken")
+        assert host.send("act", Action.bet("p0", 1, 10)) == ""
+        assert guest.send("act", Action.bet("p1", 2, 10)) == ""
+        assert host.send("bets_done") == "" and guest.send("bets_done") == ""
+        phones = {"p0": host, "p1": guest}
+        called: list[str] = []
+        # every decision of the round: its player's phone, and only his, calls him back
+        until(lambda: host.snapshot().stage is not CasinoStage.BETTING, "the deal")
+        while True:
+            snap = host.snapshot()
+            if snap.stage is not CasinoStage.PLAYING or snap.round is None or snap.round.settled:
+                break
+            if snap.turn is None:
+                time.sleep(0.005)
+                continue
+            phone = phones[snap.turn]
+            until(lambda p=phone: p.snapshot().my_turn, "the turn on its phone")
+            other = guest if phone is host else host
+            assert waiting_table({"casino": phone}) == "casino_table"
+            assert waiting_table({"casino": other}) is None
+            called.append(snap.turn)
+            # (European rules: no insurance question; every decision may stand)
+            assert phone.send("act", Action(ActionKind.STAND, snap.turn)) == ""
+            until(lambda s=snap: host.snapshot().round != s.round, "the decision on the host")
+            assert waiting_table({"casino": phone}) is None or phone.snapshot().my_turn
+        assert called, "no decision was awaited this round"
+    finally:
+        if guest is not None:
+            guest.leave()
+        host.leave()
+    until(lambda: host.closed, "the host's table closing")
+    assert waiting_table({"casino": host}) is None  # a closed table calls nobody

@@ -65,11 +65,13 @@ def test_bluetooth_permissions(spec) -> None:
 
 def test_no_service_that_could_not_hold_the_links(spec) -> None:
     # A python-for-android service runs in a process of its own: it cannot keep the
-    # app's Bluetooth links alive, and its permissions would only ask for trust in
-    # vain (docs/android.md).
+    # app's Bluetooth links alive (docs/android.md). The table is kept open by the
+    # Java service in the app's own process (issue 33), whose type needs these two.
     assert "services" not in spec
     names = set(permission_names(spec))
-    assert not any("FOREGROUND_SERVICE" in name for name in names)
+    assert {"FOREGROUND_SERVICE", "FOREGROUND_SERVICE_CONNECTED_DEVICE"} <= {
+        n.rsplit(".", 1)[-1] for n in names
+    }
 
 
 def test_both_arm_abis_and_api_levels(spec) -> None:

@@ -77,3 +77,27 @@ def test_networked_table_rules_say_what_differs(lang: str) -> None:
     european = blackjack_rules(PRESETS["european"])
     assert european[2][1] == i18n._(NETWORKED_RULES["already_european"])
     assert european[3:] == blackjack_rules()
+
+
+def test_both_lobbies_keep_a_hosts_visibility_through_one_helper() -> None:
+    """The Oczko and casino lobbies show a host's visible time through one helper: a
+    guest shows nothing, a transport that cannot tell shows nothing and stops no lobby,
+    a host kept visible shows the time left (issue 33)."""
+    from app.i18n import set_language
+    from app.views.bt_setup import lobby_visible_text
+
+    set_language("en")
+
+    class Visible:
+        def visible_left(self) -> float:
+            return 125.0
+
+    def broken() -> object:
+        raise RuntimeError("no Bluetooth now")
+
+    assert lobby_visible_text(None, False, broken) == ("", None)
+    assert lobby_visible_text(None, True, broken) == ("", None)
+    text, kept = lobby_visible_text(None, True, Visible)
+    assert text == "Visible to nearby phones for 2:05 more" and kept is not None
+    again, same = lobby_visible_text(kept, True, broken)  # (kept: not made anew)
+    assert again == text and same is kept

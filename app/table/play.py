@@ -450,18 +450,8 @@ class PhoneMatch:
         event; each leaver sits out the round played in its place (a free void for
         leaving a losing hand would be a reroll; per the rules, leaving mid-round counts
         as bust for that round, and the void's replay stands in for it)."""
-        for deck_id in self._round_decks.get(number, []):
-            if deck_id in self._finished or self.dealer.disputed(deck_id):
-                continue  # (its audit runs on; a complaint's cheater is still named)
-            self.dealer.suspend_deck(deck_id)
-            self._finish(deck_id)
-        self._dealing = None
-        self._pending_draw = None
-        self.cut_off = False
-        self.redraw = None
         seats = sorted(absent)
-        self._note({"event": "round_void", "round": number, "unaudited": seats})
-        self._step(self.match.void_round())
+        self._void_round(number, {"event": "round_void", "round": number, "unaudited": seats})
         r = self.match.round
         replay = r.number if r is not None else number
         for seat in seats:
@@ -598,16 +588,22 @@ class PhoneMatch:
         self.voided.append(event)
         if event.reason == "stalled":
             self._owed_left = event.seat
-        for deck_id in self._round_decks.get(event.round, []):
+        self._void_round(event.round, {"event": "round_void", "round": event.round})
+
+    def _void_round(self, number: int, note: dict[str, Any]) -> None:
+        """Round ``number`` does not count here: its decks deal no more (one under audit,
+        a complaint's or the round's end, is audited on: it still names the cheaters on
+        this phone; the others are closed unaudited), and the engine voids it."""
+        for deck_id in self._round_decks.get(number, []):
             if deck_id in self._finished or self.dealer.disputed(deck_id):
-                continue  # its audit runs on: it names the cheaters on this phone too
+                continue
             self.dealer.suspend_deck(deck_id)
             self._finish(deck_id)
         self._dealing = None
         self._pending_draw = None
         self.cut_off = False
         self.redraw = None
-        self._note({"event": "round_void", "round": event.round})
+        self._note(note)
         self._step(self.match.void_round())
 
     def _void_justified(self, event: Void) -> bool:

@@ -168,3 +168,22 @@ class Visibility:
         return _("Visible to nearby phones for {time} more").format(
             time=f"{left // 60}:{left % 60:02d}"
         )
+
+
+def lobby_visible_text(
+    visibility: Visibility | None, hosting: bool, transport: Callable[[], Any]
+) -> tuple[str, Visibility | None]:
+    """A host lobby's line on how long it stays visible to nearby phones (both games'
+    lobbies), and the :class:`Visibility` to keep for the next tick (made on first use,
+    from ``transport()``); '' for a guest or a paired-only host. Never raises: nothing
+    about visibility may stop a lobby."""
+    if not hosting:
+        return "", visibility
+    try:
+        if visibility is None:
+            visibility = Visibility(transport())
+        visibility.tick()
+        return str(visibility.text()), visibility
+    except Exception:  # no transport, Bluetooth off ...: the lobby goes on without it
+        return "", visibility
+

@@ -383,10 +383,13 @@ class OczkoLobbyScreen(BaseScreen):
         self._visible = ""
 
     def _visible_text(self) -> str:
-        """The host's time left as visible to nearby phones, asking Android again when
-        it ran out (at most 300 s per request); '' for a guest or a paired-only host."""
-        if not self.hosting:
-            return ""
+        """The host's time left as visible to nearby phones (:func:`lobby_visible_text`)."""
+        from app.views.bt_setup import lobby_visible_text
+
+        text, self._visibility = lobby_visible_text(
+            self._visibility, bool(self.hosting), self.app.service.transport
+        )
+        return text
         try:
             if self._visibility is None:
                 from app.views.bt_setup import Visibility

@@ -259,7 +259,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             result["stats"] = {
                 "legend": _("Filled: rounds won · frame: rounds played") in shown,
                 "x_axis": sum(
-                    t in (_("Rounds, oldest → newest"), _("Sessions, oldest → newest"))
+                    t in (_("Rounds, oldest › newest"), _("Sessions, oldest › newest"))
                     for t in shown
                 ),
                 "zero": shown.count("0"),

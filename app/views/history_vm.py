@@ -244,11 +244,11 @@ def score_chart_text(game: str, values: Sequence[float]) -> ChartText:
 
     >>> t = score_chart_text("oczko", [0.0, 2.0, 1.0])
     >>> t.top, t.bottom, t.x_axis
-    ('2', '0', 'Rounds, oldest → newest')
+    ('2', '0', 'Rounds, oldest › newest')
     """
     lo, hi = min(0.0, *values), max(0.0, *values)
     fmt = (lambda v: number(v, 0)) if all(float(v).is_integer() for v in (lo, hi)) else number
-    unit = _("Hands, oldest → newest") if game == "blackjack" else _("Rounds, oldest → newest")
+    unit = _("Hands, oldest › newest") if game == "blackjack" else _("Rounds, oldest › newest")
     return ChartText(top=fmt(hi), bottom=fmt(lo), x_axis=unit, legend="")
 
 
@@ -265,6 +265,6 @@ def won_chart_text(bars: Sequence[tuple[int, int]]) -> ChartText:
     return ChartText(
         top=str(top),
         bottom="0",
-        x_axis=_("Sessions, oldest → newest"),
+        x_axis=_("Sessions, oldest › newest"),
         legend=_("Filled: rounds won · frame: rounds played"),
     )

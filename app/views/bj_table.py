@@ -196,8 +196,8 @@ def hand_room(cards: int, row_width: float, tallest: float) -> tuple[float, floa
     >>> round(w), round(h)
     (93, 64)
     >>> w, h = hand_room(4, 150, 49)           # a long hand in a second column
-    >>> round(w), h >= 49
-    (57, True)
+    >>> round(w), h >= 49                      # (every rank corner shows)
+    (84, True)
     """
     inner = row_width - ROW_EXTRA - ROW_SPACING
     spread = 1 + CLOSEST_STEP * (cards - 1)

@@ -161,7 +161,8 @@ def check_tree(root: Any, where: str, window_size: tuple[float, float]) -> list[
             if drawn < MIN_CARD_SHARE * w.card_height or drawn * CARD_RATIO < dp(MIN_CARD_WIDTH):
                 problems.append(
                     f"{name}: cards drawn {drawn * CARD_RATIO:.0f}x{drawn:.0f} px"
-                    f" (asked for {w.card_height:.0f} px tall)"
+                    f" (asked for {w.card_height:.0f} px tall; {len(w.cards)} cards in"
+                    f" {w.width:.0f}x{w.height:.0f} px)"
                 )
             problems.extend(covered_cards(w, name))
     return problems

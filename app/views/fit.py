@@ -37,6 +37,8 @@ def _word_width(word: str, size: float, bold: bool, font_name: str) -> float:
 def wrapped_lines(text: str, width: float, size: float, bold: bool, font_name: str) -> int:
     """How many lines ``text`` takes at ``size`` wrapped (words whole) in ``width``: a
     box can be made that tall instead of shrinking its font."""
+    if width <= 1:  # (not laid out yet)
+        return 1
     lines = 0
     for paragraph in text.split("\n"):
         lines += 1

@@ -14,7 +14,7 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
@@ -36,30 +36,35 @@ CARD_MOST, CARD_LEAST = dp(72), dp(49)
 ROW_EXTRA = dp(8)
 #: the share of a hand row's width (inside its padding) its cards get, and the most
 #: they may take from the text when a long hand needs it
-CARDS_SHARE, CARDS_MOST_SHARE = 0.32, 0.6
+CARDS_SHARE, CARDS_MOST_SHARE = 0.32, 0.62
 #: between a hand row's cards and its text
 ROW_SPACING = dp(6)
+#: no text on the tables is smaller (sp)
+MIN_TEXT_SP = 12
 #: the font of the box buttons while the bets are made
-BOX_FONT = dp(13)
+BOX_FONT = sp(12)
 
 
 class SqueezeLabel(Label):
-    """A label whose text fits its box both ways: the font shrinks (to 60 % at most)
-    until the longest word fits the width and the wrapped lines fit the height."""
+    """A label whose text fits its box both ways: the font shrinks (to 60 % at most,
+    never under ``least_font_size``, :data:`MIN_TEXT_SP` unless set) until the longest
+    word fits the width and the wrapped lines fit the height."""
 
     base_font_size = NumericProperty(dp(14))
+    least_font_size = NumericProperty(sp(MIN_TEXT_SP))
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         # at once, not on the next frame: what is drawn always fits
-        for name in ("size", "text", "base_font_size", "bold"):
+        for name in ("size", "text", "base_font_size", "least_font_size", "bold"):
             self.fbind(name, self._fit)
         self._fit()
 
     def _fit(self, *_args: Any) -> None:
         self.text_size = (self.width, None)
-        size = floor = self.base_font_size
-        floor *= SMALLEST
+        size = self.base_font_size
+        # shrinks, but not under ``least_font_size``: the layout gives a long text lines
+        floor = min(size, max(size * SMALLEST, self.least_font_size))
         words = tuple(self.text.split())
         if not words or self.width <= 1:
             self.font_size = size
@@ -183,19 +188,19 @@ def fit_rows(grid: Any, room: Any, betting: bool) -> None:
 def hand_room(cards: int, row_width: float, tallest: float) -> tuple[float, float]:
     """The width of a hand row's cards and their height: :data:`CARDS_SHARE` of the
     row (beside the text), more (up to :data:`CARDS_MOST_SHARE`) when the cards
-    could be taller than that leaves them (``tallest``); one whole card and a quarter
-    of the next show, further cards as closely as HandView overlaps them, and the
+    could be taller than that leaves them (``tallest``); the cards overlap as closely
+    as HandView overlaps them (each rank corner shows beside the next card), and the
     hand never reaches into the row's text.
 
     >>> w, h = hand_room(2, 304, 64)           # one column at 320x480: as always
     >>> round(w), round(h)
     (93, 64)
     >>> w, h = hand_room(4, 150, 49)           # a long hand in a second column
-    >>> round(w), h >= 49
-    (57, True)
+    >>> round(w), h >= 49                      # (every rank corner shows)
+    (84, True)
     """
     inner = row_width - ROW_EXTRA - ROW_SPACING
-    spread = max(1.25 if cards > 1 else 1.0, 1 + CLOSEST_STEP * (cards - 1))
+    spread = 1 + CLOSEST_STEP * (cards - 1)
     usual = inner * CARDS_SHARE
     needed = tallest * CARD_RATIO * spread
     width = min(max(usual, needed), inner * CARDS_MOST_SHARE)

@@ -35,8 +35,9 @@ BACK = -1  # code of a face-down card
 SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 RANK_TEXT = {Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"}
 CARD_RATIO = 0.7  # width / height
-#: the closest HandView overlaps cards: each next card shows this share of a card's width
-CLOSEST_STEP = 0.22
+#: the closest HandView overlaps cards: each card shows this share of its width beside
+#: the next, enough for its whole rank corner (pad and a bold "10": 0.42-0.46 of the width)
+CLOSEST_STEP = 0.48
 #: an RGBA colour, each part 0-1
 Colour = tuple[float, float, float, float]
 
@@ -230,6 +231,9 @@ class HandView(Widget):
         if not n or self.width <= 0:
             return
         ch = min(self.card_height, self.height)
+        if n > 1:
+            # smaller cards rather than a rank corner covered by the next card
+            ch = min(ch, self.width / (CARD_RATIO * (1 + CLOSEST_STEP * (n - 1))))
         cw = ch * CARD_RATIO
         gap = dp(4)
         step = cw + gap

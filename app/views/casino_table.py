@@ -32,6 +32,7 @@ from app.views.base import BaseScreen
 from app.views.bj_table import (
     BOX_FONT,
     CARD_LEAST,
+    MIN_TEXT_SP,
     ROW_EXTRA,
     action_grid,
     bet_widgets,
@@ -47,14 +48,17 @@ from app.views.bj_table import (
 from app.views.bj_vm import HandVM, chips
 from app.views.cardtex import SUIT_SYMBOLS, rank_text
 from app.views.casino_vm import CasinoBoxVM, CasinoVM, action_for, present_casino
+from app.views.fit import wrapped_lines
 from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 #: a chip of another box on a crowded table: its width (more for a long hand), the
 #: height of its title and detail lines and of each hand's line
-CHIP_WIDTH, CHIP_WIDEST = dp(116), dp(196)
+CHIP_WIDTH, CHIP_WIDEST = dp(116), dp(260)
 CHIP_LINE, CHIP_HAND = dp(17), dp(20)
+#: the status's share of its row beside the player's balance
+STATUS_SHARE = 0.68
 #: the dealer's row on a crowded table: readable cards and no more
 DEALER_ROW = CARD_LEAST + ROW_EXTRA
 #: between the dealer's row, the chips and the player's own hands
@@ -207,10 +211,10 @@ class CasinoBoxChip(BoxLayout):
 
 
 def chip_width(title: str, hands: tuple[str, ...], detail: str = "") -> float:
-    """A chip wide enough for its longest line at its usual font (within bounds; the
-    detail's font is smaller)."""
-    longest = max(len(t) for t in (title, *paired(hands), detail[: len(detail) * 5 // 6]))
-    return float(min(CHIP_WIDEST, max(CHIP_WIDTH, dp(7.4) * theme.font_scale * longest)))
+    """A chip wide enough for its longest line at its usual font (within bounds: the
+    row of chips scrolls sideways, so a wide chip costs no text size)."""
+    longest = max(len(t) for t in (title, *paired(hands), detail))
+    return float(min(CHIP_WIDEST, max(CHIP_WIDTH, dp(8.4) * theme.font_scale * longest)))
 
 
 class Room(NamedTuple):
@@ -285,6 +289,9 @@ class CasinoTableScreen(CasinoScreen):
     #: a cheater named by the audit and the newest table message, and their lines
     alert_text = StringProperty("")
     alert_lines = NumericProperty(2)
+    #: the lines the status takes at 12 sp (its row grows rather than its font shrink)
+    status_lines = NumericProperty(2)
+    status_wide = BooleanProperty(False)
     #: a crowded table: the player's own boxes as rows, the others as chips
     crowded = BooleanProperty(False)
     strip_height = NumericProperty(0)
@@ -370,6 +377,21 @@ class CasinoTableScreen(CasinoScreen):
         self.buttons = {}
         self._render_boxes(vm)
         self._render_controls(vm)
+
+    def fit_status(self, label: Any) -> None:
+        """Make the status row as tall as the status wrapped at 12 sp (two lines at
+        least: the row never jumps between one and two); a status that needs more
+        beside the balance takes the whole row (the chips line has the player's chips)."""
+        row = label.parent.width if label.parent is not None else 0
+        if row <= 1:
+            return
+        size = sp(MIN_TEXT_SP) * theme.font_scale
+
+        def lines(width: float) -> int:
+            return wrapped_lines(label.text, width * 0.97, size, bool(label.bold), label.font_name)
+
+        self.status_wide = lines(row * STATUS_SHARE) > 2
+        self.status_lines = max(2, lines(row if self.status_wide else row * STATUS_SHARE))
 
     def _set_turn_text(self, vm: CasinoVM) -> None:
         self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)

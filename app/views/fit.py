@@ -27,6 +27,33 @@ def widest_word(words: tuple[str, ...], size: float, bold: bool, font_name: str)
     return max(float(core.get_extents(word)[0]) for word in words)
 
 
+@lru_cache(maxsize=4096)
+def _word_width(word: str, size: float, bold: bool, font_name: str) -> float:
+    core = CoreLabel(font_size=size, bold=bold, font_name=font_name)
+    core.resolve_font_name()
+    return float(core.get_extents(word)[0])
+
+
+def wrapped_lines(text: str, width: float, size: float, bold: bool, font_name: str) -> int:
+    """How many lines ``text`` takes at ``size`` wrapped (words whole) in ``width``: a
+    box can be made that tall instead of shrinking its font."""
+    if width <= 1:  # (not laid out yet)
+        return 1
+    lines = 0
+    for paragraph in text.split("\n"):
+        lines += 1
+        used = 0.0
+        space = _word_width(" ", size, bold, font_name)
+        for word in paragraph.split():
+            w = _word_width(word, size, bold, font_name)
+            if used and used + space + w > width:
+                lines += 1
+                used = w
+            else:
+                used += (space if used else 0.0) + w
+    return lines
+
+
 class _Fitting(TextWidget, Protocol):
     base_font_size: float
     side_padding: float

@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -19,3 +20,64 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("BLU21_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+# -- tiers (issue 34) -----------------------------------------------------------------------
+# Every test carries one tier marker, from its module's name, so a maintainer runs the part
+# he touches: `pytest -m unit` in seconds, `pytest -m "net or unit"` for the table, and so
+# on (README, "Tests"). The README's plain `pytest` still runs every tier, as CI does.
+#: tier -> module name prefixes (first match wins; everything else is ``unit``)
+TIERS: dict[str, tuple[str, ...]] = {
+    "cross": ("test_armcount", "test_sra_consttime"),
+    "install": ("test_install", "test_build", "test_native_stubs", "test_collection"),
+    "android": (
+        "test_transport_android",
+        "test_history_android",
+        "test_android_build_check",
+        "test_arm_android",
+        "test_views_permissions",
+    ),
+    "gui": (
+        "test_app_",
+        "test_views_",
+        "test_screenshot_states",
+        "test_kivy_driver",
+        "test_newcomer_screens",
+        "test_oczko_crowded",
+        "test_turn_reaches",
+        "test_casino_turn_reaches",
+        "test_between_rounds",
+        "test_bluetooth_readiness",
+    ),
+    "referee": (
+        "test_strategy_referee",
+        "test_resplit_referee",
+        "test_handeval_analysis",
+        "test_networked_edge",
+        "test_networked_money",
+    ),
+    "net": (
+        "test_table_",
+        "test_casino_",
+        "test_transport_",
+        "test_oczko_rejoin",
+        "test_oczko_hidden",
+        "test_sra_shoe",
+        "test_cli_edges",
+        "test_history_kill",
+        "test_layering",
+    ),
+}
+
+
+def tier_of(module: str) -> str:
+    """The tier of a test module by its name (``unit`` unless listed in :data:`TIERS`)."""
+    for tier, prefixes in TIERS.items():
+        if module.startswith(prefixes):
+            return tier
+    return "unit"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(getattr(pytest.mark, tier_of(item.path.stem)))

@@ -38,6 +38,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import run_driver
 
+# Longer than the default per-test limit (pyproject.toml): the casino screens' matrix: Kivy
+# processes play whole rounds (about 30 s quiet).
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 
 PHONE, MIDDLE, DESKTOP = (320, 480), (360, 640), (800, 600)

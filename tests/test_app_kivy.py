@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import run_driver, step_through
 
+# Longer than the default per-test limit (pyproject.toml): one Kivy process renders every screen
+# of the app (about 30 s quiet).
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 
 

@@ -41,6 +41,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import STALL, run_driver
 
+# Longer than the default per-test limit (pyproject.toml): one Kivy process per run of the layout
+# matrix plays whole matches (about 90 s quiet).
+pytestmark = pytest.mark.timeout(900)
+
 HERE = Path(__file__).resolve()
 WAIT = STALL  # real seconds without progress after which a wait counts as hung
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from kivy_driver import STALL
 
 from app.i18n import set_language
@@ -16,6 +17,10 @@ from app.table.service import tcp_service
 from app.views import oczko_network
 from app.views.oczko_network import NetworkTable
 from app.views.oczko_vm import present
+
+# Longer than the default per-test limit (pyproject.toml): a Kivy process plays networked rounds
+# through the screens.
+pytestmark = pytest.mark.timeout(600)
 
 
 def _start(host: NetworkTable, deadline: float) -> None:

@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+# Longer than the default per-test limit (pyproject.toml): a real build and install of the package
+# in a fresh environment (30-110 s).
+pytestmark = pytest.mark.timeout(900)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import PROGRESS_ENV, run_driver
 
+# Longer than the default per-test limit (pyproject.toml): the driver's own tests start Kivy
+# processes.
+pytestmark = pytest.mark.timeout(600)
+
 
 def _script(tmp_path: Path, body: str) -> Path:
     script = tmp_path / "driver.py"

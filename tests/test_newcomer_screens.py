@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import STALL, run_driver
 
+# Longer than the default per-test limit (pyproject.toml): a Kivy process drives the newcomer's
+# screens.
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 
 

@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import run_driver
 
+# Longer than the default per-test limit (pyproject.toml): Kivy processes play crowded tables to
+# the match result.
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 #: (window size, language, bots, seed)
 RUNS = [

@@ -21,6 +21,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import run_driver
 
+# Longer than the default per-test limit (pyproject.toml): one Kivy process renders every screen
+# state in every language and size (about 300 s on a quiet 2-core machine).
+pytestmark = pytest.mark.timeout(1800)
+
 HERE = Path(__file__).resolve()
 SIZES = ((320, 480), (360, 640))
 ALL_SIZES = ("en", "de", "pl")  # the languages checked at both sizes

@@ -14,6 +14,10 @@ from bj_referee import Game, Referee
 
 import app.native.handeval as nat
 
+# Longer than the default per-test limit (pyproject.toml): the independent referee enumerates
+# every pair against every up-card (about 20 s a case quiet).
+pytestmark = pytest.mark.timeout(300)
+
 ACTIONS = ("stand", "hit", "double", "split", "surrender")
 
 # (referee game, analysis rules tuple: infinite, h17, enhc, obo, double_on, das, max_hands,

@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import run_driver, step_through
 
+# Longer than the default per-test limit (pyproject.toml): a Kivy process drives the history
+# screens.
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 SIZES = ((320, 480), (360, 640))
 LANGS = ("de", "en", "pl")

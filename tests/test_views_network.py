@@ -22,6 +22,10 @@ from pathlib import Path
 import pytest
 from kivy_driver import STALL, run_driver
 
+# Longer than the default per-test limit (pyproject.toml): a Kivy process plays a hosted match
+# through the screens.
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 #: real seconds without progress after which a wait counts as hung (a guard)
 WAIT = STALL

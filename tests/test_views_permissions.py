@@ -18,6 +18,10 @@ from typing import Any
 import pytest
 from kivy_driver import run_driver, step_through
 
+# Longer than the default per-test limit (pyproject.toml): a Kivy process walks the Bluetooth set-
+# up in every language and size.
+pytestmark = pytest.mark.timeout(600)
+
 HERE = Path(__file__).resolve()
 SIZES = ("320x480", "480x800")
 LANGS = ("de", "en", "pl")

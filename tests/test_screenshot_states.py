@@ -2,7 +2,9 @@
 screens (app/views/demos.py) and checked with :mod:`layout_geometry`, in English, German
 and Polish at 320x480 and 360x640, and in every other shipped language (French, Spanish,
 Italian, Czech, Ukrainian, Turkish) at 320x480, the size where text clips first (one size
-for those keeps the run time modest); and the ``blu21 screenshot`` command itself.
+for those keeps the run time modest); in landscape at 1280x800 and 960x600 in English
+and German (Android 16 ignores the portrait lock on large screens); and the
+``blu21 screenshot`` command itself.
 
 This file is also the driver script (``python tests/test_screenshot_states.py OUT``).
 """
@@ -26,15 +28,23 @@ from kivy_driver import run_driver
 pytestmark = pytest.mark.timeout(1800)
 
 HERE = Path(__file__).resolve()
-SIZES = ((320, 480), (360, 640))
-ALL_SIZES = ("en", "de", "pl")  # the languages checked at both sizes
+PORTRAIT = ((320, 480), (360, 640))
+#: Android 16 (API 36) ignores the portrait lock on large screens (smallest width >= 600
+#: dp): a tablet's or an unfolded foldable's landscape window, and the smallest such one
+LANDSCAPE = ((1280, 800), (960, 600))
+SIZES = PORTRAIT + LANDSCAPE
+ALL_SIZES = ("en", "de", "pl")  # the languages checked at both portrait sizes
+WIDE = ("en", "de")  # the languages checked in landscape (German: the longest words)
 
 
 def languages_at(size: tuple[int, int]) -> tuple[str, ...]:
     """The languages whose states are checked at ``size``: every shipped one at the
-    smallest size, English, German and Polish at the others too."""
+    smallest size, English, German and Polish at the other portrait size too, English
+    and German in landscape."""
     from app.i18n import LANGUAGES
 
+    if size in LANDSCAPE:
+        return WIDE
     return tuple(LANGUAGES) if size == SIZES[0] else ALL_SIZES
 
 

@@ -41,7 +41,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class AppProcess {
     private AppProcess() {}
 
-    /** Cached apps are frozen this long after they leave the screen (Android 14+). */
+    /** Cached apps are frozen this long after they leave the screen (Android 14+; AOSP
+     *  CachedAppOptimizer.DEFAULT_FREEZER_DEBOUNCE_TIMEOUT = 10_000L ms). */
     public static final long FREEZE_AFTER_MS = 10_000;
     /** startForegroundService must be answered by startForeground this soon (API 31+). */
     public static final long START_FOREGROUND_WITHIN_MS = 10_000;

@@ -28,8 +28,9 @@ import java.util.UUID;
  *   BluetoothDevice getRemoteDevice(String)           IllegalArgumentException if malformed
  *   boolean startDiscovery()                          BLUETOOTH_SCAN (location below 31)
  *       false on API 29-30 without ACCESS_FINE_LOCATION or with the Location switch off
- *       (AOSP AdapterService.startDiscovery -> Utils.checkCallerHasFineLocation, which
- *       refuses "Location is off"); true but finding nothing on API 23-28 without a
+ *       (AOSP AdapterService.startDiscovery, for a targetSdk >= 29 app (Utils.isQApp):
+ *       Utils.checkCallerHasFineLocation, which first refuses when
+ *       Utils.blockedByLocationOff: "Location is off"); true but finding nothing on API 23-28 without a
  *       location grant; ~12 s; finds only discoverable phones
  *   boolean cancelDiscovery()                         BLUETOOTH_SCAN (31+; BLUETOOTH_ADMIN below)
  *   int getScanMode()                                 BLUETOOTH_SCAN

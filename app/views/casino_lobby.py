@@ -86,15 +86,6 @@ class CasinoLobbyScreen(CasinoScreen):
             self._visibility, hosting, self.app.service.transport
         )
         return text
-        try:
-            if self._visibility is None:
-                from app.views.bt_setup import Visibility
-
-                self._visibility = Visibility(self.app.service.transport())
-            self._visibility.tick()
-            return str(self._visibility.text())
-        except Exception:  # never let this stop the lobby
-            return ""
 
     def on_leave(self, *_args: Any) -> None:
         super().on_leave()

@@ -390,15 +390,6 @@ class OczkoLobbyScreen(BaseScreen):
             self._visibility, bool(self.hosting), self.app.service.transport
         )
         return text
-        try:
-            if self._visibility is None:
-                from app.views.bt_setup import Visibility
-
-                self._visibility = Visibility(self.app.service.transport())
-            self._visibility.tick()
-            return str(self._visibility.text())
-        except Exception:  # never let this stop the lobby
-            return ""
 
     @property
     def net(self) -> Any:

@@ -8,7 +8,8 @@ The Kivy side (the app bringing him back) is driven in tests/test_turn_reaches.p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+
+from test_casino_net import until  # the wait on an event, with its hang guard
 
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.table_rules import EUROPEAN
@@ -17,15 +18,6 @@ from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
 from app.views.casino_net import CasinoNet
 from app.views.turn_watch import waiting_table
-
-HANG = 240.0  # real seconds after which a wait counts as hung (a guard)
-
-
-def until(cond: Callable[[], bool], what: str) -> None:
-    end = time.monotonic() + HANG
-    while not cond():
-        assert time.monotonic() < end, f"hung waiting for {what}"
-        time.sleep(0.005)
 
 
 def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -47,6 +47,7 @@ from app.protocol.group import Group
 from app.protocol.keys import Identity, verify
 from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.blackjack_events import EVENTS
 from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, stake_ok, table_money
@@ -86,6 +87,7 @@ from app.table.casino_state import (
 )
 from app.table.dealer import DealerViolation
 from app.table.messages import encode
+from app.table.phone_base import PhoneCopy, RoundEnd, RoundEndHook, frozen
 from app.table.shoe_dealer import ShoeDealer
 
 #: The host is always seat 0, so its player id is this.
@@ -95,8 +97,18 @@ DEFAULTS = (ActionKind.STAND, ActionKind.DECLINE_INSURANCE, ActionKind.DECLINE_D
 _NEVER = 1 << 30  # the engine's own cut card: never reached (the table cuts the shoe)
 
 
-class CasinoPhone:
-    """The table as one phone sees it (``me``: its player id)."""
+class CasinoPhone(PhoneCopy[ShoeDealer]):
+    """The table as one phone sees it (``me``: its player id). The dealer's frames and
+    work, the log, the fairness record (:attr:`fairness`: the shoe dealer's fingerprint
+    and each shoe's audit) and the round-end hook (``on_round_end``: a
+    :class:`~app.table.phone_base.RoundEnd` when a round is settled, again when the
+    audit of its shoes is in) are :class:`~app.table.phone_base.PhoneCopy`'s."""
+
+    game = "blackjack"
+    unit = "shoe"
+    #: settled rounds whose shoes' audit is still to come, kept for the round-end hook
+    #: (at most this many: a shoe holds far fewer rounds)
+    keep_unaudited = 500
 
     def __init__(
         self,
@@ -105,7 +117,10 @@ class CasinoPhone:
         dealer: ShoeDealer,
         group: Group,
         identity: Identity | None = None,
+        on_round_end: RoundEndHook | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        self._init_copy(on_log, on_round_end)
         self.me = me
         self.table = begin.table
         self.rules = networked_rules(begin.rules)
@@ -153,6 +168,8 @@ class CasinoPhone:
         self._owe_agree: set[int] = set()  # my rounds whose CAgree waits for the host's
         self._sent_n = 0
         self.log: list[dict[str, Any]] = []  # what the screen may show (engine events, notes)
+        self._round_from = 0  # where the round in play begins in the log
+        self._unaudited: dict[int, RoundEnd] = {}  # settled rounds waiting for audits
 
     # -- queries --------------------------------------------------------------------------
 
@@ -249,7 +266,8 @@ class CasinoPhone:
                 if verdict is None:
                     continue
                 rec.audited = True
-                self._note("audit", shoe=rec.shoe, ok=verdict.ok, cheaters=list(verdict.cheaters))
+                self._audited(rec.shoe, verdict)
+                self._audits_in()
                 if not verdict.ok and verdict.cheaters:
                     self._fault(player_id(verdict.cheaters[0]), "audit_failed", f"shoe {rec.shoe}")
 
@@ -342,29 +360,16 @@ class CasinoPhone:
             self._fault(HOST, getattr(exc, "code", "bad_announcement"), str(exc))
         self.pump()
 
-    def frame(self, data: bytes) -> None:
-        """A shoe frame relayed by the host."""
-        if self.fault is not None:
-            return
-        try:
-            self.outbox.extend(self.dealer.handle(data))
-        except DealerViolation as exc:
-            self._fault(player_id(exc.seat) if exc.seat >= 0 else HOST, exc.code, exc.detail)
-            return
-        self.pump()
+    @property
+    def stopped(self) -> bool:
+        """True once this phone named a fault (it takes nothing more in)."""
+        return self.fault is not None
 
-    def work(self, steps: int = 4) -> bool:
-        """A few steps of the dealer's background work; True if more remains."""
-        for _ in range(steps):
-            if self.fault is not None or not self.dealer.has_work():
-                break
-            try:
-                self.outbox.extend(self.dealer.work())
-            except DealerViolation as exc:
-                self._fault(player_id(exc.seat) if exc.seat >= 0 else HOST, exc.code, exc.detail)
-        self._collect_verdicts()
-        self.pump()
-        return self.dealer.has_work()
+    def _send_frames(self, frames: list[bytes]) -> None:
+        self.outbox.extend(frames)
+
+    def _dealer_fault(self, exc: DealerViolation) -> None:
+        self._fault(player_id(exc.seat) if exc.seat >= 0 else HOST, exc.code, exc.detail)
 
     @property
     def agreed(self) -> dict[int, set[str]]:
@@ -596,7 +601,7 @@ class CasinoPhone:
             self._player(ann.player).present = False
             self.done.add(ann.player)
             self.digests.forget(ann.player)
-            self._note("player_left", player=ann.player, reason=ann.reason)
+            self._tell("player_left", player=ann.player, reason=ann.reason)
         elif isinstance(ann, CBack):
             r = self.round
             if r is not None and not r.settled:
@@ -608,7 +613,7 @@ class CasinoPhone:
             for rec in self.shoes:
                 if rec.shoe < ann.shoe and rec.dead is None:
                     rec.dead = rec.requested
-            self._note("player_back", player=ann.player)
+            self._tell("player_back", player=ann.player)
         elif isinstance(ann, CIntent):
             self._intent(ann, dry=False)
         else:
@@ -640,7 +645,8 @@ class CasinoPhone:
         self._cards, self.sources = [], []
         self.round = Round.new(self.rules, Shoe((), self.rules.decks, _NEVER), rolls)
         self.done = {p for p, rec in self.players.items() if not rec.present}
-        self._note("bets_open", round=number)
+        self._round_from = len(self.log)
+        self._tell("bets_open", round=number)
 
     def shoe_ready(self) -> bool:
         """The shoe the next round deals from is shuffled (the host opens bets then)."""
@@ -802,7 +808,8 @@ class CasinoPhone:
         digest = digest_of(body)
         self.records[self.round_no] = RoundRecord(self.round_no, digest, dict(net), house, body)
         nets = {k: money_wire(v) for k, v in net.items()}
-        self._note("round_settled", round=self.round_no, net=nets)
+        self._tell("round_settled", round=self.round_no, net=nets)
+        self._settled(nets, money_wire(house))
         if self.identity is not None and self.me == HOST:
             mine = self._sign_agree(CAgree(self.me, self.round_no, digest, log=body["log"]))
             self.digests.logs.setdefault(self.round_no, {})[HOST] = (mine.log, digest, mine.sig)
@@ -814,6 +821,38 @@ class CasinoPhone:
             self._owe_agree.add(self.round_no)
             self._agree_due()
         self._judge(self.round_no)
+
+    def _settled(self, nets: dict[str, int | str], house: int | str) -> None:
+        """The round-end hook: the record now, and again once its shoes' audits are in."""
+        if self.on_round_end is None:
+            return
+        seats = {p.pid: p.seat for p in self.players.values()}
+        players = tuple(
+            sorted((seats[pid], self.players[pid].name) for pid in nets if pid in seats)
+        )
+        events = tuple(
+            frozen(e) for e in self.log[self._round_from :] if e.get("event") in EVENTS
+        )
+        units = tuple(sorted({shoe for shoe, _ in self.sources}))
+        result = frozen({"net": nets, "house": house})
+        fingerprint = self.dealer.fingerprint
+        record = RoundEnd(self.game, self.round_no, players, events, result, fingerprint, units)
+        verdict = self._round_verdict(units) if units else None
+        if verdict is not None:
+            record = record.with_audit(*verdict)
+        elif units:
+            self._unaudited[self.round_no] = record
+            while len(self._unaudited) > self.keep_unaudited:
+                del self._unaudited[min(self._unaudited)]
+        self._round_end(record)
+
+    def _audits_in(self) -> None:
+        """The settled rounds whose shoes are all audited now: their records again."""
+        for number, record in sorted(self._unaudited.items()):
+            verdict = self._round_verdict(record.units)
+            if verdict is not None:
+                del self._unaudited[number]
+                self._round_end(record.with_audit(*verdict))
 
     def conservation(self) -> Money:
         """``sum(chips) + bets in play + house``: equal to :attr:`total` at every moment."""
@@ -926,10 +965,10 @@ class CasinoPhone:
             self.named.add(player)  # (named here: he stays out for the rest of the table)
         if self.fault is None:
             self.fault = Fault(player, code, detail)
-            self._note("fault", player=player, code=code)
+            self._tell("fault", player=player, code=code)
 
-    def _note(self, event: str, **details: Any) -> None:
-        self.log.append({"event": event, **details})
+    def _tell(self, event: str, **details: Any) -> None:
+        self._note({"event": event, **details})
 
     def table_cards(self) -> Iterable[Card]:
         """The cards this round has used, in the order drawn."""

@@ -20,12 +20,13 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Protocol
 
 from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action
 from app.rules.money import Money
 from app.rules.table_rules import TableRules
+from app.table.notice import Notice as Notice  # (re-exported: one class for both games)
 
 
 class CasinoStage(enum.StrEnum):
@@ -37,14 +38,6 @@ class CasinoStage(enum.StrEnum):
     PLAYING = "playing"  # the round is dealt and played
     SETTLED = "settled"  # the round is settled; the next betting opens soon
     OVER = "over"  # the table has ended (the host left, or too few players)
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A table message for the screen: a stable ``code`` and its parameters."""
-
-    code: str
-    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

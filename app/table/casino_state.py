@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.money import ZERO, Money
+from app.table.phone_base import Waiting as Waiting  # (one for both games)
 
 
 def player_id(seat: int) -> str:
@@ -68,10 +69,6 @@ class Fault:
     player: str
     code: str
     detail: str = ""
-
-
-class Waiting(Exception):
-    """The head of the queue needs cards that are not open yet (retried by pump)."""
 
 
 @dataclass

@@ -27,6 +27,7 @@ from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
+from app.rules.errors import IllegalAction
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
 from app.table.cli_common import bounded, failed, table_parser
 from app.table.clock import SystemClock
@@ -231,7 +232,10 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
         while commands is not None and not commands.empty():
             command = commands.get()
             if command in ("d", "draw", "h", "hold"):
-                guest.act("draw" if command.startswith("d") else "hold")
+                try:  # (my phone checks it first: a refused one is not sent)
+                    guest.act("draw" if command.startswith("d") else "hold")
+                except IllegalAction as exc:
+                    _print(f"* refused: {exc.code}", quiet)
             elif command in ("q", "quit"):
                 guest.leave()
     guest.wind_down()  # (the host may end the table while my last audit still runs)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import monotonic as _monotonic
 from typing import Any, Protocol, Self
 
@@ -54,6 +54,7 @@ from app.table.messages import (
     decode,
     encode,
 )
+from app.table.notice import Notice as Notice  # (re-exported: one class for both games)
 from app.table.seating import Seating
 
 #: Seconds between heartbeats.
@@ -84,14 +85,6 @@ CONTROL_RATE = 20.0
 #: host's flood of ``Turn``) must not grow a phone's memory without bound. A fact the
 #: table needs later is kept as state, never looked up in the notices.
 MAX_NOTICES = 1000
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the UI may show: a stable ``code`` and its details."""
-
-    code: str
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

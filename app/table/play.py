@@ -35,7 +35,7 @@ from app.cards import Card
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
 from app.rules.oczko_actions import Action, ActionKind
-from app.rules.oczko_events import Event, MatchEnded, RoundEnded
+from app.rules.oczko_events import Event, MatchEnded, RoundEnded, RoundStarted
 from app.rules.oczko_match import VOID
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
 from app.table.messages import (
@@ -54,6 +54,7 @@ from app.table.messages import (
     Rejoin,
     Void,
 )
+from app.table.phone_base import PhoneCopy, RoundEnd, RoundEndHook, Waiting, frozen
 
 PublicEvent = Go | Deal | CloseDeal | Applied | Left | NewDeck | Ahead | Rejoin | Void
 
@@ -81,12 +82,14 @@ def _is_card(code: int | None) -> TypeGuard[int]:
     return isinstance(code, int) and 0 <= code < 52
 
 
-class Waiting(Exception):
-    """An event cannot be applied yet (a card is not open); retried by :meth:`pump`."""
+class PhoneMatch(PhoneCopy[Rekeyed]):
+    """The match as one phone sees it (``seat`` is this phone's seat). The queue, the
+    dealer's frames and work, the log, the fairness record and the round-end hook
+    (``on_round_end``: a :class:`~app.table.phone_base.RoundEnd` per scored round, its
+    decks' audits passed) are :class:`~app.table.phone_base.PhoneCopy`'s."""
 
-
-class PhoneMatch:
-    """The match as one phone sees it (``seat`` is this phone's seat)."""
+    game = "oczko"
+    unit = "deck"
 
     def __init__(
         self,
@@ -97,7 +100,9 @@ class PhoneMatch:
         on_log: Callable[[dict[str, Any]], None] | None = None,
         snapshot: dict[str, Any] | None = None,
         first_deck: int = 0,
+        on_round_end: RoundEndHook | None = None,
     ) -> None:
+        self._init_copy(on_log, on_round_end)
         self.seat = seat
         self.dealer = Rekeyed(dealer, first_deck)
         self.options = options
@@ -117,7 +122,9 @@ class PhoneMatch:
         #: leaver -> the round played in place of one his leaving left unaudited (void):
         #: he may not be readmitted before the round after it (docs/protocol.md 5.1)
         self.unaudited: dict[int, int] = {}
-        self._on_log = on_log
+        #: seat -> name, where the table knows them (for :class:`RoundEnd` records)
+        self.names: dict[int, str] = {}
+        self._round_log: list[dict[str, Any]] = []  # the engine's events of the round
         self._queue: deque[PublicEvent] = deque()
         self._decks: dict[int, _Deck] = {}
         self._deck: _Deck | None = None
@@ -170,16 +177,6 @@ class PhoneMatch:
         self._queue.append(event)
         self.pump()
 
-    def frame(self, data: bytes) -> None:
-        """A dealer frame from another seat."""
-        if self.violation is not None:
-            return
-        try:
-            self._send_frames(self.dealer.handle(data))
-        except DealerViolation as exc:
-            self._violate(exc.seat, exc.code, exc.detail)
-        self.pump()
-
     def leave_to_host(self) -> Violation | None:
         """The violation names another player, whom the host removes (voiding the round
         he cheated in): clear it and play on. Until the host has removed him, what he
@@ -198,28 +195,25 @@ class PhoneMatch:
         whose evidence my phone is still working out, say): he is removed already."""
         return any(isinstance(e, Left) and e.seat == seat for e in self._queue)
 
-    def work(self, steps: int = 4) -> bool:
-        """Run a few steps of the dealer's background work; True if more remains.
-        While a deck is shuffled ahead, one step per call: the table reads its links
-        between two steps, so the round in play waits for one bounded step at most."""
-        for _ in range(1 if self._ahead is not None else steps):
-            if self.violation is not None or not self.dealer.has_work():
-                break
-            sent = len(self.outbox)
-            try:
-                self._send_frames(self.dealer.work())
-            except DealerViolation as exc:
-                self._violate(exc.seat, exc.code, exc.detail)
-            if len(self.outbox) > sent or self._report_due():
-                # Send as you go: a drawn card's key, or my report of the card I drew
-                # (``Drew``, made by the pump below), goes out before any more
-                # background work (issue 17).
-                break
-        self._collect_audits()
-        self.pump()
-        return self.dealer.has_work()
+    @property
+    def stopped(self) -> bool:
+        """True once this phone named a violation (it takes nothing more in)."""
+        return self.violation is not None
 
-    def _collect_audits(self) -> None:
+    def _dealer_fault(self, exc: DealerViolation) -> None:
+        self._violate(exc.seat, exc.code, exc.detail)
+
+    def _work_steps(self, steps: int) -> int:
+        # While a deck is shuffled ahead, one step per call: the table reads its links
+        # between two steps, so the round in play waits for one bounded step at most.
+        return 1 if self._ahead is not None else steps
+
+    def _send_now(self, sent: int) -> bool:
+        # Send as you go: a drawn card's key, or my report of the card I drew (``Drew``,
+        # made by the pump), goes out before any more background work (issue 17).
+        return len(self.outbox) > sent or self._report_due()
+
+    def _collect_verdicts(self) -> None:
         """Each finished deck's audit, once in: shown to the players; a cheat is named."""
         r = self.match.round
         for deck in self._round_decks.get(r.number, []) if r is not None else []:
@@ -233,14 +227,7 @@ class PhoneMatch:
             if verdict is None:
                 continue
             self._audits.remove(deck)
-            self._note(
-                {
-                    "event": "audit",
-                    "deck": deck,
-                    "ok": verdict.ok,
-                    "cheaters": list(verdict.cheaters),
-                }
-            )
+            self._audited(deck, verdict)
             if not verdict.ok and verdict.cheaters and self.violation is None:
                 self._violate(verdict.cheaters[0], "audit_failed", f"deck {deck}")
             for seat in verdict.cheaters if not verdict.ok else ():
@@ -341,21 +328,45 @@ class PhoneMatch:
         self.violation = Violation(seat, code, detail)
         self._note({"event": "violation", "seat": seat, "code": code, "detail": detail})
 
-    def _note(self, entry: dict[str, Any]) -> None:
-        self.log.append(entry)
-        if self._on_log is not None:
-            self._on_log(entry)
-
     def _events(self, events: tuple[Event, ...]) -> None:
         for event in events:
-            self._note(event.to_json())
+            entry = event.to_json()
+            self._note(entry)
+            if isinstance(event, RoundStarted):
+                self._round_log = []
+            self._round_log.append(entry)
             if isinstance(event, RoundEnded):
                 for deck in self._round_decks.get(event.round, []):
                     self._finish(deck)
+                if event.reason != VOID:
+                    self._round_ended(event)
             if isinstance(event, MatchEnded):
                 self._queue.clear()
                 self.void_waiting = None
                 self._drop_ahead()
+
+    def _round_ended(self, event: RoundEnded) -> None:
+        """Round ``event.round`` is scored (its decks' audits passed: ``_settle``)."""
+        if self.on_round_end is None:
+            return
+        started = next((e for e in self._round_log if e.get("event") == "round_started"), {})
+        seats = tuple(started.get("order", ()))
+        decks = self._round_decks.get(event.round, [])
+        verdicts = {d: v for d in decks if (v := self.dealer.verdict(d)) is not None}
+        cheaters = sorted({c for v in verdicts.values() for c in v.cheaters})
+        self._round_end(
+            RoundEnd(
+                self.game,
+                event.round,
+                tuple((s, self.names.get(s, "")) for s in seats),
+                tuple(frozen(e) for e in self._round_log),
+                frozen(event.to_json()),
+                self.dealer.fingerprint,
+                tuple(verdicts),
+                all(v.ok for v in verdicts.values()),
+                tuple(cheaters),
+            )
+        )
 
     def _finish(self, deck: int) -> None:
         """Start the audit of ``deck`` (once).

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
+from app.rules.oczko_actions import ActionKind
 from app.table.clock import Clock
 from app.table.dealer import Dealer, OpenDealer
 from app.table.errors import TableError
@@ -37,6 +39,7 @@ from app.table.host_table import Bot, DealerFactory, HostTable
 from app.table.limits import FrameBudget, frame_deck
 from app.table.lobby import GuestLobby, Notice
 from app.table.messages import (
+    ACTIONS,
     Act,
     Ahead,
     Applied,
@@ -128,9 +131,23 @@ class GuestTable(GuestLobby):
         self._voids_told = 0  # the voids my phone applied that the screen was told of
 
     def act(self, action: str) -> None:
-        """My decision (the host applies it and tells everyone)."""
-        if self.phone is not None and self.phone.match.round is not None:
-            self.send(self.link, Act(self.phone.match.round.number, action))
+        """My decision (the host applies it and tells everyone), checked against my own
+        copy of the match first, as a casino phone checks its intents: one the rules
+        refuse raises :class:`~app.rules.errors.IllegalAction` with the engine's code
+        and nothing is sent."""
+        self.send(self.link, self.check_act(action))
+
+    def check_act(self, action: str) -> Act:
+        """The ``Act`` for ``action`` if my copy of the match allows it now
+        (IllegalAction otherwise: ``bad_action``, or the engine's own code)."""
+        phone = self.phone
+        r = phone.match.round if phone is not None else None
+        if phone is None or r is None or self.seat is None:
+            raise IllegalAction("wrong_phase", "no round is being played")
+        if action not in ACTIONS:
+            raise IllegalAction("bad_action", f"no action {action!r}")
+        phone.match.verify(ActionKind(action), self.seat)
+        return Act(r.number, action)
 
     def read_result(self) -> bool:
         """I have read the last round's result: ask the host for the next deal (it deals
@@ -329,7 +346,8 @@ class GuestTable(GuestLobby):
             action = self.bot(phone)
             if action is not None:
                 self.turn = None
-                self.act(action)
+                with suppress(IllegalAction):  # (refused by my copy: not sent, it times out)
+                    self.act(action)
 
     def _flush(self) -> None:
         """Send what my phone has for the host (reports and dealer frames), in order."""

@@ -157,4 +157,5 @@ def test_every_casino_phone_reports_each_round_and_again_with_its_shoe_audit() -
         fairness = phone.fairness
         assert fairness.unit == "shoe" and fairness.fingerprint == phone.dealer.fingerprint
         assert fairness.ok is True and fairness.verdicts
+        assert side.snapshot().fairness == fairness  # (what the casino screen renders)
     host.close()

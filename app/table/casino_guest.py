@@ -44,17 +44,18 @@ from app.table.casino_side import CasinoBot, CasinoSide
 from app.table.casino_state import OwedStep
 from app.table.clock import Clock
 from app.table.errors import TableError
+from app.table.guest import GuestCopy
 from app.table.limits import FrameBudget, protocol_header
-from app.table.lobby import GuestLobby, Notice
+from app.table.lobby import Notice
 from app.table.messages import Message, ProtocolFrame, Welcome
+from app.table.phone_base import RoundEndHook
 
 
-class CasinoGuest(GuestLobby, CasinoSide):
-    """A guest's phone at a casino table."""
+class CasinoGuest(GuestCopy[CasinoPhone], CasinoSide):
+    """A guest's phone at a casino table (what both games' guests share:
+    :class:`~app.table.guest.GuestCopy`)."""
 
-    #: decisions' time a guest waits for the host's own part before naming it (longer
-    #: than the host's watchdog on the others, which acts first on a guest's delay)
-    host_patience = 2.0
+    #: (``host_patience``: decisions' time a guest waits for the host's own part)
     #: ... for the host's own key of a card in play (less than the host's watchdog)
     host_patience_for_keys = 0.5
 
@@ -72,8 +73,10 @@ class CasinoGuest(GuestLobby, CasinoSide):
         on_change: Callable[[], None] | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         group: Group = DEFAULT_GROUP,
+        on_round_end: RoundEndHook | None = None,
     ) -> None:
         self._init_side(clock, group, bot, on_change)
+        self.on_round_end = on_round_end
         self.me = ""
         self.rules = TableRules()
         self._shoe_factory = shoe_factory
@@ -127,9 +130,6 @@ class CasinoGuest(GuestLobby, CasinoSide):
             return super().lobby_names()
         return {player_id(p.seat): p.name for p in lobby.players}
 
-    def _seat_may_change(self) -> bool:
-        return self.phone is None
-
     def on_game_message(self, message: Message | ProtocolFrame) -> None:
         if self.closed:
             return  # (I named the host and left: what was still in my inbox is moot)
@@ -145,13 +145,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         if phone is None:
             raise TableError("bad_message", "the table has not begun")
         if isinstance(message, ProtocolFrame):
-            # The same budget as the host's: past it, the host relayed what an honest
-            # host refuses (TableError: my phone names the host and leaves).
             header = protocol_header(message.data)
-            sender = 0 if header is None else header[1]
-            deck = shoe_of(message.data)
-            self._budget.charge(sender, message.data, deck=deck, newest=phone.newest_shoe())
-            phone.frame(message.data)
+            sender = None if header is None else header[1]
+            self._charge(message.data, sender, shoe_of(message.data), phone.newest_shoe())
         elif isinstance(message, CBack):
             if message.player == self.me:
                 if int(message.key, 16) != self.identity.sign_pub:
@@ -170,12 +166,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         elif isinstance(message, CIntent | CShoe | COpenBets | CDeal | CTimeout):
             phone.receive(message)
         elif isinstance(message, CLeft):
-            if message.player == self.me:
-                raise TableError("bad_message", "the host says I left, while I am here")
-            if message.reason == "cheat" and message.player not in self._accused:
-                self._audit_first(phone)
-                if self.closed:
-                    return  # my own audit named the host: its word about him is moot
+            unseen = message.reason == "cheat" and message.player not in self._accused
+            if not self._removal(phone, message.player == self.me, unseen):
+                return
             self._accused.pop(message.player, None)
             if message.reason != "disagree" or message.player in phone.liars:
                 # (a removal for ``disagree`` without his differing signed digest here is
@@ -212,7 +205,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         self._budget = FrameBudget.for_shoe(begin.rules.decks, self.group.byte_len)
         try:
             dealer = ShoeGenerations(self._shoe_factory(self.seat, len(begin.players)))
-            self.phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
+            self.phone = CasinoPhone(
+                me, begin, dealer, self.group, self.identity, on_round_end=self.on_round_end
+            )
         except ValueError as exc:
             raise TableError("bad_message", str(exc)) from exc
         self._names = {p.pid: p.name for p in begin.players}
@@ -237,7 +232,9 @@ class CasinoGuest(GuestLobby, CasinoSide):
         absent = [p.seat for p in begin.players if not p.present and p.pid != me]
         dealer = ShoeGenerations(self._shoe_factory(self.seat, len(begin.players)), first)
         try:
-            phone = CasinoPhone(me, begin, dealer, self.group, self.identity)
+            phone = CasinoPhone(
+                me, begin, dealer, self.group, self.identity, on_round_end=self.on_round_end
+            )
             phone.resume(message.state)
         except IllegalAction as exc:  # chips none of the others signed: the host lies
             self._name_host(exc.code, str(exc))
@@ -256,9 +253,7 @@ class CasinoGuest(GuestLobby, CasinoSide):
         phone = self.phone
         if phone is None or self.closed:
             return
-        while phone.outbox:
-            item = phone.outbox.pop(0)
-            self.send(self.link, ProtocolFrame(item) if isinstance(item, bytes) else item)
+        self._flush()
         withheld = phone.missing_agreements()
         if withheld:  # an honest host relays every player's digest at once
             rnd = min(withheld)
@@ -281,18 +276,6 @@ class CasinoGuest(GuestLobby, CasinoSide):
             else:
                 self._name_host(f.code, f.detail)
                 return
-
-    def _audit_first(self, phone: CasinoPhone, steps: int = 10_000) -> None:
-        """The host removes a player as a cheater my phone has not caught: my own audits
-        still running, on frames in hand, speak first (the host's word is no evidence:
-        an equivocating host's audit names the honest seat it cheated, mine names the
-        host, issue 30). If they cannot finish on what I hold, the removal stands."""
-        while phone.auditing() and steps and phone.fault is None:
-            steps -= 1
-            if not phone.work():
-                break
-        if phone.fault is not None:
-            self._after()
 
     def _watch_host(self, phone: CasinoPhone) -> None:
         """The host counts like any phone: when the table waits for the host's own part
@@ -317,10 +300,8 @@ class CasinoGuest(GuestLobby, CasinoSide):
     def _name_host(self, code: str, detail: str = "") -> None:
         """My phone caught the host: say so and leave the table."""
         self.note("cheat_named", player=HOST, code=code)
-        self.notice("violation", seat=0, code=code, detail=detail)
+        self._leave_named(0, code, detail)
         self.over = True
-        self.closed = True
-        self.link.close_later(linger=0.5)
 
     # -- the loop ---------------------------------------------------------------------------
 

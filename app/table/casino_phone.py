@@ -185,11 +185,6 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
         return CasinoStage.PLAYING
 
     @property
-    def waiting(self) -> bool:
-        """True while the head of the queue waits for cards (or queued events remain)."""
-        return bool(self._queue)
-
-    @property
     def present(self) -> tuple[str, ...]:
         return tuple(p.pid for p in self.players.values() if p.present)
 

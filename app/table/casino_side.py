@@ -269,6 +269,7 @@ class CasinoSide:
             notices=tuple(self._notes),
             cheater=self._cheater,
             bets_in=frozenset(phone.done),
+            fairness=phone.fairness,
         )
 
 

@@ -27,6 +27,7 @@ from app.rules.blackjack_actions import Action
 from app.rules.money import Money
 from app.rules.table_rules import TableRules
 from app.table.notice import Notice as Notice  # (re-exported: one class for both games)
+from app.table.phone_base import Fairness
 
 
 class CasinoStage(enum.StrEnum):
@@ -62,6 +63,9 @@ class CasinoSnapshot:
     cheater: str | None = None  # a player named by the audit (None: nobody)
     #: players who said their bets are in (the deal comes once every player did)
     bets_in: frozenset[str] = frozenset()
+    #: the fairness record, as Oczko's screen shows it: the shoe dealer's set-up
+    #: fingerprint and each finished shoe's audit verdict (None before the table began)
+    fairness: Fairness | None = None
 
     @property
     def my_boxes(self) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ never let it raise.)
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -134,6 +135,7 @@ class PhoneCopy(Generic[D]):
     dealer: D
     outbox: list[Any]
     log: list[dict[str, Any]]
+    _queue: deque[Any]  # the host's public events not applied yet, in order
 
     def _init_copy(
         self,
@@ -168,6 +170,15 @@ class PhoneCopy(Generic[D]):
     def _dealer_fault(self, exc: DealerViolation) -> None:
         """The dealer caught somebody (a bad frame, a bad step)."""
         raise NotImplementedError
+
+    def auditing(self) -> list[int]:
+        """The decks or shoes whose audit runs here and has no verdict yet."""
+        raise NotImplementedError
+
+    @property
+    def waiting(self) -> bool:
+        """True while a public event waits in the queue (for cards, say)."""
+        return bool(self._queue)
 
     def _work_steps(self, steps: int) -> int:
         """How many background steps one :meth:`work` call may run."""

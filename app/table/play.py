@@ -307,11 +307,6 @@ class PhoneMatch(PhoneCopy[Rekeyed]):
         decks = self._round_decks.get(number, [])
         return bool(decks) and decks[-1] in self._from_ahead
 
-    @property
-    def waiting(self) -> bool:
-        """True while a public event waits for cards."""
-        return bool(self._queue)
-
     # -- helpers ----------------------------------------------------------------------------
 
     def barred(self, number: int) -> set[int]:

@@ -35,9 +35,10 @@ from app.rules.oczko_actions import ActionKind
 from app.table.clock import Clock
 from app.table.dealer import Dealer, OpenDealer
 from app.table.errors import TableError
+from app.table.guest import GuestCopy
 from app.table.host_table import Bot, DealerFactory, HostTable
 from app.table.limits import FrameBudget, frame_deck
-from app.table.lobby import GuestLobby, Notice
+from app.table.lobby import Notice
 from app.table.messages import (
     ACTIONS,
     Act,
@@ -60,6 +61,7 @@ from app.table.messages import (
     Turn,
     Void,
 )
+from app.table.phone_base import RoundEndHook
 from app.table.play import PhoneMatch
 from app.table.prechecks import precheck
 
@@ -78,12 +80,11 @@ def simple_bot(phone: PhoneMatch) -> str | None:
     return "draw" if total < 15 else "hold"
 
 
-class GuestTable(GuestLobby):
-    """A guest's phone: lobby, then its own copy of the match."""
+class GuestTable(GuestCopy[PhoneMatch]):
+    """A guest's phone: lobby, then its own copy of the match (what both games' guests
+    share: :class:`~app.table.guest.GuestCopy`)."""
 
-    #: turns a guest waits for the host's own part before naming it (longer than the
-    #: host's watchdog on the others, which acts first when a guest holds things up)
-    host_patience = 2.0
+    #: (``host_patience``: turns a guest waits for the host's own part before naming it)
     #: ... once the round is over on my phone: all the host still owes then (its seed,
     #: the bodies of the round's passes, docs/protocol.md "Bodies later") goes out at
     #: once at the showdown; and for the host's key of a card dealt to me, due at once
@@ -110,6 +111,7 @@ class GuestTable(GuestLobby):
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         on_log: Callable[[dict[str, Any]], None] | None = None,
+        on_round_end: RoundEndHook | None = None,
     ) -> None:
         super().__init__(
             link, inbox, player_id=player_id, name=name, lang=lang, clock=clock, on_notice=on_notice
@@ -117,6 +119,7 @@ class GuestTable(GuestLobby):
         self._dealer_factory = dealer_factory
         self.bot = bot
         self._on_log = on_log
+        self.on_round_end = on_round_end
         self.phone: PhoneMatch | None = None
         self._told_setup = False
         self.turn: Turn | None = None
@@ -177,7 +180,9 @@ class GuestTable(GuestLobby):
                 message.options,
                 self._dealer_for(message.options, message.players),
                 on_log=self._on_log,
+                on_round_end=self.on_round_end,
             )
+            self.phone.names = self._names()
             for frame in self.phone.dealer.hello():
                 self.send(self.link, ProtocolFrame(frame))
             self.notice("match_started", players=message.players)
@@ -188,11 +193,8 @@ class GuestTable(GuestLobby):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
-            # Past a limit the host relayed what an honest host refuses: he is named.
             sender, deck = frame_deck(message.data, phone.dealer)
-            sender = 0 if sender is None else sender
-            self._budget.charge(sender, message.data, deck=deck, newest=self._last_deck)
-            phone.frame(message.data)
+            self._charge(message.data, sender, deck, self._last_deck)
         elif isinstance(message, Rekey):
             players = phone.match.players
             if self.seat not in message.seats or max(message.seats) >= players:
@@ -207,12 +209,9 @@ class GuestTable(GuestLobby):
             self.turn = message
             self.notice("turn", seat=message.seat, ms=message.ms)
         elif isinstance(message, Left):
-            if message.seat == self.seat:
-                raise TableError("bad_message", "the host says I left, while I am here")
-            if message.reason == "cheat" and message.seat not in self._accused:
-                self._audit_first(phone)
-                if self.closed:
-                    return  # my own audit named the host: its word about him is moot
+            unseen = message.reason == "cheat" and message.seat not in self._accused
+            if not self._removal(phone, message.seat == self.seat, unseen):
+                return
             self._accused.discard(message.seat)  # the host removed whom my phone caught
             self.notice(
                 "player_left",
@@ -228,22 +227,6 @@ class GuestTable(GuestLobby):
         else:
             raise TableError("bad_message", f"{type(message).__name__} is not for a guest")
         self._after()
-
-    def _audit_first(self, phone: PhoneMatch, steps: int = 10_000) -> None:
-        """The host removes a player as a cheater my phone has not caught: my own audits
-        still running, on frames in hand, speak first (the host's word
-        is no evidence: an equivocating host's audit names the honest seat it cheated,
-        mine names the host, issue 30). If it names the host I leave naming it; if it
-        cannot finish on what I hold, the removal is applied as announced."""
-        while phone.auditing() and steps and phone.violation is None:
-            steps -= 1
-            if not phone.work():
-                break
-        if phone.violation is not None:
-            self._after()
-
-    def _seat_may_change(self) -> bool:
-        return self.phone is None
 
     def _dealer_for(self, options: Options, players: int) -> Dealer:
         """My dealer: the host's explicit choice of open dealing is followed and shown."""
@@ -277,7 +260,9 @@ class GuestTable(GuestLobby):
                 on_log=self._on_log,
                 snapshot=message.snapshot,
                 first_deck=message.deck,
+                on_round_end=self.on_round_end,
             )
+            self.phone.names = self._names()
         except IllegalAction as exc:
             raise TableError("bad_message", f"bad snapshot: {exc}") from exc
         for frame in self.phone.dealer.hello():
@@ -349,12 +334,6 @@ class GuestTable(GuestLobby):
                 with suppress(IllegalAction):  # (refused by my copy: not sent, it times out)
                     self.act(action)
 
-    def _flush(self) -> None:
-        """Send what my phone has for the host (reports and dealer frames), in order."""
-        phone = self.phone
-        while phone is not None and phone.outbox:
-            self.send(self.link, phone.outbox.pop(0))
-
     def wind_down(self, steps: int = 100_000) -> None:
         """The host ended the table: finish what this phone has in hand (the last
         round's audit, on which its result waits), sending nothing."""
@@ -364,11 +343,10 @@ class GuestTable(GuestLobby):
             if not phone.work():
                 break
 
-    def _leave_named(self, seat: int | None, code: str, detail: str = "") -> None:
-        """My phone caught ``seat`` (None or 0: the host): say so and leave the table."""
-        self.notice("violation", seat=seat, code=code, detail=detail)
-        self.closed = True
-        self.link.close_later(linger=0.5)
+    def _names(self) -> dict[int, str]:
+        """Seat -> name as the host's last lobby message says (for round records)."""
+        players = self.lobby.players if self.lobby is not None else ()
+        return {seat: p.name for seat, p in enumerate(players)}
 
     def _name_of(self, seat: int) -> str:
         players = self.lobby.players if self.lobby is not None else ()

@@ -57,6 +57,11 @@ def test_bots_play_a_full_match_and_agree(guests: int) -> None:
     host.close()
 
 
+def mine(side, seat: int) -> bool:
+    """``side``'s own phone knows it is ``seat``'s turn."""
+    return side.phone is not None and side.phone.match.to_act == seat
+
+
 def codes(side) -> list[str]:
     return [n.code for n in side.notices]
 
@@ -121,7 +126,8 @@ def test_a_guest_silent_after_drawing_is_dropped() -> None:
     host, players, clock = make_table(2, seed=3, rounds=1, bots=False)
     pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")  # round 1 starts with the host; then seat 1
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
+    # (the drawer's own phone must know it is his turn: it checks its decision first)
+    pump(host, *players, until=lambda: host.book.turn_key and mine(players[0], 1))
     drawer, other = players
     drawer.act("draw")
     pump(host, until=lambda: host.book.drawing == 1)
@@ -151,9 +157,13 @@ def test_out_of_turn_and_stale_clicks_are_ignored() -> None:
     seat = host.phone.match.to_act
     idle = next(p for p in players if p.seat != seat)
     log_before = len(host.phone.log)
-    idle.act("draw")  # not his turn
+    from app.rules.errors import IllegalAction
     from app.table.messages import Act
 
+    with pytest.raises(IllegalAction):
+        idle.act("draw")  # not his turn: his own phone refuses it, nothing is sent
+    r = host.phone.match.round.number
+    idle.send(idle.link, Act(round=r, action="draw"))  # a modified phone sends it anyway
     idle.send(idle.link, Act(round=99, action="hold"))  # a round that is not played
     for _ in range(20):
         for side in (host, *players):
@@ -252,7 +262,8 @@ def test_a_card_on_its_way_the_leaver_could_not_stop_stands() -> None:
     host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
     pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
+    # (the drawer's own phone must know it is his turn: it checks its decision first)
+    pump(host, *players, until=lambda: host.book.turn_key and mine(players[0], 1))
     drawer, victim = players[0], players[1]
     frozen = drawer.step
     drawer.step = lambda wait=0.0: None  # his card is on its way, not yet open
@@ -282,7 +293,8 @@ def test_a_guest_names_a_host_that_voids_a_card_that_can_still_open() -> None:
     host, players, _ = make_table(3, seed=13, rounds=1, bots=False)
     pump(host, *players, until=lambda: host.phone.match.to_act == 0 and host.book.turn_key)
     host.act("hold")
-    pump(host, *players, until=lambda: host.phone.match.to_act == 1 and host.book.turn_key)
+    # (the drawer's own phone must know it is his turn: it checks its decision first)
+    pump(host, *players, until=lambda: host.book.turn_key and mine(players[0], 1))
     drawer, others = players[0], players[1:]
     drawer.step = lambda wait=0.0: None  # his card is on its way
     drawer.act("draw")

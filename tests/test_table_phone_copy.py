@@ -122,12 +122,15 @@ RULES = TableRules.preset("european", decks=1, penetration="1/2")
 
 def test_every_casino_phone_reports_each_round_and_again_with_its_shoe_audit() -> None:
     clock = FakeClock()
-    host, guests = open_casino(3, RULES, clock=clock, seed=5)
+    host, guests = open_casino(3, RULES, clock=clock, seed=5, start=False)
     sides = [host, *guests]
     seen: dict[int, list[RoundEnd]] = {i: [] for i in range(len(sides))}
-    for i, side in enumerate(sides):
-        assert not side.phone.records  # (the hook is in before a round is settled)
-        side.phone.on_round_end = seen[i].append
+    for i, guest in enumerate(guests, 1):
+        guest.on_round_end = seen[i].append  # (handed to the phone the guest makes)
+    host.start()
+    host.phone.on_round_end = seen[0].append  # (the host's phone is made by start())
+    run(sides, lambda: all(g.phone is not None for g in guests), clock)
+    assert all(not side.phone.records for side in sides)
 
     def audited() -> bool:
         return all(any(r.audit is not None for r in seen[i]) for i in seen)

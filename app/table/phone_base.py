@@ -29,12 +29,17 @@ verdict. A consumer keys the records by ``(game, number)``:
 ...     seen[(record.game, record.number)] = record      # the newest wins
 >>> keep(RoundEnd("blackjack", 1, ((0, "Ann"),), (), {"net": {"p0": "5"}}, "ab12", (1,)))
 >>> keep(seen[("blackjack", 1)].with_audit(True, ()))
->>> seen[("blackjack", 1)].audit, seen[("blackjack", 1)].settled
-(True, True)
+>>> seen[("blackjack", 1)].audit, seen[("blackjack", 1)].result["net"]
+(True, {'p0': '5'})
 
-(``PhoneMatch(..., on_round_end=keep)``, ``CasinoPhone(..., on_round_end=keep)``; the
-hook runs on the table's worker thread, inside the phone's step: keep it short and
-never let it raise.)
+Connecting it: ``PhoneMatch(..., on_round_end=keep)``, ``CasinoPhone(...,
+on_round_end=keep)``; a guest hands it to the phone it makes
+(``GuestTable(..., on_round_end=keep)``, ``CasinoGuest(..., on_round_end=keep)``); on
+the host, set ``host.phone.on_round_end = keep`` right after ``begin()`` / ``start()``
+(the phone is made there, and no round can be settled before the guests answer; an
+Oczko host may also fill ``host.phone.names``, seat -> name, which a guest fills from
+its lobby). The hook runs on the table's worker thread, inside the phone's step: keep
+it short and never let it raise.
 """
 
 from __future__ import annotations
@@ -81,11 +86,6 @@ class RoundEnd:
     units: tuple[int, ...]
     audit: bool | None = None
     cheaters: tuple[int, ...] = ()
-
-    @property
-    def settled(self) -> bool:
-        """Always True: a record is made only for a round that was settled (scored)."""
-        return True
 
     def with_audit(self, ok: bool, cheaters: tuple[int, ...]) -> RoundEnd:
         """The same round once its audit verdict is known."""

@@ -113,6 +113,25 @@ def test_every_oczko_phone_reports_each_scored_round_with_its_audit() -> None:
     host.close()
 
 
+def test_a_failing_round_end_hook_changes_nothing_at_the_table() -> None:
+    host, players = oczko_table(2, seed=7, rounds=2, bots=True)
+    sides = [host, *players]
+    table_net.pump(*sides, until=lambda: all(s.phone is not None for s in sides), timeout=HANG)
+    calls: list[int] = []
+
+    def broken(record: RoundEnd) -> None:
+        calls.append(record.number)
+        raise RuntimeError("a listener's bug")
+
+    for side in sides:
+        side.phone.on_round_end = broken
+    table_net.pump(*sides, until=lambda: all(s.phone.match.over for s in sides), timeout=HANG)
+    assert calls  # it was called, and its failure stopped nobody
+    assert all(s.phone.violation is None and not s.phone.waiting for s in sides)
+    assert len({(s.phone.match.winner, s.phone.match.points) for s in sides}) == 1
+    host.close()
+
+
 def end_order(record: RoundEnd) -> list[int]:
     return list(record.events[0]["order"])
 

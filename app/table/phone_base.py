@@ -39,11 +39,12 @@ the host, set ``host.phone.on_round_end = keep`` right after ``begin()`` / ``sta
 (the phone is made there, and no round can be settled before the guests answer; an
 Oczko host may also fill ``host.phone.names``, seat -> name, which a guest fills from
 its lobby). The hook runs on the table's worker thread, inside the phone's step: keep
-it short and never let it raise.
+it short (an exception it raises is logged and changes nothing at the table).
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -51,6 +52,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from app.table.dealer import DealerViolation, DeckVerdict, FrameDealer
+
+_log = logging.getLogger(__name__)
 
 
 class Waiting(Exception):
@@ -243,9 +246,13 @@ class PhoneCopy(Generic[D]):
         return all(v is not None and v.ok for v in verdicts), tuple(cheaters)
 
     def _round_end(self, record: RoundEnd) -> None:
-        """Tell the observer (if any) of a settled round or of its verdict."""
+        """Tell the observer (if any) of a settled round or of its verdict. An observer
+        that fails is logged, never the table's fault: the round stands, play goes on."""
         if self.on_round_end is not None:
-            self.on_round_end(record)
+            try:
+                self.on_round_end(record)
+            except Exception:  # (a listener's bug must not stop a phone's loop)
+                _log.exception("the round-end hook failed on round %d", record.number)
 
 
 __all__ = ["AuditedDealer", "Fairness", "PhoneCopy", "RoundEnd", "RoundEndHook", "Waiting"]

@@ -77,7 +77,8 @@ class RoundEnd:
     ``net`` per player id and ``house``, money as text); ``fingerprint``: the dealer's
     set-up fingerprint; ``units``: the decks or shoes its cards came from; ``audit``:
     True once every one of them passed its audit, False if one failed (``cheaters``:
-    the seats it named), None while a verdict is still to come.
+    the seats it named), None while a verdict is still to come (and for good in a
+    round no card was dealt in: ``units`` is empty then).
     """
 
     game: str

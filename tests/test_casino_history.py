@@ -105,3 +105,47 @@ def test_a_failed_shoe_audit_fails_every_round_it_dealt_and_names_the_cheater() 
     assert named.id == 2 and named.detail["named"] == ["Ann", "Cy"]
     assert named.detail["violation"] == "bad_intent"
     assert rounds.last_id == 2
+
+
+def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> None:
+    """The casino screen's worker (``CasinoNet``) records each settled round: two
+    phones (bots at their seats) over TCP loopback, the app's recorder configured."""
+    import app.history.live as live
+    from app.table.casino_bot import casino_bot
+    from app.table.service import TableService, tcp_transport
+    from app.views.casino_net import CasinoNet
+    from tests.test_casino_net import until
+
+    rec = Recorder()
+    rec.configure(tmp_path)
+    monkeypatch.setattr(live, "RECORDER", rec)
+    clock = FakeClock()
+    service = TableService(tcp_transport, dealer=lambda: "open", clock=lambda: clock)
+    rules = TableRules.preset("european")
+    host = CasinoNet(
+        hosting=True, service=service, name="Ann", lang="en", rules=rules, bot=casino_bot,
+        round_pause=0.0,
+    )  # fmt: skip
+    guest = None
+    try:
+        assert host.wait_open()
+        guest = CasinoNet(
+            hosting=False, service=service, address=host.address, name="Bob", lang="pl",
+            bot=casino_bot,
+        )  # fmt: skip
+        assert guest.wait_open()
+        until(lambda: len(host.snapshot().players) == 2, "the guest in the host's lobby")
+        until(lambda: host.send("start") == "", "the start")
+        # (each phone's record of round 1: both phones share this process's store)
+        until(lambda: rec.store.count("blackjack") >= 2, "round 1 in the history")
+    finally:
+        if guest is not None:
+            guest.leave()
+        host.leave()
+    until(lambda: host.closed, "the host's table closing")
+    rounds = [r for r in rec.store.rounds("blackjack") if r.number == 1]
+    assert sorted(r.player for r in rounds) == ["Ann", "Bob"]
+    assert {r.detail["digest"] for r in rounds} == {r.detail["digest"] for r in rounds[:1]}
+    assert all(r.mode == "network" and r.detail["audit"] in ("passed", "pending") for r in rounds)
+    assert live.RECORDER.latest_round_id(host) is not None
+    rec.configure(None)

@@ -149,3 +149,18 @@ def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> Non
     assert all(r.mode == "network" and r.detail["audit"] in ("passed", "pending") for r in rounds)
     assert live.RECORDER.latest_round_id(host) is not None
     rec.configure(None)
+
+
+def test_the_history_screen_tells_a_casino_round_s_shoe_audit() -> None:
+    from app.views import history_vm as vm
+
+    rounds = CasinoRounds(session="s", me="p1", names={"p1": "Bob", "p2": "Cy"}, rules={})
+    rounds.fingerprint = "654321"
+    rounds.feed({"event": "bets_open", "round": 1}, 1)
+    (rec,) = rounds.feed({"event": "round_settled", "round": 1}, 2, _settled("d", (3,), -10))
+    pending = vm.fairness_lines(rec.detail)
+    assert "654321" in pending[0] and "section 10" in pending[-1]
+    assert not any("Shuffled in turn by" in line for line in pending)  # (no deck order)
+    assert any("had not finished" in line for line in pending)
+    (rec,) = rounds.feed({"event": "audit", "shoe": 3, "ok": False, "cheaters": [2]}, 3)
+    assert any("cheating by Cy" in line for line in vm.fairness_lines(rec.detail))

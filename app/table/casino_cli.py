@@ -33,7 +33,7 @@ from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_messages import BET_TIME_RANGE
 from app.table.casino_side import CasinoSide
-from app.table.cli_common import bounded, failed, stdin_lines
+from app.table.cli_common import Deadline, bounded, drive, failed, stdin_lines
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.service import default_dealer, shoe_factory
@@ -329,13 +329,11 @@ def casino_run(args: argparse.Namespace, on_step: Callable[[Any], None]) -> int:
 def _run(
     table: CasinoHost | CasinoGuest, args: argparse.Namespace, on_step: Callable[[Any], None]
 ) -> int:
-    commands = None if args.bot else stdin_lines()
     show = _Printer(table, args.quiet)
-    deadline = time.monotonic() + MAX_SECONDS
     printed = False
-    while time.monotonic() < deadline and not table.over:
-        table.step(0.05)
-        on_step(table)
+
+    def after_step(deadline: Deadline) -> bool:
+        nonlocal printed
         show()
         phone = table.phone
         if isinstance(table, CasinoHost) and phone is None:
@@ -359,21 +357,32 @@ def _run(
                     )
                     print(_("Chips: {chips}").format(chips=chips), flush=True)
                 if isinstance(table, CasinoHost):
-                    break
-                deadline = min(deadline, time.monotonic() + 30.0)  # until the host ends it
-        while commands is not None and not commands.empty():
-            line = commands.get()
-            if line in ("q", "quit"):
-                table.leave()
-            elif line == "start" and isinstance(table, CasinoHost):
-                try:
-                    table.start()
-                except TableError as exc:
-                    print(message_for(exc.code, **exc.details), flush=True)
-            else:
-                text = _command(table, line)
-                if text:
-                    print(text, flush=True)
+                    return True
+                deadline.linger(30.0)  # until the host ends it
+        return False
+
+    def on_line(line: str) -> None:
+        if line in ("q", "quit"):
+            table.leave()
+        elif line == "start" and isinstance(table, CasinoHost):
+            try:
+                table.start()
+            except TableError as exc:
+                print(message_for(exc.code, **exc.details), flush=True)
+        else:
+            text = _command(table, line)
+            if text:
+                print(text, flush=True)
+
+    drive(
+        table,
+        over=lambda: table.over,
+        after_step=after_step,
+        on_step=on_step,
+        commands=None if args.bot else stdin_lines(),
+        on_line=on_line,
+        seconds=MAX_SECONDS,
+    )
     fault = table.phone.fault if table.phone is not None else None
     table.leave()
     on_step(table)

@@ -34,7 +34,15 @@ from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
 from app.table import casino_cli
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
-from app.table.cli_common import bounded, failed, seat_arguments, stdin_lines, table_parser
+from app.table.cli_common import (
+    Deadline,
+    bounded,
+    drive,
+    failed,
+    seat_arguments,
+    stdin_lines,
+    table_parser,
+)
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.lobby import Notice
@@ -42,6 +50,11 @@ from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE, Options
 from app.table.service import dealer_factory, default_dealer, table_options
 from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
 
+#: ``--help``'s first line of each command
+DESCRIPTIONS = {
+    "table": "An Oczko table in the terminal, over TCP.",
+    "casino": "A networked casino blackjack table in the terminal, over TCP.",
+}
 #: How long a terminal table may run at most (a bound for scripts and CI).
 MAX_SECONDS = 600.0
 
@@ -75,8 +88,7 @@ def casino_main(argv: Sequence[str]) -> int:
 def _terminal(command: str, argv: Sequence[str]) -> int:
     """The terminal table tool: the shared arguments, the game's own, the history of
     this HOME's data folder, then the game's loop."""
-    doc = (__doc__ if command == "table" else casino_cli.__doc__) or ""
-    p = table_parser(f"blu21 {command}", doc.split("\n\n")[0])
+    p = table_parser(f"blu21 {command}", DESCRIPTIONS[command])
     seat_arguments(p, TURN_TIME_RANGE)
     if command == "table":
         _oczko_arguments(p)
@@ -192,29 +204,35 @@ def _host(
     if args.silence_limit:
         host.silence_limit = args.silence_limit
     print(f"listening on {host.address}", flush=True)
-    commands = None if args.bot else stdin_lines()
-    deadline = time.monotonic() + MAX_SECONDS
+    def after_step(_deadline: Deadline) -> bool:
+        if host.stage == "lobby":
+            ready = host.seating.can_start()
+            if ready and args.start_with and len(host.seating.sitters) >= args.start_with:
+                host.begin()
+        return host.stage == "over"
+
+    def on_line(line: str) -> None:
+        command = line.lower()
+        if command == "start":
+            if host.seating.can_start():
+                host.begin()
+            else:
+                _print("not everybody is ready")
+        elif command in ("d", "draw", "h", "hold"):
+            host.act("draw" if command.startswith("d") else "hold")
+        elif command in ("q", "quit"):
+            host.close()
+
     try:
-        while time.monotonic() < deadline and not host.closed:
-            host.step(0.05)
-            on_step(host)
-            if host.stage == "lobby":
-                ready = host.seating.can_start()
-                if ready and args.start_with and len(host.seating.sitters) >= args.start_with:
-                    host.begin()
-            if host.stage == "over":
-                break
-            while commands is not None and not commands.empty():
-                command = commands.get().lower()
-                if command == "start":
-                    if host.seating.can_start():
-                        host.begin()
-                    else:
-                        _print("not everybody is ready")
-                elif command in ("d", "draw", "h", "hold"):
-                    host.act("draw" if command.startswith("d") else "hold")
-                elif command in ("q", "quit"):
-                    host.close()
+        drive(
+            host,
+            over=lambda: host.closed,
+            after_step=after_step,
+            on_step=on_step,
+            commands=None if args.bot else stdin_lines(),
+            on_line=on_line,
+            seconds=MAX_SECONDS,
+        )
         if host.phone is None or not host.phone.match.over:
             host.close("host_left")
             return 1
@@ -266,13 +284,10 @@ def _guest(
     )
     if args.silence_limit:
         guest.silence_limit = args.silence_limit
-    commands = None if args.bot else stdin_lines()
-    asked_ready = False
-    printed = False
-    deadline = time.monotonic() + MAX_SECONDS
-    while time.monotonic() < deadline and not guest.closed:
-        guest.step(0.05)
-        on_step(guest)
+    asked_ready = printed = False
+
+    def after_step(deadline: Deadline) -> bool:
+        nonlocal asked_ready, printed
         if guest.seat is not None and not asked_ready:
             asked_ready = True
             guest.set_ready()
@@ -281,13 +296,25 @@ def _guest(
             # leaver on phones that have not finished the last round yet.
             printed = True
             _finish(guest.phone, args)
-            deadline = min(deadline, time.monotonic() + 30.0)
-        while commands is not None and not commands.empty():
-            command = commands.get().lower()
-            if command in ("d", "draw", "h", "hold"):
-                guest.act("draw" if command.startswith("d") else "hold")
-            elif command in ("q", "quit"):
-                guest.leave()
+            deadline.linger(30.0)
+        return False
+
+    def on_line(line: str) -> None:
+        command = line.lower()
+        if command in ("d", "draw", "h", "hold"):
+            guest.act("draw" if command.startswith("d") else "hold")
+        elif command in ("q", "quit"):
+            guest.leave()
+
+    drive(
+        guest,
+        over=lambda: guest.closed,
+        after_step=after_step,
+        on_step=on_step,
+        commands=None if args.bot else stdin_lines(),
+        on_line=on_line,
+        seconds=MAX_SECONDS,
+    )
     guest.wind_down()  # (the host may end the table while my last audit still runs)
     on_step(guest)
     over = guest.phone is not None and guest.phone.match.over

@@ -10,7 +10,9 @@ import argparse
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
+from typing import Protocol
 
 from app.i18n import LANGUAGES, get_language
 
@@ -66,6 +68,52 @@ def stdin_lines() -> queue.Queue[str]:
 
     threading.Thread(target=read, daemon=True).start()
     return lines
+
+
+class Steps(Protocol):
+    """What the driving loop calls of a table (either game's host or guest)."""
+
+    def step(self, wait: float = 0.0) -> None: ...
+
+
+class Deadline:
+    """When a terminal table stops at the latest: ``seconds`` from now, or sooner
+    (:meth:`linger`)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def passed(self) -> bool:
+        """Whether the time is up."""
+        return time.monotonic() >= self.at
+
+    def linger(self, seconds: float) -> None:
+        """Stop within ``seconds`` at the latest (a guest whose table is over stays
+        until the host ends it, so that he leaves nobody's round unfinished)."""
+        self.at = min(self.at, time.monotonic() + seconds)
+
+
+def drive(
+    table: Steps,
+    *,
+    over: Callable[[], bool],
+    after_step: Callable[[Deadline], bool],
+    on_step: Callable[[Steps], None],
+    commands: queue.Queue[str] | None,
+    on_line: Callable[[str], None],
+    seconds: float,
+) -> None:
+    """The terminal table's loop, both games: step ``table`` until it is ``over``,
+    ``after_step`` says stop (True; it may shorten the deadline) or ``seconds`` pass;
+    ``on_step(table)`` after each step (the history), each typed line to ``on_line``."""
+    deadline = Deadline(seconds)
+    while not deadline.passed() and not over():
+        table.step(0.05)
+        on_step(table)
+        if after_step(deadline):
+            return
+        while commands is not None and not commands.empty():
+            on_line(commands.get())
 
 
 def bounded(limits: tuple[int, int]) -> Callable[[str], int]:
@@ -129,4 +177,13 @@ def failed(prog: str, exc: Exception) -> int:
     return 1
 
 
-__all__ = ["bounded", "failed", "failure_line", "seat_arguments", "stdin_lines", "table_parser"]
+__all__ = [
+    "Deadline",
+    "bounded",
+    "drive",
+    "failed",
+    "failure_line",
+    "seat_arguments",
+    "stdin_lines",
+    "table_parser",
+]

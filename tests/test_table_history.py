@@ -76,6 +76,18 @@ def _history(home: Path, game: str) -> list[dict[str, Any]]:
     return sorted(rounds, key=lambda r: r["number"])
 
 
+def _lines(home: Path, game: str) -> list[str]:
+    out = subprocess.run(
+        [*blu21_command("history"), "--game", game],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=TIMEOUT,
+        check=True,
+    ).stdout
+    return out.splitlines()
+
+
 def _stats(home: Path, game: str) -> dict[str, Any]:
     out = subprocess.run(
         [*blu21_command("stats"), "--game", game, "--json"],
@@ -120,6 +132,8 @@ def test_every_phone_of_a_terminal_casino_table_keeps_its_rounds(tmp_path: Path)
         done = {a["shoe"] for a in audits} == set(second["detail"]["shoes"])
         assert second["detail"]["audit"] == ("passed" if done else "pending"), audits
         assert _stats(home, "blackjack")["rounds"] == 2
+        lines = _lines(home, "blackjack")  # newest first, each with its verdict
+        assert len(lines) == 2 and lines[1].endswith("; audit passed"), lines
         assert _history(home, "oczko") == []
     assert len(digests) == 2  # every phone recorded the rounds all of them agreed on
 
@@ -145,6 +159,7 @@ def test_every_phone_of_a_terminal_oczko_table_keeps_its_rounds(tmp_path: Path) 
             fingerprints.add(detail["fingerprint"])
         assert rounds[-1]["facts"]["match_end"] in ("won", "lost")
         assert _stats(home, "oczko")["rounds"] == len(rounds)
+        assert all(line.endswith("; audit passed") for line in _lines(home, "oczko"))
         assert _history(home, "blackjack") == []
     assert len(played) == 1  # every phone recorded every round
     assert [sorted(names) for names in seatings] == [sorted(NAMES)]

@@ -2,7 +2,9 @@
 over TCP loopback stores its rounds through the app's one recording path
 (``Recorder.table``, what ``CasinoNet``'s worker and ``blu21 casino`` call), each with
 the shoe audit's verdict and the player's decisions reviewed against best play; and
-the collector's verdicts from plain values (a failed audit names the cheater)."""
+the collector's verdicts from plain values (a failed audit names the cheater); and at
+a real Oczko table, colluders caught by the audit are named in the honest phones'
+history through the same path."""
 
 from __future__ import annotations
 
@@ -164,3 +166,34 @@ def test_the_history_screen_tells_a_casino_round_s_shoe_audit() -> None:
     assert any("had not finished" in line for line in pending)
     (rec,) = rounds.feed({"event": "audit", "shoe": 3, "ok": False, "cheaters": [2]}, 3)
     assert any("cheating by Cy" in line for line in vm.fairness_lines(rec.detail))
+
+
+def test_a_stacked_deck_is_recorded_failed_naming_both_colluders(tmp_path) -> None:
+    """At a real Oczko table (SRA dealer, TCP loopback) seat 2 tags two aces and seat 1,
+    the deck's last shuffler, stacks them for him: the honest phones' history keeps the
+    round with the audit failed and both colluders named, nobody honest named."""
+    from test_table_cheater_out import CleanStacker, _stacked_round
+    from test_table_sra import finished, run
+
+    host, players, clock = _stacked_round(CleanStacker)
+    other = players[2]
+    honest = [host, other]
+    recorders = []
+    for i in range(2):
+        rec = Recorder(clock=clock.now)
+        rec.configure(tmp_path / f"phone{i}")
+        recorders.append(rec)
+
+    def record_and_finished() -> bool:
+        for rec, side in zip(recorders, honest, strict=True):
+            rec.table(side, side)
+        return finished(host, [other]) or host.closed
+
+    run(host, players, clock, until=record_and_finished)
+    for rec, side in zip(recorders, honest, strict=True):
+        rec.table(side, side)
+        third = next(r for r in rec.store.rounds("oczko") if r.number == 3)
+        assert third.detail["audit"] == "failed", third.detail["audits"]
+        assert {"P1", "P2"} <= set(third.detail["named"])
+        assert not {"Host", "P3"} & set(third.detail["named"])
+        rec.configure(None)

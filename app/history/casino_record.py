@@ -26,6 +26,7 @@ from typing import Any
 
 from app.history.blackjack_record import EPSILON, PUSHED, WON, is_decision, review_entry
 from app.history.model import PENDING, Facts, RoundRecord, audit_status
+from app.rules.blackjack_events import EVENTS
 from app.rules.money import Money, money_json, to_money
 
 
@@ -136,8 +137,8 @@ class CasinoRounds:
                 self._open = None
                 return []
             return [self._finish(opened, settled, t)]
-        if kind in ("player_left", "player_back", "fault"):
-            return []  # (notes of the table, not the engine's)
+        if kind not in EVENTS:
+            return []  # (the phone's notes: a player left or came back, a fault)
         at = self._engine
         self._engine += 1
         opened.events.append({**entry, "t": round(t - opened.started, 3)})

@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "app": ("app.views.main:main", "run the app (the default)"),
     "replay": ("app.replay:main", "run a scenario file through a rules engine, print JSON"),
     "table": ("app.table.cli:table_main", "host or join a networked Oczko table in the terminal"),
-    "casino": ("app.table.casino_cli:casino_main", "host or join a networked casino table"),
+    "casino": ("app.table.cli:casino_main", "host or join a networked casino table"),
     "demo": (
         "app.table.cli:demo_main",
         "bots play a full Oczko match (or --game blackjack) over loopback",

@@ -1,6 +1,9 @@
 """Shared test set-up. Tests import the installed package with its built extensions."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -20,6 +23,14 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("BLU21_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+# The terminal tables keep their rounds in the data folder (issue 31): the `blu21 table` and
+# `blu21 casino` processes the tests start (they inherit this environment) must not write
+# into the developer's own hand history. A test that wants a HOME's folder sets its own.
+if not os.environ.get("BLU21_DATA_DIR"):
+    _data = tempfile.mkdtemp(prefix="blu21-tests-data-")
+    os.environ["BLU21_DATA_DIR"] = _data
+    atexit.register(shutil.rmtree, _data, True)
 
 
 # -- tiers (issue 34) -----------------------------------------------------------------------

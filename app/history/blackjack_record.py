@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.history.model import Facts, RoundRecord
-from app.rules.money import money_json
+from app.rules.money import money_json, to_money
 
 #: playing decisions the hint values
 PLAY = ("stand", "hit", "double", "split", "surrender")
@@ -150,6 +150,58 @@ def review_even_money(before: Any, me: str, box: int, took: bool) -> dict[str, A
     action = "even_money" if took else "decline_even_money"
     lost = (max(evs.values()) - evs[action]) * float(stake.amount)
     return _decision(before, box, h, stake, action, evs, lost)
+
+
+#: events of the player's that are a decision to review (``settled``: even money only)
+DECISION_EVENTS = frozenset({"action", "insurance", "insurance_declined", "settled"})
+
+
+def is_decision(entry: Mapping[str, Any], me: str) -> bool:
+    """Whether the event ``entry`` (its JSON) is a decision of player ``me`` that
+    :func:`review_entry` values (one per intent of his).
+
+    >>> is_decision({"event": "action", "player": "ann", "action": "hit"}, "ann")
+    True
+    >>> is_decision({"event": "settled", "player": "ann", "outcome": "win"}, "ann")
+    False
+    """
+    kind = entry.get("event")
+    if entry.get("player") != me or kind not in DECISION_EVENTS:
+        return False
+    return kind != "settled" or entry.get("outcome") == "even_money"
+
+
+def review_entry(before: Any, me: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Player ``me``'s decision of event ``entry`` (its JSON: a playing action, an
+    insurance taken or declined, even money taken or declined) against best play, from
+    round ``before`` (the round just before it). None when it is not his decision or
+    cannot be valued."""
+    if not is_decision(entry, me):
+        return None
+    kind, box = entry.get("event"), entry.get("box")
+    if not isinstance(box, int):
+        return None
+    if kind == "action":
+        hand = entry.get("hand")
+        action = entry.get("action")
+        if not isinstance(hand, int) or not isinstance(action, str):
+            return None
+        return review(before, me, box, hand, action)
+    if kind == "settled":
+        return review_even_money(before, me, box, took=True)
+    if kind == "insurance_declined" and offered_even_money(before, me, box):
+        return review_even_money(before, me, box, took=False)
+    amount = entry.get("amount")
+    return review_insurance(before, me, box, None if amount is None else to_money(amount))
+
+
+def offered_even_money(before: Any, me: str, box: int) -> bool:
+    """Whether ``me`` was offered even money on ``box`` in round ``before`` (his
+    blackjack against the dealer's ace): a declined insurance there declined it."""
+    return any(
+        a.kind.value == "even_money" and a.player == me and a.box == box
+        for a in before.legal_actions()
+    )
 
 
 def hand_facts(rnd: Any, me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:

@@ -88,6 +88,10 @@ def _line(r: Any) -> str:
     else:
         extra = f"hands {f.hands}, mistakes {f.mistakes} (ev lost {f.ev_lost:.2f})"
         score = f"chips {r.score_before}->{r.score_after}"
+    detail = r.detail or {}
+    if "audit" in detail:  # a networked round: its audit's verdict, and whom it named
+        named = ", ".join(detail.get("named") or ())
+        extra += f"; audit {detail['audit']}" + (f", named {named}" if named else "")
     return (
         f"{r.id:>6}  {when}  {r.game:<9} {r.mode:<8} round {r.number:<3} "
         f"{r.result:<5} {score:<24} {extra}"
@@ -109,7 +113,8 @@ def history_main(argv: Sequence[str]) -> int:
             rounds = []
         else:
             with store:
-                rounds = store.rounds(ns.game, limit=None if ns.all else ns.limit, detail=ns.json)
+                # (the text lines show a networked round's audit verdict: detail too)
+                rounds = store.rounds(ns.game, limit=None if ns.all else ns.limit)
     except (HistoryError, _Missing) as exc:
         return _fail("blu21 history", exc)
     if ns.json:

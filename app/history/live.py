@@ -10,8 +10,10 @@ player (:attr:`Recorder.notice`).
 The hooks:
 
 * :meth:`Recorder.oczko_practice` from ``PracticeMatch._apply`` (the engine's events);
-* :meth:`Recorder.oczko_table` from ``NetworkTable._snapshot`` (the phone's log, on the
-  table's worker thread);
+* :meth:`Recorder.table` after each step of a networked table, either game: from
+  ``NetworkTable._snapshot`` and ``CasinoNet``'s worker (the phone's log, on the
+  table's worker thread), and from the terminal tables' loops (``blu21 table``,
+  ``blu21 casino``, each with a recorder of its own: :mod:`app.history.network`);
 * :meth:`Recorder.blackjack` from ``BlackjackGame._apply`` (after each of the player's
   intents: it reviews his decision and stores the round once it is settled).
 """
@@ -27,13 +29,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from app.history.blackjack_record import (
-    blackjack_record,
-    review,
-    review_even_money,
-    review_insurance,
-)
+from app.history.blackjack_record import blackjack_record, is_decision, review_entry
 from app.history.model import RoundRecord
+from app.history.network import PhoneView, TableRounds, phone_view
 from app.history.oczko_record import OczkoRounds
 from app.history.store import HistoryError, HistoryStore, open_store
 
@@ -54,13 +52,6 @@ class _Blackjack:
         self.decisions: list[dict[str, Any]] = []
         self.started = 0.0
         self.done = False
-
-
-class _Table:
-    def __init__(self, rounds: OczkoRounds) -> None:
-        self.rounds = rounds
-        self.phone: Any = None
-        self.seen = 0
 
 
 class Recorder:
@@ -128,8 +119,8 @@ class Recorder:
         app's networked table): what the table screen's "How was this deck shuffled?"
         opens (``app.go("history_round", round_id=...)``). None if none is stored."""
         state = self._games.get(game)
-        rounds = getattr(state, "rounds", state)
-        return rounds.last_id if isinstance(rounds, OczkoRounds) else None
+        last = getattr(state, "last_id", None)
+        return last if isinstance(last, int) else None
 
     # -- Oczko --------------------------------------------------------------------------
     def oczko_practice(self, match: Any, events: Iterable[Any]) -> None:
@@ -156,39 +147,25 @@ class Recorder:
             self._save(state.feed(e.to_json(), now), state.stored)
 
     def oczko_table(self, net: Any, table: Any) -> None:
-        """A networked table's step: new entries of this phone's log."""
-        self._guard(lambda: self._table(net, table))
+        """A networked Oczko table's step (:meth:`table`, the name the screen calls)."""
+        self.table(net, table)
 
-    def _table(self, net: Any, table: Any) -> None:
-        phone = getattr(table, "phone", None)
-        if phone is None:
+    def table(self, owner: Any, table: Any) -> None:
+        """A networked table's step, either game, on the app's worker thread or in a
+        terminal table's loop: the new entries of this phone's log (``owner``: what
+        keeps this table's rounds together, the screen's table or the table itself).
+        The phone is read through :func:`app.history.network.phone_view`."""
+        self._guard(lambda: self._table(owner, phone_view(table)))
+
+    def _table(self, owner: Any, view: PhoneView | None) -> None:
+        if view is None:
             return
-        state = self._games.get(net)
-        if state is None:
-            rules = {"rounds": phone.options.rounds, "turn_time": phone.options.turn_time}
-            rounds = OczkoRounds(
-                session=new_session_id(self.clock),
-                mode="network",
-                me=phone.seat,
-                names=list(net.names),
-                rules=rules,
-            )
-            state = self._games[net] = _Table(rounds)
-        if state.phone is not phone:  # a new phone match (a rejoin): its log starts anew
-            state.phone, state.seen = phone, 0
-        log_ = phone.log
-        if len(log_) == state.seen:
-            return
-        rounds = state.rounds
-        rounds.names = list(net.names) or rounds.names
-        rounds.me = phone.seat
-        fingerprint = getattr(phone.dealer, "fingerprint", None)
-        if fingerprint and fingerprint != "pending":
-            rounds.fingerprint = fingerprint
+        state = self._games.get(owner)
+        if not isinstance(state, TableRounds) or state.game != view.game:
+            state = self._games[owner] = TableRounds(new_session_id(self.clock), view)
         now = self.clock()
-        new, state.seen = log_[state.seen :], len(log_)
-        for entry in new:
-            self._save(rounds.feed(entry, now), rounds.stored)
+        for records in state.feed(view, now):
+            self._save(records, state.stored)
 
     # -- blackjack ----------------------------------------------------------------------
     def blackjack(self, game: Any) -> None:
@@ -213,19 +190,10 @@ class Recorder:
         state.times.extend([now] * len(new_events))
         if state.prev is not None:
             for e in new_events:
-                if getattr(e, "player", None) != game.me:
+                entry = e.to_json()
+                if not is_decision(entry, game.me):
                     continue
-                if e.kind == "action":
-                    d = review(state.prev, game.me, e.box, e.hand, e.action)
-                elif e.kind == "settled" and e.outcome == "even_money":
-                    d = review_even_money(state.prev, game.me, e.box, took=True)
-                elif e.kind == "insurance_declined" and _offered_even_money(state.prev, e):
-                    d = review_even_money(state.prev, game.me, e.box, took=False)
-                elif e.kind in ("insurance", "insurance_declined"):
-                    amount = getattr(e, "amount", None)
-                    d = review_insurance(state.prev, game.me, e.box, amount)
-                else:
-                    continue
+                d = review_entry(state.prev, game.me, entry)
                 if d is not None:
                     state.decisions.append({"t": round(now - state.started, 3), **d})
                 break  # one decision per intent; the rest are the bots' and the dealer's
@@ -244,15 +212,6 @@ class Recorder:
             )
             if record is not None:
                 self._save([record])
-
-
-def _offered_even_money(before: Any, e: Any) -> bool:
-    """Whether the declined insurance of event ``e`` was an even-money offer (the
-    player's blackjack against the dealer's ace)."""
-    return any(
-        a.kind.value == "even_money" and a.player == e.player and a.box == e.box
-        for a in before.legal_actions()
-    )
 
 
 #: The app's recorder (configured by the app at start).

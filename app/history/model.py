@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,24 @@ MODES = ("practice", "network", "casino")
 #: ``result`` of a round from the player's side: won / lost / push (blackjack: even;
 #: Oczko: a tie at the top, nobody scores).
 RESULTS = ("won", "lost", "push")
+
+#: the audit verdict of a networked round (both games): ``detail["audit"]``
+PENDING, PASSED, FAILED = "pending", "passed", "failed"
+
+
+def audit_status(audits: Sequence[Mapping[str, Any]], expected: int) -> str:
+    """A networked round's audit verdict from the audits of its decks or shoes
+    (``expected`` of them): failed as soon as one failed, passed once all passed,
+    else pending.
+
+    >>> audit_status([{"ok": True}], 2), audit_status([{"ok": True}] * 2, 2)
+    ('pending', 'passed')
+    >>> audit_status([{"ok": False}], 2)
+    'failed'
+    """
+    if any(not a.get("ok") for a in audits):
+        return FAILED
+    return PASSED if len(audits) >= expected else PENDING
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ The detail of an Oczko record::
     {"names": [...], "me": seat, "rules": {"rounds": 5, "turn_time": 30},
      "tiebreak": false, "order": [seats], "events": [{"event": ..., "t": seconds}, ...],
      network only: "fingerprint": "123456", "audits": [{"deck": d, "ok": true,
-     "cheaters": [names]}], "named": [names of players found cheating]}
+     "cheaters": [names]}], "audit": "pending" | "passed" | "failed" (all the round's
+     decks: :func:`~app.history.model.audit_status`), "named": [names of players found
+     cheating]}
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.history.model import Facts, RoundRecord
+from app.history.model import PENDING, Facts, RoundRecord, audit_status
 
 #: entries of a phone's log that belong to the round being played
 _ROUND_EVENTS = frozenset(
@@ -178,7 +180,7 @@ class OczkoRounds:
             "events": events,
         }
         if self.mode == "network":
-            detail.update(fingerprint=self.fingerprint, audits=[], named=[])
+            detail.update(fingerprint=self.fingerprint, audits=[], audit=PENDING, named=[])
         record = RoundRecord(
             game="oczko",
             mode=self.mode,
@@ -220,7 +222,9 @@ class OczkoRounds:
         detail = dict(item.record.detail or {})
         cheaters = [self._name(s) for s in entry.get("cheaters") or ()]
         audit = {"deck": entry.get("deck"), "ok": bool(entry.get("ok")), "cheaters": cheaters}
-        detail["audits"] = [*detail.get("audits", []), audit]
+        audits = [*detail.get("audits", []), audit]
+        detail["audits"] = audits
+        detail["audit"] = audit_status(audits, len(audits) - 1 + item.decks)
         detail["named"] = sorted({*detail.get("named", []), *cheaters})
         new = self._amend(item.record, detail=detail)
         item.decks -= 1

@@ -1,5 +1,6 @@
-"""``blu21 casino``: a networked casino blackjack table in the terminal; and
-``blu21 demo --game blackjack``: bots at one table, each in its own process.
+"""The casino's part of the terminal table tool (:mod:`app.table.cli`): ``blu21 casino``,
+a networked casino blackjack table in the terminal; and ``blu21 demo --game
+blackjack``: bots at one table, each in its own process.
 
 Host: ``blu21 casino --host [--rules PRESET] [--decks N] [--bot]``; guest:
 ``blu21 casino --join HOST:PORT [--bot]``. Without ``--bot`` the player types
@@ -11,18 +12,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import queue
 import sys
-import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
-from app.i18n import _, decimal_mark, set_language
+from app.i18n import _, decimal_mark
 from app.i18n.codes import MESSAGES, message_for
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
@@ -34,10 +33,9 @@ from app.table.casino_guest import CasinoGuest
 from app.table.casino_host import CasinoHost
 from app.table.casino_messages import BET_TIME_RANGE
 from app.table.casino_side import CasinoSide
-from app.table.cli_common import bounded, failed, table_parser
+from app.table.cli_common import Deadline, bounded, drive, failed, stdin_lines
 from app.table.clock import SystemClock
 from app.table.errors import TableError
-from app.table.messages import TURN_TIME_RANGE
 from app.table.service import default_dealer, shoe_factory
 
 #: A terminal table ends after this long at the latest (a guard for scripts and CI).
@@ -61,18 +59,6 @@ COMMANDS: dict[str, tuple[str, bool, bool]] = {
     "follow": ("follow_double", False, False),
     "nofollow": ("decline_double", False, False),
 }
-
-
-def _stdin() -> queue.Queue[str]:
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            lines.put(line.strip())
-        lines.put("quit")
-
-    threading.Thread(target=read, daemon=True).start()
-    return lines
 
 
 def _command(table: CasinoSide, line: str) -> str | None:
@@ -219,8 +205,8 @@ def notice_line(code: str, params: dict[str, Any], names: dict[str, str]) -> str
         params["name"] = names.get(str(params["player"]), str(params["player"]))
     if code == "table_closed" and str(params.get("reason")) in MESSAGES:
         return f"{code}: {message_for(str(params['reason']))}"
-    if code in MESSAGES:
-        return message_for(code, **params)
+    if code in MESSAGES:  # (a refused intent's own ``code`` is a detail here)
+        return message_for(code, **{k: v for k, v in params.items() if k != "code"})
     rest = ", ".join(f"{k} {_readable(v, names)}" for k, v in params.items() if k != "name")
     return f"{code}: {rest}" if rest else code
 
@@ -288,9 +274,9 @@ def _result(table: CasinoSide, rounds: int) -> dict[str, Any]:
     }
 
 
-def casino_main(argv: Sequence[str]) -> int:
-    """Entry point of ``blu21 casino``."""
-    p = table_parser("blu21 casino", __doc__.split("\n\n")[0])
+def casino_arguments(p: argparse.ArgumentParser) -> None:
+    """The casino's own arguments of ``blu21 casino`` (the shared ones:
+    :func:`app.table.cli_common.table_parser`, :func:`~app.table.cli_common.seat_arguments`)."""
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
@@ -300,20 +286,12 @@ def casino_main(argv: Sequence[str]) -> int:
         default=30,
         help="host: seconds to bet ({}-{})".format(*BET_TIME_RANGE),
     )
-    p.add_argument(
-        "--turn-time",
-        type=bounded(TURN_TIME_RANGE),
-        default=30,
-        help="host: seconds per decision ({}-{})".format(*TURN_TIME_RANGE),
-    )
-    p.add_argument("--bot", action="store_true", help="let the bot play this seat")
-    p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
     p.add_argument("--rounds", type=int, default=0, help="end after N rounds (0: never)")
-    p.add_argument("--dealer", choices=["sra", "open"], default=None)
-    p.add_argument("--quiet", action="store_true")
-    p.add_argument("--result-json", action="store_true", help="print the result as JSON")
-    args = p.parse_args(list(argv))
-    set_language(args.lang)
+
+
+def casino_run(args: argparse.Namespace, on_step: Callable[[Any], None]) -> int:
+    """Host or join the casino table ``args`` ask for and play it until it ends;
+    ``on_step(table)`` after each step (the terminal tool's history)."""
     try:
         kind = args.dealer or default_dealer()
         factory = shoe_factory(kind)
@@ -332,7 +310,7 @@ def casino_main(argv: Sequence[str]) -> int:
                 bot=casino_bot if args.bot else None,
             )
             print(f"listening on {host.address}", flush=True)
-            return _run(host, args)
+            return _run(host, args, on_step)
         guest = CasinoGuest.join(
             TcpTransport(),
             args.join,
@@ -343,18 +321,19 @@ def casino_main(argv: Sequence[str]) -> int:
             shoe_factory=factory,
             bot=casino_bot if args.bot else None,
         )
-        return _run(guest, args)
+        return _run(guest, args, on_step)
     except (TransportError, TableError, RulesError, ValueError, OSError) as exc:
         return failed("blu21 casino", exc)
 
 
-def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
-    commands = None if args.bot else _stdin()
+def _run(
+    table: CasinoHost | CasinoGuest, args: argparse.Namespace, on_step: Callable[[Any], None]
+) -> int:
     show = _Printer(table, args.quiet)
-    deadline = time.monotonic() + MAX_SECONDS
     printed = False
-    while time.monotonic() < deadline and not table.over:
-        table.step(0.05)
+
+    def after_step(deadline: Deadline) -> bool:
+        nonlocal printed
         show()
         phone = table.phone
         if isinstance(table, CasinoHost) and phone is None:
@@ -378,23 +357,35 @@ def _run(table: CasinoHost | CasinoGuest, args: argparse.Namespace) -> int:
                     )
                     print(_("Chips: {chips}").format(chips=chips), flush=True)
                 if isinstance(table, CasinoHost):
-                    break
-                deadline = min(deadline, time.monotonic() + 30.0)  # until the host ends it
-        while commands is not None and not commands.empty():
-            line = commands.get()
-            if line in ("q", "quit"):
-                table.leave()
-            elif line == "start" and isinstance(table, CasinoHost):
-                try:
-                    table.start()
-                except TableError as exc:
-                    print(message_for(exc.code, **exc.details), flush=True)
-            else:
-                text = _command(table, line)
-                if text:
-                    print(text, flush=True)
+                    return True
+                deadline.linger(30.0)  # until the host ends it
+        return False
+
+    def on_line(line: str) -> None:
+        if line in ("q", "quit"):
+            table.leave()
+        elif line == "start" and isinstance(table, CasinoHost):
+            try:
+                table.start()
+            except TableError as exc:
+                print(message_for(exc.code, **exc.details), flush=True)
+        else:
+            text = _command(table, line)
+            if text:
+                print(text, flush=True)
+
+    drive(
+        table,
+        over=lambda: table.over,
+        after_step=after_step,
+        on_step=on_step,
+        commands=None if args.bot else stdin_lines(),
+        on_line=on_line,
+        seconds=MAX_SECONDS,
+    )
     fault = table.phone.fault if table.phone is not None else None
     table.leave()
+    on_step(table)
     if isinstance(table, CasinoHost):
         table.lobby.wait_closed(2.0)
     return 0 if printed and fault is None else 1
@@ -439,7 +430,7 @@ def casino_demo_main(argv: Sequence[str]) -> int:
     )
     guests = start_bots(
         [
-            *("casino", "--join", host.address, "--bot", "--quiet"),
+            *("casino", "--join", host.address, "--bot", "--quiet", "--no-history"),
             *("--name", f"Bot{i}", "--result-json", "--dealer", kind),
             *("--rounds", str(args.rounds)),
         ]

@@ -1,4 +1,5 @@
-"""``blu21 table`` and ``blu21 demo``: Oczko tables in the terminal, over TCP.
+"""The terminal table tool: ``blu21 table`` (Oczko) and ``blu21 casino`` (casino
+blackjack, its own part in :mod:`app.table.casino_cli`), and ``blu21 demo``.
 
     blu21 table --host [--port P] [--bind ADDR] [--name NAME] [--rounds R] [--turn-time S]
     blu21 table --join HOST:PORT --name NAME [--lang pl]
@@ -9,17 +10,21 @@ everybody is ready (``--start-with N`` starts by itself once N players are ready
 ``--bot`` lets the simple bot play the seat. ``demo`` runs a host bot here and N-1 bot
 guests as separate processes over loopback, prints the match and checks that every
 phone ends with the same result.
+
+Both games share the arguments that host, join and play a seat
+(:mod:`app.table.cli_common`), and every phone keeps its rounds, each with its audit
+verdict, in the history of the data folder of the HOME it runs under, as the app does
+(``blu21 history``, ``blu21 stats``; ``--no-history``: none).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import queue
 import sys
-import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from app.bluetooth.errors import TransportError
@@ -28,8 +33,17 @@ from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
 from app.rules.errors import IllegalAction
+from app.table import casino_cli
 from app.table.bot_guests import print_result, print_tail, result_in, start_bots, stop_bots
-from app.table.cli_common import bounded, failed, table_parser
+from app.table.cli_common import (
+    Deadline,
+    bounded,
+    drive,
+    failed,
+    seat_arguments,
+    stdin_lines,
+    table_parser,
+)
 from app.table.clock import SystemClock
 from app.table.errors import TableError
 from app.table.lobby import Notice
@@ -37,6 +51,11 @@ from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE, Options
 from app.table.service import dealer_factory, default_dealer, table_options
 from app.table.table import DealerFactory, GuestTable, HostTable, simple_bot
 
+#: ``--help``'s first line of each command
+DESCRIPTIONS = {
+    "table": "An Oczko table in the terminal, over TCP.",
+    "casino": "A networked casino blackjack table in the terminal, over TCP.",
+}
 #: How long a terminal table may run at most (a bound for scripts and CI).
 MAX_SECONDS = 600.0
 
@@ -52,44 +71,84 @@ def _describe(entry: dict[str, Any]) -> str:
     return f"  {kind}: {rest}"
 
 
-def _stdin_commands() -> queue.Queue[str]:
-    commands: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            commands.put(line.strip().lower())
-        commands.put("quit")
-
-    threading.Thread(target=read, daemon=True).start()
-    return commands
-
-
 def _result(phone: Any) -> dict[str, Any]:
     m = phone.match
     return {"winner": m.winner, "points": list(m.points), "gone": sorted(m.gone)}
 
 
 def table_main(argv: Sequence[str]) -> int:
-    """Entry point of ``blu21 table``."""
-    p = table_parser("blu21 table", __doc__.split("\n\n")[0])
-    _option_arguments(p)
-    p.add_argument("--bot", action="store_true", help="let the simple bot play this seat")
-    p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
-    p.add_argument("--dealer", choices=["sra", "open"], default=None)
-    p.add_argument("--quiet", action="store_true", help="print only the final result")
-    p.add_argument("--result-json", action="store_true", help="print the result as JSON")
-    p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
-    p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
+    """Entry point of ``blu21 table`` (Oczko)."""
+    return _terminal("table", argv)
+
+
+def casino_main(argv: Sequence[str]) -> int:
+    """Entry point of ``blu21 casino`` (casino blackjack: :mod:`app.table.casino_cli`)."""
+    return _terminal("casino", argv)
+
+
+def _terminal(command: str, argv: Sequence[str]) -> int:
+    """The terminal table tool: the shared arguments, the game's own, the history of
+    this HOME's data folder, then the game's loop."""
+    p = table_parser(f"blu21 {command}", DESCRIPTIONS[command])
+    seat_arguments(p, TURN_TIME_RANGE)
+    if command == "table":
+        _oczko_arguments(p)
+    else:
+        casino_cli.casino_arguments(p)
     args = p.parse_args(list(argv))
     set_language(args.lang)
-    args.options = _options(p, args)
+    if command == "table":
+        args.options = _options(p, args)
+    with _history(args.no_history) as on_step:
+        if command == "table":
+            return _oczko_run(args, on_step)
+        return casino_cli.casino_run(args, on_step)
+
+
+@contextlib.contextmanager
+def _history(off: bool) -> Iterator[Callable[[Any], None]]:
+    """``on_step(table)``: this phone's rounds go to the history in the data folder of
+    the HOME it runs under (the app's: ``blu21 history``, ``blu21 stats``), through
+    the app's one recording path (:meth:`app.history.live.Recorder.table`)."""
+    if off:
+        yield lambda _table: None
+        return
+    from app.history.live import Recorder
+    from app.history.messages import notice_text
+    from app.prefs import app_data_dir
+
+    recorder = Recorder()
+    recorder.configure(app_data_dir())
+    code = recorder.take_notice()
+    if code is not None:  # (a corrupt history moved aside, or none can be kept)
+        print(notice_text(code), file=sys.stderr, flush=True)
+    try:
+        yield lambda table: recorder.table(table, table)
+    finally:
+        recorder.configure(None)
+
+
+def _oczko_arguments(p: argparse.ArgumentParser) -> None:
+    """Oczko's own arguments of ``blu21 table``."""
+    p.add_argument(
+        "--rounds",
+        type=bounded(ROUNDS_RANGE),
+        default=5,
+        help="rounds in the match ({}-{})".format(*ROUNDS_RANGE),
+    )
+    p.add_argument("--faults", default="", help="inject faults on this guest's link (tests)")
+    p.add_argument("--silence-limit", type=float, default=None, help="seconds (tests)")
+
+
+def _oczko_run(args: argparse.Namespace, on_step: Callable[[Any], None]) -> int:
+    """Host or join the Oczko table ``args`` ask for and play it to its end."""
     try:
         kind = args.dealer or default_dealer()
         args.options = table_options(args.options, kind)
         factory = dealer_factory(kind)
         if args.host:
-            return _host(args, factory)
-        return _guest(args, factory)
+            return _host(args, factory, on_step)
+        return _guest(args, factory, on_step)
     except (TransportError, TableError, ValueError) as exc:
         return failed("blu21 table", exc)
 
@@ -118,7 +177,9 @@ def _options(p: argparse.ArgumentParser, args: argparse.Namespace) -> Options:
         raise  # (p.error exits)
 
 
-def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
+def _host(
+    args: argparse.Namespace, factory: DealerFactory, on_step: Callable[[Any], None]
+) -> int:
     quiet = args.quiet
     options = args.options
     listener = TcpTransport(host=args.bind, port=args.port).listen()
@@ -144,28 +205,35 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
     if args.silence_limit:
         host.silence_limit = args.silence_limit
     print(f"listening on {host.address}", flush=True)
-    commands = None if args.bot else _stdin_commands()
-    deadline = time.monotonic() + MAX_SECONDS
+    def after_step(_deadline: Deadline) -> bool:
+        if host.stage == "lobby":
+            ready = host.seating.can_start()
+            if ready and args.start_with and len(host.seating.sitters) >= args.start_with:
+                host.begin()
+        return host.stage == "over"
+
+    def on_line(line: str) -> None:
+        command = line.lower()
+        if command == "start":
+            if host.seating.can_start():
+                host.begin()
+            else:
+                _print("not everybody is ready")
+        elif command in ("d", "draw", "h", "hold"):
+            host.act("draw" if command.startswith("d") else "hold")
+        elif command in ("q", "quit"):
+            host.close()
+
     try:
-        while time.monotonic() < deadline and not host.closed:
-            host.step(0.05)
-            if host.stage == "lobby":
-                ready = host.seating.can_start()
-                if ready and args.start_with and len(host.seating.sitters) >= args.start_with:
-                    host.begin()
-            if host.stage == "over":
-                break
-            while commands is not None and not commands.empty():
-                command = commands.get()
-                if command == "start":
-                    if host.seating.can_start():
-                        host.begin()
-                    else:
-                        _print("not everybody is ready")
-                elif command in ("d", "draw", "h", "hold"):
-                    host.act("draw" if command.startswith("d") else "hold")
-                elif command in ("q", "quit"):
-                    host.close()
+        drive(
+            host,
+            over=lambda: host.closed,
+            after_step=after_step,
+            on_step=on_step,
+            commands=None if args.bot else stdin_lines(),
+            on_line=on_line,
+            seconds=MAX_SECONDS,
+        )
         if host.phone is None or not host.phone.match.over:
             host.close("host_left")
             return 1
@@ -175,6 +243,7 @@ def _host(args: argparse.Namespace, factory: DealerFactory) -> int:
         return 0
     finally:
         host.close()
+        on_step(host)
 
 
 def _finish(phone: Any, args: argparse.Namespace) -> None:
@@ -185,7 +254,9 @@ def _finish(phone: Any, args: argparse.Namespace) -> None:
         print(f"match over: winner seat {result['winner']}, points {result['points']}", flush=True)
 
 
-def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
+def _guest(
+    args: argparse.Namespace, factory: DealerFactory, on_step: Callable[[Any], None]
+) -> int:
     quiet = args.quiet
 
     my_seat: list[int] = []
@@ -214,12 +285,10 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
     )
     if args.silence_limit:
         guest.silence_limit = args.silence_limit
-    commands = None if args.bot else _stdin_commands()
-    asked_ready = False
-    printed = False
-    deadline = time.monotonic() + MAX_SECONDS
-    while time.monotonic() < deadline and not guest.closed:
-        guest.step(0.05)
+    asked_ready = printed = False
+
+    def after_step(deadline: Deadline) -> bool:
+        nonlocal asked_ready, printed
         if guest.seat is not None and not asked_ready:
             asked_ready = True
             guest.set_ready()
@@ -228,17 +297,30 @@ def _guest(args: argparse.Namespace, factory: DealerFactory) -> int:
             # leaver on phones that have not finished the last round yet.
             printed = True
             _finish(guest.phone, args)
-            deadline = min(deadline, time.monotonic() + 30.0)
-        while commands is not None and not commands.empty():
-            command = commands.get()
-            if command in ("d", "draw", "h", "hold"):
-                try:  # (my phone checks it first: a refused one is not sent)
-                    guest.act("draw" if command.startswith("d") else "hold")
-                except IllegalAction as exc:
-                    _print(f"* refused: {exc.code}", quiet)
-            elif command in ("q", "quit"):
-                guest.leave()
+            deadline.linger(30.0)
+        return False
+
+    def on_line(line: str) -> None:
+        command = line.lower()
+        if command in ("d", "draw", "h", "hold"):
+            try:  # (my phone checks it first: a refused one is not sent)
+                guest.act("draw" if command.startswith("d") else "hold")
+            except IllegalAction as exc:
+                _print(f"* refused: {exc.code}", quiet)
+        elif command in ("q", "quit"):
+            guest.leave()
+
+    drive(
+        guest,
+        over=lambda: guest.closed,
+        after_step=after_step,
+        on_step=on_step,
+        commands=None if args.bot else stdin_lines(),
+        on_line=on_line,
+        seconds=MAX_SECONDS,
+    )
     guest.wind_down()  # (the host may end the table while my last audit still runs)
+    on_step(guest)
     over = guest.phone is not None and guest.phone.match.over
     if over and not printed:
         _finish(guest.phone, args)
@@ -326,7 +408,7 @@ def demo_main(argv: Sequence[str]) -> int:
     guests = start_bots(
         [
             *("table", "--join", host.address),
-            *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind),
+            *("--name", f"Bot{i}", "--bot", "--result-json", "--dealer", kind, "--no-history"),
             *(() if args.guest_log else ("--quiet",)),
             *("--faults", faults.get(i, ""), "--silence-limit", str(args.silence_limit)),
         ]

@@ -1,11 +1,18 @@
 """What the terminal table commands (``blu21 table`` and ``blu21 casino``) share: the
-arguments that host or join a table over TCP, and how a failure is told."""
+arguments that host or join a table over TCP and play a seat there, the typed lines,
+and how a failure is told. The one terminal table tool is :mod:`app.table.cli`; each
+game adds its own arguments and loop (Oczko's in ``cli``, the casino's in
+:mod:`app.table.casino_cli`)."""
 
 from __future__ import annotations
 
 import argparse
+import queue
 import sys
+import threading
+import time
 from collections.abc import Callable
+from typing import Protocol
 
 from app.i18n import LANGUAGES, get_language
 
@@ -25,6 +32,88 @@ def table_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--name", default="Player")
     p.add_argument("--lang", default=get_language(), choices=sorted(LANGUAGES), help="language")
     return p
+
+
+def seat_arguments(p: argparse.ArgumentParser, turn_time: tuple[int, int]) -> None:
+    """What both games' terminal tables take to play a seat: ``--turn-time`` (within
+    ``turn_time``, the bounds every guest checks), ``--bot``, the host's
+    ``--start-with``, ``--dealer``, ``--quiet``, ``--result-json`` and ``--no-history``."""
+    p.add_argument(
+        "--turn-time",
+        type=bounded(turn_time),
+        default=30,
+        help="host: seconds per decision ({}-{})".format(*turn_time),
+    )
+    p.add_argument("--bot", action="store_true", help="let the bot play this seat")
+    p.add_argument("--start-with", type=int, default=0, help="host: start at N ready players")
+    p.add_argument("--dealer", choices=["sra", "open"], default=None)
+    p.add_argument("--quiet", action="store_true", help="print only the final result")
+    p.add_argument("--result-json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--no-history",
+        action="store_true",
+        help="keep no record of this table's rounds (the demo's bots)",
+    )
+
+
+def stdin_lines() -> queue.Queue[str]:
+    """The lines the player types, stripped, read on a thread of their own; ``quit``
+    when the input ends."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            lines.put(line.strip())
+        lines.put("quit")
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+class Steps(Protocol):
+    """What the driving loop calls of a table (either game's host or guest)."""
+
+    def step(self, wait: float = 0.0) -> None: ...
+
+
+class Deadline:
+    """When a terminal table stops at the latest: ``seconds`` from now, or sooner
+    (:meth:`linger`)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def passed(self) -> bool:
+        """Whether the time is up."""
+        return time.monotonic() >= self.at
+
+    def linger(self, seconds: float) -> None:
+        """Stop within ``seconds`` at the latest (a guest whose table is over stays
+        until the host ends it, so that he leaves nobody's round unfinished)."""
+        self.at = min(self.at, time.monotonic() + seconds)
+
+
+def drive(
+    table: Steps,
+    *,
+    over: Callable[[], bool],
+    after_step: Callable[[Deadline], bool],
+    on_step: Callable[[Steps], None],
+    commands: queue.Queue[str] | None,
+    on_line: Callable[[str], None],
+    seconds: float,
+) -> None:
+    """The terminal table's loop, both games: step ``table`` until it is ``over``,
+    ``after_step`` says stop (True; it may shorten the deadline) or ``seconds`` pass;
+    ``on_step(table)`` after each step (the history), each typed line to ``on_line``."""
+    deadline = Deadline(seconds)
+    while not deadline.passed() and not over():
+        table.step(0.05)
+        on_step(table)
+        if after_step(deadline):
+            return
+        while commands is not None and not commands.empty():
+            on_line(commands.get())
 
 
 def bounded(limits: tuple[int, int]) -> Callable[[str], int]:
@@ -88,4 +177,13 @@ def failed(prog: str, exc: Exception) -> int:
     return 1
 
 
-__all__ = ["bounded", "failed", "failure_line", "table_parser"]
+__all__ = [
+    "Deadline",
+    "bounded",
+    "drive",
+    "failed",
+    "failure_line",
+    "seat_arguments",
+    "stdin_lines",
+    "table_parser",
+]

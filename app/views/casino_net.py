@@ -125,10 +125,13 @@ class CasinoNet:
         step = getattr(table, "step", None)
         if step is None:  # a table that runs itself (the screens' fakes)
             return
+        from app.history.live import RECORDER
+
         try:
             while not table.over:
                 self._do_intents(table)
                 step(STEP)
+                RECORDER.table(self, table)  # settled rounds and audits go to the history
                 self._publish(table)
         except Exception:  # a broken table is over for this phone; the screen says so
             self.error = "connection_lost"

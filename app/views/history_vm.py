@@ -182,15 +182,17 @@ def frames(record: Any) -> list[Frame]:
 
 
 def fairness_lines(detail: Mapping[str, Any]) -> list[str]:
-    """ "How was this deck shuffled?" for a networked Oczko round (empty otherwise)."""
+    """ "How was this deck shuffled?" for a networked round (empty otherwise): Oczko's
+    deck, or the casino's shoes (``detail["shoes"]``, audited once their cut card came
+    out)."""
     if "fingerprint" not in detail:
         return []
+    shoe = "shoes" in detail  # a networked casino round: its shoes' audits
     names = list(detail.get("names") or [])
     seats = [_who(names, s) for s in detail.get("order") or ()]
-    lines = [
-        _("Table fingerprint: {code}").format(code=detail.get("fingerprint") or "-"),
-        _("Shuffled in turn by: {names}").format(names=", ".join(seats)),
-    ]
+    lines = [_("Table fingerprint: {code}").format(code=detail.get("fingerprint") or "-")]
+    if not shoe:
+        lines.append(_("Shuffled in turn by: {names}").format(names=", ".join(seats)))
     audits = detail.get("audits") or []
     if not audits:
         lines.append(_("The audit of this deck had not finished."))
@@ -200,6 +202,15 @@ def fairness_lines(detail: Mapping[str, Any]) -> list[str]:
         else:
             cheaters = ", ".join(a.get("cheaters") or ()) or "?"
             lines.append(_("Audit failed: cheating by {names}.").format(names=cheaters))
+    if shoe:
+        lines.append(
+            _(
+                "Every phone locked and shuffled the whole shoe with its own secret key; once "
+                "its cut card came out all keys were opened and each phone checked the shoe. "
+                "How to check it yourself: docs/protocol.md, section 10 (The casino shoe)."
+            )
+        )
+        return lines
     lines.append(
         _(
             "Every phone locked and shuffled the whole deck with its own secret key; at the "

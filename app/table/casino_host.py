@@ -445,9 +445,9 @@ class CasinoHost(LobbyShell, CasinoSide):
         elif isinstance(effect, Drop):
             self.note(
                 "cheat_named" if effect.reason == "cheat" else "player_stalled",
-                player=effect.player,
+                player=effect.who,
             )
-            self.lobby.drop_seat(int(effect.player[1:]), effect.reason)  # (p<seat>)
+            self.lobby.drop_seat(int(effect.who[1:]), effect.reason)  # (p<seat>)
 
     def _begin_now(self) -> CBegin:
         """The table's players as they stand (chips, presence, keys) for a returner."""

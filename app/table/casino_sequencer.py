@@ -74,16 +74,16 @@ def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
     if isinstance(event, Expired):
         return _expired(book, event.name, facts)
     if isinstance(event, Gone):
-        if event.player not in facts.present:  # (gone again before he was back)
-            back = tuple(r for r in book.returning if r[0] != event.player)
+        if event.who not in facts.present:  # (gone again before he was back)
+            back = tuple(r for r in book.returning if r[0] != event.who)
             return replace(book, returning=back), []
-        left = CLeft(event.player, event.reason, facts.dead.get(event.player, ()))
-        return book, [Announce(left), Say("player_left", {"player": event.player})]
+        left = CLeft(event.who, event.reason, facts.dead.get(event.who, ()))
+        return book, [Announce(left), Say("player_left", {"player": event.who})]
     if isinstance(event, Back):
-        if event.player in facts.present:
+        if event.who in facts.present:
             return book, []
-        back = tuple(r for r in book.returning if r[0] != event.player)
-        return replace(book, returning=(*back, (event.player, event.key))), []
+        back = tuple(r for r in book.returning if r[0] != event.who)
+        return replace(book, returning=(*back, (event.who, event.key))), []
     return book, []
 
 

@@ -93,7 +93,7 @@ def step(book: HostBook, event: HostEvent, facts: Facts) -> Step:
     if isinstance(event, Gone):
         return _gone(book, event, facts)
     if isinstance(event, Back):
-        return _back(book, event.seat, facts)
+        return _back(book, event.who, facts)
     if isinstance(event, Remove):
         return _remove(book, event, facts)
     if isinstance(event, LeaveSeat):
@@ -494,7 +494,7 @@ def _remove(book: HostBook, event: Remove, facts: Facts) -> Step:
     return book, (*effects, Drop(event.seat, event.reason, event.code))
 
 
-def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
+def _gone(book: HostBook, event: Gone[int], facts: Facts) -> Step:
     """A guest's link is gone during the match."""
     if book.stage not in (Stage.SETUP, Stage.PLAY):
         return book, ()
@@ -510,15 +510,15 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
         _in_play(book, facts)
         and r is not None
         and event.reason == "cheat"
-        and any(event.seat in facts.waits(d) for d in facts.disputed)
+        and any(event.who in facts.waits(d) for d in facts.disputed)
     ):
         # The lobby dropped him for a frame that failed authentication on his own link
         # (``cheat``) while the round's audit still waits for his seed: his leaving must
         # not let his round count unaudited. No other phone saw that frame, so the
         # reason every phone can check is the audit waiting for him (``stalled``);
         # otherwise his going is a plain dropout (docs/protocol.md 5.1, issue 30).
-        book, effects = _void(book, r.number, "stalled", event.seat)
-    return book, (*effects, Then(LeaveSeat(event.seat, event.reason)), Then(Drive()))
+        book, effects = _void(book, r.number, "stalled", event.who)
+    return book, (*effects, Then(LeaveSeat(event.who, event.reason)), Then(Drive()))
 
 
 def _leave_seat(book: HostBook, event: LeaveSeat, facts: Facts) -> Step:

@@ -599,7 +599,7 @@ class HostTable(LobbyShell):
         elif isinstance(effect, CancelTimer):
             self.timers.cancel(effect.name)
         elif isinstance(effect, Drop):
-            self.lobby.drop_seat(effect.seat, effect.reason, effect.detail)
+            self.lobby.drop_seat(effect.who, effect.reason, effect.detail)
         elif isinstance(effect, Close):
             self.close(effect.reason)
         elif isinstance(effect, Forgive):

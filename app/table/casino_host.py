@@ -22,8 +22,9 @@ departures through :class:`~app.table.lobby.MatchHooks`). Once started it:
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from app.bluetooth.link import Listener
 from app.protocol.group import DEFAULT_GROUP, Group
@@ -33,19 +34,14 @@ from app.rules.table_rules import TableRules
 from app.table.casino_book import (
     Announce,
     Back,
-    CancelTimer,
     CasinoBook,
     CasinoEffect,
     CasinoEvent,
     CasinoFacts,
-    Drive,
     Drop,
-    End,
     Expired,
     Gone,
     Readmit,
-    Say,
-    SetTimer,
     Stage,
     Started,
 )
@@ -84,7 +80,7 @@ MAX_REFUSED = 32
 MAX_LATER = 8
 
 
-class CasinoHost(LobbyShell, CasinoSide):
+class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect], CasinoSide):
     """The host's phone at a casino table (seat 0, player ``p0``)."""
 
     def __init__(
@@ -415,39 +411,38 @@ class CasinoHost(LobbyShell, CasinoSide):
             vouching=bool(unsigned),
         )
 
-    def _feed(self, event: CasinoEvent) -> bool:
-        if self.phone is None:
-            return False
-        before = self.book
-        self.book, effects = step(before, event, self._observe())
-        for effect in effects:
-            self._perform(effect)
-        return bool(effects) or self.book != before
+    # -- the game's part of the shell (app.table.lobby_shell) ------------------------------
 
-    def _drive(self) -> None:
-        while not self.over and not self.closed and self._feed(Drive()):
-            pass
+    def _sequence(
+        self, book: CasinoBook, event: CasinoEvent, facts: CasinoFacts
+    ) -> tuple[CasinoBook, list[CasinoEffect]]:
+        return step(book, event, facts)
 
-    def _perform(self, effect: CasinoEffect) -> None:
+    def _in_play(self) -> bool:
+        return self.phone is not None
+
+    def _ended(self) -> bool:
+        return self.over or self.closed
+
+    def _say(self, code: str, details: Mapping[str, Any]) -> None:
+        self.note(code, **details)
+
+    def _drop(self, effect: Drop[Any]) -> None:
+        self.note(
+            "cheat_named" if effect.reason == "cheat" else "player_stalled",
+            player=effect.who,
+        )
+        self.lobby.drop_seat(int(effect.who[1:]), effect.reason)  # (p<seat>)
+
+    def _end(self, reason: str) -> None:
+        self.note("table_over", reason=reason)
+        self.leave(reason)
+
+    def _perform_own(self, effect: CasinoEffect) -> None:
         if isinstance(effect, Announce):
             self._announce(effect.message)
-        elif isinstance(effect, SetTimer):
-            self.timers.set(effect.name, effect.seconds)
-        elif isinstance(effect, CancelTimer):
-            self.timers.cancel(effect.name)
-        elif isinstance(effect, Say):
-            self.note(effect.code, **effect.details)
         elif isinstance(effect, Readmit):
             self._readmit(effect)
-        elif isinstance(effect, End):
-            self.note("table_over", reason=effect.reason)
-            self.leave(effect.reason)
-        elif isinstance(effect, Drop):
-            self.note(
-                "cheat_named" if effect.reason == "cheat" else "player_stalled",
-                player=effect.who,
-            )
-            self.lobby.drop_seat(int(effect.who[1:]), effect.reason)  # (p<seat>)
 
     def _begin_now(self) -> CBegin:
         """The table's players as they stand (chips, presence, keys) for a returner."""

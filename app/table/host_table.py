@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.bluetooth.link import Link, Listener
@@ -31,10 +31,7 @@ from app.table.host_book import (
     Announce,
     Back,
     Broadcast,
-    CancelTimer,
-    Close,
     Decide,
-    Drive,
     Drop,
     Effect,
     Expired,
@@ -46,8 +43,6 @@ from app.table.host_book import (
     Readmit,
     ReadNext,
     Report,
-    Say,
-    SetTimer,
     Stage,
     Started,
     Then,
@@ -91,7 +86,7 @@ REMEMBERED_FRAMES = 512
 Bot = Callable[[PhoneMatch], str | None]
 
 
-class HostTable(LobbyShell):
+class HostTable(LobbyShell[HostBook, HostEvent, Facts, Effect]):
     """The host's phone (seat 0): lobby, then the match's sequencer and relay."""
 
     def __init__(
@@ -338,14 +333,6 @@ class HostTable(LobbyShell):
         self._send_copies()
         self.lobby.close(reason)
 
-    def wait_closed(self, timeout: float = 2.0) -> bool:
-        """After :meth:`close`: wait until every guest link has ended."""
-        return self.lobby.wait_closed(timeout)
-
-    def buffered_bytes(self) -> int:
-        """Bytes of frames this phone holds now (see :meth:`HostLobby.buffered_bytes`)."""
-        return self.lobby.buffered_bytes()
-
     # -- the host player's intents --------------------------------------------------------
 
     def begin(self) -> None:
@@ -545,22 +532,27 @@ class HostTable(LobbyShell):
             barred=frozenset(phone.barred(r.number if r is not None else 0)),
         )
 
-    def _feed(self, event: HostEvent) -> bool:
-        """One step of the sequencer and its effects; False if it decided nothing."""
-        if self.phone is None:
-            return False
-        before = self.book
-        self.book, effects = step(before, event, self._observe())
-        for effect in effects:
-            self._perform(effect)
-        return bool(effects) or self.book != before
+    # -- the game's part of the shell (app.table.lobby_shell) ------------------------------
 
-    def _drive(self) -> None:
-        """Let the sequencer decide until nothing more is due (each decision changes the
-        match or the book, so this ends)."""
-        while not self.closed and self._feed(Drive()):
-            pass
+    def _sequence(
+        self, book: HostBook, event: HostEvent, facts: Facts
+    ) -> tuple[HostBook, tuple[Effect, ...]]:
+        return step(book, event, facts)
+
+    def _in_play(self) -> bool:
+        return self.phone is not None
+
+    def _after_drive(self) -> None:
         self._ban_cheaters()
+
+    def _say(self, code: str, details: Mapping[str, Any]) -> None:
+        self.notice(code, **details)
+
+    def _drop(self, effect: Drop[Any]) -> None:
+        self.lobby.drop_seat(effect.who, effect.reason, effect.detail)
+
+    def _end(self, reason: str) -> None:
+        self.close(reason)
 
     def _ban_cheaters(self) -> None:
         """Every player the host's phone named stays out for the rest of the match: his
@@ -582,7 +574,7 @@ class HostTable(LobbyShell):
             if seat in phone.match.gone and self.link_of(seat) is not None:
                 self.lobby.drop_seat(seat, "banned", "named for cheating in this match")
 
-    def _perform(self, effect: Effect) -> None:
+    def _perform_own(self, effect: Effect) -> None:
         phone = self.phone
         assert phone is not None
         if isinstance(effect, Announce):
@@ -592,16 +584,6 @@ class HostTable(LobbyShell):
             self._flush()
         elif isinstance(effect, Broadcast):
             self.broadcast(effect.message)
-        elif isinstance(effect, Say):
-            self.notice(effect.code, **effect.details)
-        elif isinstance(effect, SetTimer):
-            self.timers.set(effect.name, effect.seconds)
-        elif isinstance(effect, CancelTimer):
-            self.timers.cancel(effect.name)
-        elif isinstance(effect, Drop):
-            self.lobby.drop_seat(effect.who, effect.reason, effect.detail)
-        elif isinstance(effect, Close):
-            self.close(effect.reason)
         elif isinstance(effect, Forgive):
             phone.violation = None
         elif isinstance(effect, Readmit):

@@ -62,11 +62,10 @@ from app.table.casino_messages import (
 from app.table.casino_phone import HOST, CasinoPhone, player_id
 from app.table.casino_sequencer import step
 from app.table.casino_side import CasinoBot, CasinoSide
-from app.table.clock import Clock, Timers
-from app.table.dealer import DealerViolation
+from app.table.clock import Clock
 from app.table.errors import TableError
 from app.table.limits import FrameBudget
-from app.table.lobby import HostLobby, Notice
+from app.table.lobby import Notice
 from app.table.lobby_shell import LobbyShell
 from app.table.messages import Message, Options, ProtocolFrame, check_fields
 from app.table.shoe_dealer import ShoeDealer
@@ -109,7 +108,7 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         self.rules = rules
         self.bet_time, self.turn_time, self.secret = bet_time, turn_time, secret
         self.round_pause = round_pause
-        self.lobby = HostLobby(
+        self._open(
             listener,
             player_id=player_id,
             name=name,
@@ -117,10 +116,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
             clock=clock,
             options=Options(rounds=1, turn_time=turn_time, secret=secret),
             on_notice=on_notice,
+            # what each seat's shoe frames may cost (issue 30: the Oczko table's limits)
+            budget=FrameBudget.for_shoe(rules.decks, group.byte_len),
             hooks=self,
         )
         self._shoe_factory = shoe_factory
-        self.timers = Timers(clock)
         self.book = CasinoBook()
         self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
         #: player -> (round, intents of his refused in it): the budget is per round
@@ -130,8 +130,6 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         #: relayed or refused, in order, once it can take them (never lost)
         self._later: list[tuple[int, CIntent]] = []
         self._names = {HOST: self.lobby.seating.sitters[0].name}
-        #: what each seat's shoe frames may cost (issue 30: the Oczko table's limits)
-        self._budget = FrameBudget.for_shoe(rules.decks, group.byte_len)
 
     def lobby_names(self) -> dict[str, str]:
         """The players seated in the lobby, host first."""
@@ -229,16 +227,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
             raise TableError("bad_message", "the table has not begun")
         pid = player_id(seat)
         if isinstance(message, ProtocolFrame):
-            # Charged to the seat of the link it came on, before anything is kept or
-            # relayed: past his budget for the shoe, or for a shoe not announced, he
-            # is dropped (``flood``, ``ahead``) and every phone is told.
-            self._budget.charge(
-                seat, message.data, deck=shoe_of(message.data), newest=phone.newest_shoe()
-            )
-            try:
-                phone.dealer.authenticate(message.data)
-            except DealerViolation as exc:
-                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            shoe, newest = shoe_of(message.data), phone.newest_shoe()
+            if not self._take_frame(
+                seat, message.data, phone.dealer.authenticate, deck=shoe, newest=newest
+            ):
+                return  # (a copy of a frame relayed before: a no-op)
             self.lobby.broadcast(message, skip=seat)
             phone.frame(message.data)
             self._flush()
@@ -350,6 +343,7 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
     def on_joined(self, seat: int) -> None:
         """A guest sat down (lobby) or came back (a running table: he plays again from
         the next round once his new key is in)."""
+        self._new_link(seat)  # (a new phone: new frames)
         if self.phone is None:
             self._names = {player_id(i): s.name for i, s in enumerate(self.lobby.seating.sitters)}
 
@@ -459,17 +453,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
     def _ban(self, seat: int) -> None:
         """A player named for cheating stays out for the rest of the table: his id is
         refused at the door (every guest that named him refuses his ``CBack`` too)."""
-        if 0 < seat < len(self.lobby.seating.sitters):
-            self.lobby.seating = self.lobby.seating.ban(seat)
         phone = self.phone
-        if phone is None:
-            return
-        pid = player_id(seat)
-        phone.named.add(pid)
-        p = phone.players.get(pid)
-        if p is not None and not p.present and self.link_of(seat) is not None:
-            # back on a new link, not yet readmitted: he is not readmitted
-            self.lobby.drop_seat(seat, "banned", "named for cheating at this table")
+        p = None if phone is None else phone.players.get(player_id(seat))
+        if phone is not None:
+            phone.named.add(player_id(seat))
+        self._bar(seat, absent=p is not None and not p.present)
 
     def _readmit(self, effect: Readmit) -> None:
         phone = self.phone
@@ -488,7 +476,7 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
                 p.seat for p in phone.players.values() if not p.present and p.pid != message.player
             ]
             dealer = self._shoe_factory(0, len(phone.players))
-            self._budget.new_setup()  # (the set-up frames count afresh)
+            self._new_setup()  # (the set-up frames count afresh)
             hello = phone.generations.rekey(message.shoe, dealer, absent)
             self.lobby.broadcast(message)  # (first: the guests set up anew on it)
             for frame in hello:

@@ -13,19 +13,31 @@ how it observes its phone, names a seat, notes a notice and ends the table.
 
 from __future__ import annotations
 
+import hashlib
 import queue
-from collections.abc import Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from app.bluetooth.link import Link
+from app.bluetooth.link import Link, Listener
+from app.protocol.errors import REPLAY
 from app.table.book import CancelTimer, Close, Drive, Drop, Say, SetTimer
-from app.table.clock import Timers
-from app.table.lobby import HostLobby, Notice
+from app.table.clock import Clock, Timers
+from app.table.dealer import DealerViolation
+from app.table.errors import TableError
+from app.table.limits import FrameBudget
+from app.table.lobby import HostLobby, MatchHooks, Notice
+from app.table.messages import Options
+from app.table.seating import Seating
 
 BookT = TypeVar("BookT")
 EventT = TypeVar("EventT")
 FactsT = TypeVar("FactsT")
 EffectT = TypeVar("EffectT")
+
+#: How many of a guest's last accepted dealer frames the host remembers, to know a
+#: duplicate of one when it comes again (a frame sent twice arrives right after itself).
+REMEMBERED_FRAMES = 512
 
 
 class LobbyShell(Generic[BookT, EventT, FactsT, EffectT]):
@@ -35,6 +47,39 @@ class LobbyShell(Generic[BookT, EventT, FactsT, EffectT]):
     lobby: HostLobby
     timers: Timers
     book: BookT
+    #: what each guest's dealer frames may cost (app.table.limits)
+    _budget: FrameBudget
+    #: seat -> digests of the dealer frames last accepted from it (see :meth:`_take_frame`)
+    _accepted: dict[int, OrderedDict[bytes, None]]
+
+    def _open(
+        self,
+        listener: Listener,
+        *,
+        player_id: str,
+        name: str,
+        lang: str,
+        clock: Clock,
+        options: Options | None,
+        on_notice: Callable[[Notice], None] | None,
+        budget: FrameBudget,
+        hooks: MatchHooks,
+    ) -> None:
+        """Open the lobby (``hooks``, this shell's game, hears its guests' messages) and
+        the table's own timers, with what each guest's dealer frames may cost."""
+        self.lobby = HostLobby(
+            listener,
+            player_id=player_id,
+            name=name,
+            lang=lang,
+            clock=clock,
+            options=options,
+            on_notice=on_notice,
+            hooks=hooks,
+        )
+        self.timers = Timers(clock)
+        self._budget = budget
+        self._accepted = {}
 
     # -- the game's part ------------------------------------------------------------------
 
@@ -109,7 +154,76 @@ class LobbyShell(Generic[BookT, EventT, FactsT, EffectT]):
         else:
             self._perform_own(effect)
 
+    # -- the guests' dealer frames -------------------------------------------------------
+
+    def _take_frame(
+        self,
+        seat: int,
+        data: bytes,
+        authenticate: Callable[[bytes], None],
+        *,
+        deck: int,
+        newest: int,
+    ) -> bool:
+        """A guest's dealer frame: charged to the seat of the link it came on, before
+        anything is kept or relayed (past his budget, or for a deck or shoe not yet
+        announced, TableError ``flood`` / ``ahead``: the lobby drops him and every phone
+        is told), then authenticated by this phone's dealer (TableError ``cheat``).
+
+        False for a frame identical to one accepted from ``seat`` since the dealers were
+        last set up, which the dealer refused as a replay: it was relayed and applied
+        once, and its signed sequence number makes it a no-op now. It is ignored, not
+        taken for a cheat: dropping its sender voided the round in play, even one other
+        phones had already ended (issue 17). Only a refused frame is looked up: a new
+        set-up's first frames may repeat the bytes of the last one's (the same keys from
+        a test's seeded randomness), and they are new. (Copies count against the budget
+        too: a guest repeating one is cut off like a flood.)"""
+        self._budget.charge(seat, data, deck=deck, newest=newest)
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        try:
+            authenticate(data)
+        except DealerViolation as exc:
+            if exc.code == REPLAY and digest in self._accepted.get(seat, ()):
+                return False
+            raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+        accepted = self._accepted.setdefault(seat, OrderedDict())
+        accepted[digest] = None
+        if len(accepted) > REMEMBERED_FRAMES:
+            accepted.popitem(last=False)
+        return True
+
+    def _new_setup(self) -> None:
+        """The dealers are set up anew (a player is back): set-up frames count afresh,
+        and sequence numbers start anew."""
+        self._budget.new_setup()
+        self._accepted.clear()
+
+    def _new_link(self, seat: int) -> None:
+        """``seat`` is on a new phone: its frames are new."""
+        self._accepted.pop(seat, None)
+
     # -- the lobby ------------------------------------------------------------------------
+
+    def _bar(self, seat: int, *, absent: bool) -> None:
+        """The player of ``seat`` was named for cheating: he stays out for the rest of
+        the table. His id is refused at the door, and a link he came back on while
+        ``absent`` (not yet readmitted) is closed."""
+        if 0 < seat < len(self.lobby.seating.sitters):
+            self.lobby.seating = self.lobby.seating.ban(seat)
+        if absent and self.link_of(seat) is not None:
+            self.lobby.drop_seat(seat, "banned", "named for cheating at this table")
+
+    @property
+    def seating(self) -> Seating:
+        return self.lobby.seating
+
+    @property
+    def silence_limit(self) -> float:
+        return self.lobby.silence_limit
+
+    @silence_limit.setter
+    def silence_limit(self, seconds: float) -> None:
+        self.lobby.silence_limit = seconds
 
     @property
     def address(self) -> str:

@@ -11,7 +11,7 @@ table, his player id at a casino table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -20,6 +20,8 @@ from typing import Any, Generic, TypeVar
 Who = TypeVar("Who", int, str)
 #: what a game announces: a public event (Oczko) or an announcement (casino)
 M = TypeVar("M")
+#: what a watchdog's timer runs for (a timer runs anew when it changes)
+K = TypeVar("K")
 
 
 class Stage(StrEnum):
@@ -119,3 +121,27 @@ class Close:
     """End the table on every phone (``reason``: a stable code every phone shows)."""
 
     reason: str
+
+
+# -- the stall watchdog -----------------------------------------------------------------
+
+
+def rearm(
+    armed: Mapping[str, K], wanted: Mapping[str, K], seconds: Callable[[K], float]
+) -> list[SetTimer | CancelTimer]:
+    """The watchdog's timers from those ``armed`` to those ``wanted`` (timer name -> what
+    it runs for: who holds the table up, at which step): a timer no longer wanted is
+    cancelled, one whose reason changed runs anew for its whole time, the others run
+    on. Both hosts drop whoever keeps the table waiting this way (Oczko: one ``stall``
+    timer for the blockers; casino: one ``stall:<player>`` per phone that owes a step).
+
+    >>> rearm({"stall:p1": 1}, {"stall:p1": 2, "stall:p2": 1}, lambda k: 10.0 * k)
+    [SetTimer(name='stall:p1', seconds=20.0), SetTimer(name='stall:p2', seconds=10.0)]
+    >>> rearm({"stall": 1}, {}, float)
+    [CancelTimer(name='stall')]
+    """
+    effects: list[SetTimer | CancelTimer] = [
+        CancelTimer(name) for name in sorted(armed) if name not in wanted
+    ]
+    effects += [SetTimer(n, seconds(k)) for n, k in sorted(wanted.items()) if armed.get(n) != k]
+    return effects

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.table.book import rearm
 from app.table.casino_book import (
     Announce,
     Back,
@@ -92,14 +93,10 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
         sorted((p, s) for p, s in facts.owing.items() if p in facts.connected and p != "p0")
     )
     if owing != book.stalling:  # a phone holds the cards up: each step has its own time
-        armed, now = dict(book.stalling), dict(owing)
+        armed = {f"stall:{p}": s for p, s in book.stalling}
+        wanted = {f"stall:{p}": s for p, s in owing}
         effects: list[CasinoEffect] = [
-            CancelTimer(f"stall:{p}") for p in sorted(armed) if p not in now
-        ]
-        effects += [
-            SetTimer(f"stall:{p}", step_time(s, facts.turn_time))
-            for p, s in owing
-            if armed.get(p) != s
+            *rearm(armed, wanted, lambda s: step_time(s, facts.turn_time))
         ]
         return replace(book, stalling=owing), effects
     if facts.want_shoe and len(facts.order) < 2:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.rules.oczko import Phase
+from app.table.book import rearm
 from app.table.errors import TableError
 from app.table.host_book import (
     AfterLeft,
@@ -444,14 +445,12 @@ def _watch_stalls(book: HostBook, facts: Facts) -> Step:
     if facts.closed:
         return book, ()
     now = blockers(book, facts)
-    if not now:
-        if book.stall_key is None:
-            return book, ()
-        return replace(book, stall_key=None), (CancelTimer("stall"),)
-    key = (book.stage.value, _round(facts), frozenset(now))
+    key = (book.stage.value, _round(facts), frozenset(now)) if now else None
     if key == book.stall_key:
         return book, ()
-    return replace(book, stall_key=key), (SetTimer("stall", float(facts.turn_time)),)
+    armed = {} if book.stall_key is None else {"stall": book.stall_key}
+    timers = rearm(armed, {} if key is None else {"stall": key}, lambda _: float(facts.turn_time))
+    return replace(book, stall_key=key), tuple(timers)
 
 
 # -- players leaving and coming back ------------------------------------------------------

@@ -33,7 +33,7 @@ from app.table.casino_side import KEEP_NOTICES
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.lobby import MAX_NOTICES
-from app.table.messages import Options, ProtocolFrame, Turn
+from app.table.messages import PROTOCOL, Options, ProtocolFrame, Turn
 from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, IDS, open_table, run, settled
 
@@ -226,3 +226,31 @@ def test_a_hosts_signed_digests_of_far_rounds_are_refused_not_kept() -> None:
     rest = [host, p2]
     run(rest, settled(rest, host.phone.round_no + 1), clock)
     assert not p2.over and p2.phone.fault is None
+
+
+def test_a_shoe_frame_sent_twice_is_ignored_not_taken_for_a_cheat() -> None:
+    """Issue 31 (one table): the Oczko host ignores a copy of a dealer frame it has
+    accepted from the same guest (issue 17: its sequence number is spent, it is a
+    no-op); the casino host took it for a replay, dropped the guest as a cheat and
+    removed an honest player for a radio's repeat. Now both hosts take frames through
+    one shell: the copy is ignored, and the guest plays on."""
+    clock = FakeClock()
+    host, (p1, p2) = open_table(3, RULES, clock=clock, factory=sra)
+    link = p1.link
+    sent: list[bytes] = []
+    send_bytes = link.send
+
+    def recording(data: bytes) -> None:
+        if data[:1] == PROTOCOL:
+            sent.append(bytes(data))
+        send_bytes(data)
+
+    link.send = recording
+    sides = [host, p1, p2]
+    run(sides, settled(sides, 1), clock)
+    assert sent
+    link.send(sent[-1])  # the same frame again
+    run(sides, settled(sides, 3), clock)
+    assert left_for(host) == {} and left_for(p2) == {}
+    for s in sides:
+        assert not s.over and s.phone.fault is None and s.phone.players["p1"].present, s.me

@@ -3,27 +3,28 @@
 The host's decisions are one pure function (:func:`app.table.casino_sequencer.step`)
 of a :class:`CasinoBook` (frozen), an event and the :class:`CasinoFacts` the host's own
 phone knows at that moment; it returns the next book and a list of effects the I/O
-shell (:mod:`app.table.casino_host`) carries out.
+shell (:mod:`app.table.casino_host`) carries out. The events and effects both games
+share come from :mod:`app.table.book`; this module adds the casino's own.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
+from app.table.book import Announce as Announce
+from app.table.book import Back as Back
+from app.table.book import CancelTimer as CancelTimer
+from app.table.book import Close
+from app.table.book import Drive as Drive
+from app.table.book import Drop as Drop
+from app.table.book import Expired as Expired
+from app.table.book import Gone as Gone
+from app.table.book import Say as Say
+from app.table.book import SetTimer as SetTimer
+from app.table.book import Stage as Stage
+from app.table.book import Started as Started
 from app.table.casino_messages import Announcement
 from app.table.casino_state import OwedStep
-from app.table.host_book import CancelTimer as CancelTimer  # (the Oczko host's effects)
-from app.table.host_book import Say as Say
-from app.table.host_book import SetTimer as SetTimer
-
-
-class Stage(enum.StrEnum):
-    """Where the host's table is."""
-
-    LOBBY = "lobby"
-    PLAY = "play"
-    OVER = "over"
 
 
 @dataclass(frozen=True)
@@ -82,52 +83,10 @@ class CasinoFacts:
     vouching: bool = False
 
 
-# -- events ---------------------------------------------------------------------------
+# -- what the casino adds to the shared events and effects (app.table.book) ----------
 
-
-@dataclass(frozen=True)
-class Drive:
-    """Decide the next public event, if any is due."""
-
-
-@dataclass(frozen=True)
-class Started:
-    """The host closed the lobby: the table begins."""
-
-
-@dataclass(frozen=True)
-class Expired:
-    """A timer ran out: ``bet``, ``turn``, ``pause`` or ``stall:<player>``."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Gone:
-    """A player's phone left the table (``reason``: a CLeft reason)."""
-
-    player: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Back:
-    """A player who had left is back on a new phone, signing with ``key``."""
-
-    player: str
-    key: str
-
-
-CasinoEvent = Drive | Started | Expired | Gone | Back
-
-# -- effects --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Announce:
-    """Send to every guest and apply on the host's own phone."""
-
-    message: Announcement
+#: the events a casino host hears (every one shared with Oczko's host)
+CasinoEvent = Drive | Started | Expired | Gone[str] | Back[str]
 
 
 @dataclass(frozen=True)
@@ -139,19 +98,7 @@ class Readmit:
     first_shoe: int
 
 
-@dataclass(frozen=True)
-class Drop:
-    """Close the link of ``player`` (he is then gone: ``reason``)."""
+#: the table ends: the same effect as Oczko's ``Close``
+End = Close
 
-    player: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class End:
-    """The table ends (``reason``: a stable code every phone shows)."""
-
-    reason: str
-
-
-CasinoEffect = Announce | SetTimer | CancelTimer | Say | Readmit | Drop | End
+CasinoEffect = Announce[Announcement] | SetTimer | CancelTimer | Say | Readmit | Drop[str] | End

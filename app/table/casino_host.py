@@ -22,8 +22,9 @@ departures through :class:`~app.table.lobby.MatchHooks`). Once started it:
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from app.bluetooth.link import Listener
 from app.protocol.group import DEFAULT_GROUP, Group
@@ -33,19 +34,14 @@ from app.rules.table_rules import TableRules
 from app.table.casino_book import (
     Announce,
     Back,
-    CancelTimer,
     CasinoBook,
     CasinoEffect,
     CasinoEvent,
     CasinoFacts,
-    Drive,
     Drop,
-    End,
     Expired,
     Gone,
     Readmit,
-    Say,
-    SetTimer,
     Stage,
     Started,
 )
@@ -66,11 +62,10 @@ from app.table.casino_messages import (
 from app.table.casino_phone import HOST, CasinoPhone, player_id
 from app.table.casino_sequencer import step
 from app.table.casino_side import CasinoBot, CasinoSide
-from app.table.clock import Clock, Timers
-from app.table.dealer import DealerViolation
+from app.table.clock import Clock
 from app.table.errors import TableError
 from app.table.limits import FrameBudget
-from app.table.lobby import HostLobby, Notice
+from app.table.lobby import Notice
 from app.table.lobby_shell import LobbyShell
 from app.table.messages import Message, Options, ProtocolFrame, check_fields
 from app.table.shoe_dealer import ShoeDealer
@@ -84,7 +79,7 @@ MAX_REFUSED = 32
 MAX_LATER = 8
 
 
-class CasinoHost(LobbyShell, CasinoSide):
+class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect], CasinoSide):
     """The host's phone at a casino table (seat 0, player ``p0``)."""
 
     def __init__(
@@ -113,7 +108,7 @@ class CasinoHost(LobbyShell, CasinoSide):
         self.rules = rules
         self.bet_time, self.turn_time, self.secret = bet_time, turn_time, secret
         self.round_pause = round_pause
-        self.lobby = HostLobby(
+        self._open(
             listener,
             player_id=player_id,
             name=name,
@@ -121,10 +116,11 @@ class CasinoHost(LobbyShell, CasinoSide):
             clock=clock,
             options=Options(rounds=1, turn_time=turn_time, secret=secret),
             on_notice=on_notice,
+            # what each seat's shoe frames may cost (issue 30: the Oczko table's limits)
+            budget=FrameBudget.for_shoe(rules.decks, group.byte_len),
             hooks=self,
         )
         self._shoe_factory = shoe_factory
-        self.timers = Timers(clock)
         self.book = CasinoBook()
         self._keys: dict[int, str] = {}  # seat -> public key (hex) a guest announced
         #: player -> (round, intents of his refused in it): the budget is per round
@@ -134,8 +130,6 @@ class CasinoHost(LobbyShell, CasinoSide):
         #: relayed or refused, in order, once it can take them (never lost)
         self._later: list[tuple[int, CIntent]] = []
         self._names = {HOST: self.lobby.seating.sitters[0].name}
-        #: what each seat's shoe frames may cost (issue 30: the Oczko table's limits)
-        self._budget = FrameBudget.for_shoe(rules.decks, group.byte_len)
 
     def lobby_names(self) -> dict[str, str]:
         """The players seated in the lobby, host first."""
@@ -233,16 +227,11 @@ class CasinoHost(LobbyShell, CasinoSide):
             raise TableError("bad_message", "the table has not begun")
         pid = player_id(seat)
         if isinstance(message, ProtocolFrame):
-            # Charged to the seat of the link it came on, before anything is kept or
-            # relayed: past his budget for the shoe, or for a shoe not announced, he
-            # is dropped (``flood``, ``ahead``) and every phone is told.
-            self._budget.charge(
-                seat, message.data, deck=shoe_of(message.data), newest=phone.newest_shoe()
-            )
-            try:
-                phone.dealer.authenticate(message.data)
-            except DealerViolation as exc:
-                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
+            shoe, newest = shoe_of(message.data), phone.newest_shoe()
+            if not self._take_frame(
+                seat, message.data, phone.dealer.authenticate, deck=shoe, newest=newest
+            ):
+                return  # (a copy of a frame relayed before: a no-op)
             self.lobby.broadcast(message, skip=seat)
             phone.frame(message.data)
             self._flush()
@@ -354,6 +343,7 @@ class CasinoHost(LobbyShell, CasinoSide):
     def on_joined(self, seat: int) -> None:
         """A guest sat down (lobby) or came back (a running table: he plays again from
         the next round once his new key is in)."""
+        self._new_link(seat)  # (a new phone: new frames)
         if self.phone is None:
             self._names = {player_id(i): s.name for i, s in enumerate(self.lobby.seating.sitters)}
 
@@ -415,39 +405,38 @@ class CasinoHost(LobbyShell, CasinoSide):
             vouching=bool(unsigned),
         )
 
-    def _feed(self, event: CasinoEvent) -> bool:
-        if self.phone is None:
-            return False
-        before = self.book
-        self.book, effects = step(before, event, self._observe())
-        for effect in effects:
-            self._perform(effect)
-        return bool(effects) or self.book != before
+    # -- the game's part of the shell (app.table.lobby_shell) ------------------------------
 
-    def _drive(self) -> None:
-        while not self.over and not self.closed and self._feed(Drive()):
-            pass
+    def _sequence(
+        self, book: CasinoBook, event: CasinoEvent, facts: CasinoFacts
+    ) -> tuple[CasinoBook, list[CasinoEffect]]:
+        return step(book, event, facts)
 
-    def _perform(self, effect: CasinoEffect) -> None:
+    def _in_play(self) -> bool:
+        return self.phone is not None
+
+    def _ended(self) -> bool:
+        return self.over or self.closed
+
+    def _say(self, code: str, details: Mapping[str, Any]) -> None:
+        self.note(code, **details)
+
+    def _drop(self, effect: Drop[Any]) -> None:
+        self.note(
+            "cheat_named" if effect.reason == "cheat" else "player_stalled",
+            player=effect.who,
+        )
+        self.lobby.drop_seat(int(effect.who[1:]), effect.reason)  # (p<seat>)
+
+    def _end(self, reason: str) -> None:
+        self.note("table_over", reason=reason)
+        self.leave(reason)
+
+    def _perform_own(self, effect: CasinoEffect) -> None:
         if isinstance(effect, Announce):
             self._announce(effect.message)
-        elif isinstance(effect, SetTimer):
-            self.timers.set(effect.name, effect.seconds)
-        elif isinstance(effect, CancelTimer):
-            self.timers.cancel(effect.name)
-        elif isinstance(effect, Say):
-            self.note(effect.code, **effect.details)
         elif isinstance(effect, Readmit):
             self._readmit(effect)
-        elif isinstance(effect, End):
-            self.note("table_over", reason=effect.reason)
-            self.leave(effect.reason)
-        elif isinstance(effect, Drop):
-            self.note(
-                "cheat_named" if effect.reason == "cheat" else "player_stalled",
-                player=effect.player,
-            )
-            self.lobby.drop_seat(int(effect.player[1:]), effect.reason)  # (p<seat>)
 
     def _begin_now(self) -> CBegin:
         """The table's players as they stand (chips, presence, keys) for a returner."""
@@ -464,17 +453,11 @@ class CasinoHost(LobbyShell, CasinoSide):
     def _ban(self, seat: int) -> None:
         """A player named for cheating stays out for the rest of the table: his id is
         refused at the door (every guest that named him refuses his ``CBack`` too)."""
-        if 0 < seat < len(self.lobby.seating.sitters):
-            self.lobby.seating = self.lobby.seating.ban(seat)
         phone = self.phone
-        if phone is None:
-            return
-        pid = player_id(seat)
-        phone.named.add(pid)
-        p = phone.players.get(pid)
-        if p is not None and not p.present and self.link_of(seat) is not None:
-            # back on a new link, not yet readmitted: he is not readmitted
-            self.lobby.drop_seat(seat, "banned", "named for cheating at this table")
+        p = None if phone is None else phone.players.get(player_id(seat))
+        if phone is not None:
+            phone.named.add(player_id(seat))
+        self._bar(seat, absent=p is not None and not p.present)
 
     def _readmit(self, effect: Readmit) -> None:
         phone = self.phone
@@ -493,7 +476,7 @@ class CasinoHost(LobbyShell, CasinoSide):
                 p.seat for p in phone.players.values() if not p.present and p.pid != message.player
             ]
             dealer = self._shoe_factory(0, len(phone.players))
-            self._budget.new_setup()  # (the set-up frames count afresh)
+            self._new_setup()  # (the set-up frames count afresh)
             hello = phone.generations.rekey(message.shoe, dealer, absent)
             self.lobby.broadcast(message)  # (first: the guests set up anew on it)
             for frame in hello:

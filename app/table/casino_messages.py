@@ -43,6 +43,7 @@ from app.table.messages import (
     _int,
     _match,
     _name,
+    _object,
     _one_of,
     _seat,
     _seat_list,
@@ -372,11 +373,7 @@ class CBack(Message):
     shoe: int
 
 
-def _snapshot(v: Any) -> dict[str, Any]:
-    # The phone checks the content (CasinoPhone.resume); here only its shape.
-    if not isinstance(v, dict):
-        raise ValueError("a table snapshot (an object)")
-    return v
+_snapshot = _object("a table snapshot")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.table.book import rearm
 from app.table.casino_book import (
     Announce,
     Back,
@@ -74,16 +75,16 @@ def step(book: CasinoBook, event: CasinoEvent, facts: CasinoFacts) -> Step:
     if isinstance(event, Expired):
         return _expired(book, event.name, facts)
     if isinstance(event, Gone):
-        if event.player not in facts.present:  # (gone again before he was back)
-            back = tuple(r for r in book.returning if r[0] != event.player)
+        if event.who not in facts.present:  # (gone again before he was back)
+            back = tuple(r for r in book.returning if r[0] != event.who)
             return replace(book, returning=back), []
-        left = CLeft(event.player, event.reason, facts.dead.get(event.player, ()))
-        return book, [Announce(left), Say("player_left", {"player": event.player})]
+        left = CLeft(event.who, event.reason, facts.dead.get(event.who, ()))
+        return book, [Announce(left), Say("player_left", {"player": event.who})]
     if isinstance(event, Back):
-        if event.player in facts.present:
+        if event.who in facts.present:
             return book, []
-        back = tuple(r for r in book.returning if r[0] != event.player)
-        return replace(book, returning=(*back, (event.player, event.key))), []
+        back = tuple(r for r in book.returning if r[0] != event.who)
+        return replace(book, returning=(*back, (event.who, event.key))), []
     return book, []
 
 
@@ -92,14 +93,10 @@ def _drive(book: CasinoBook, facts: CasinoFacts) -> Step:
         sorted((p, s) for p, s in facts.owing.items() if p in facts.connected and p != "p0")
     )
     if owing != book.stalling:  # a phone holds the cards up: each step has its own time
-        armed, now = dict(book.stalling), dict(owing)
+        armed = {f"stall:{p}": s for p, s in book.stalling}
+        wanted = {f"stall:{p}": s for p, s in owing}
         effects: list[CasinoEffect] = [
-            CancelTimer(f"stall:{p}") for p in sorted(armed) if p not in now
-        ]
-        effects += [
-            SetTimer(f"stall:{p}", step_time(s, facts.turn_time))
-            for p, s in owing
-            if armed.get(p) != s
+            *rearm(armed, wanted, lambda s: step_time(s, facts.turn_time))
         ]
         return replace(book, stalling=owing), effects
     if facts.want_shoe and len(facts.order) < 2:

@@ -5,31 +5,33 @@ it asks for (no I/O; see :mod:`app.table.host_sequencer` and :mod:`app.table.hos
   sequencer returns a new one).
 * :class:`Facts`: what the host's own phone knows at the moment of an event (its copy of
   the match, what its dealer waits for), observed by the I/O shell before every step.
-* the events (:data:`HostEvent`) and the effects (:data:`Effect`) of one step.
+* the events (:data:`HostEvent`) and the effects (:data:`Effect`) of one step: the ones
+  both games share come from :mod:`app.table.book`; this module adds Oczko's own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
 
 from app.rules.oczko_match import Match
+from app.table.book import Announce as Announce
+from app.table.book import Back as Back
+from app.table.book import CancelTimer as CancelTimer
+from app.table.book import Close as Close
+from app.table.book import Drive as Drive
+from app.table.book import Drop as Drop
+from app.table.book import Expired as Expired
+from app.table.book import Gone as Gone
+from app.table.book import Say as Say
+from app.table.book import SetTimer as SetTimer
+from app.table.book import Stage as Stage
+from app.table.book import Started as Started
 from app.table.messages import Message
 from app.table.play import PublicEvent
 
 #: (round, seat) pairs: who reported what in which round
 RoundSeats = frozenset[tuple[int, int]]
-
-
-class Stage(StrEnum):
-    """Where the host's table is (a string enum: ``stage == "play"`` reads as before)."""
-
-    LOBBY = "lobby"  # seating players; no match yet
-    SETUP = "setup"  # the dealers set up (at the start, or after a player came back)
-    PLAY = "play"  # rounds are dealt and played
-    OVER = "over"  # the match has ended
 
 
 def seats_in(pairs: RoundSeats, number: int) -> frozenset[int]:
@@ -118,16 +120,6 @@ class Facts:
 
 
 @dataclass(frozen=True)
-class Drive:
-    """Decide the next public event, if one is due."""
-
-
-@dataclass(frozen=True)
-class Started:
-    """The host started the match (the dealers are being set up)."""
-
-
-@dataclass(frozen=True)
 class Report:
     """A phone's report (``SetUp``, ``Dealt``, ``Drew``; seat 0 is the host's own)."""
 
@@ -150,28 +142,6 @@ class ReadNext:
 
     seat: int
     round: int
-
-
-@dataclass(frozen=True)
-class Expired:
-    """The timer ``name`` ran out (``turn``, ``drew``, ``stall``, ``pause``)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Gone:
-    """The link of ``seat`` is gone (``reason``: left, lost, silent, cheat, ...)."""
-
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class Back:
-    """The player of ``seat`` joined again on a new link."""
-
-    seat: int
 
 
 @dataclass(frozen=True)
@@ -202,18 +172,21 @@ class AfterLeft:
 
 
 HostEvent = (
-    Drive | Started | Report | Decide | ReadNext | Expired | Gone | Back | Remove | LeaveSeat
-) | AfterLeft
+    Drive
+    | Started
+    | Report
+    | Decide
+    | ReadNext
+    | Expired
+    | Gone[int]
+    | Back[int]
+    | Remove
+    | LeaveSeat
+    | AfterLeft
+)
 
 
 # -- effects ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Announce:
-    """Send a public event to every guest and apply it on the host's phone."""
-
-    event: PublicEvent
 
 
 @dataclass(frozen=True)
@@ -221,45 +194,6 @@ class Broadcast:
     """Send a message to every guest (not applied to any match: e.g. ``Turn``)."""
 
     message: Message
-
-
-@dataclass(frozen=True)
-class Say:
-    """A notice for the host's screen (a stable code and its details)."""
-
-    code: str
-    details: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SetTimer:
-    """Arm (or re-arm) the timer ``name``."""
-
-    name: str
-    seconds: float
-
-
-@dataclass(frozen=True)
-class CancelTimer:
-    """Disarm the timer ``name``."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Drop:
-    """Close the link of ``seat`` (its ``Gone`` comes back as an event)."""
-
-    seat: int
-    reason: str
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class Close:
-    """End the table on every phone."""
-
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -287,5 +221,14 @@ class Then:
 
 
 Effect = (
-    Announce | Broadcast | Say | SetTimer | CancelTimer | Drop | Close | Forgive | Readmit | Then
+    Announce[PublicEvent]
+    | Broadcast
+    | Say
+    | SetTimer
+    | CancelTimer
+    | Drop[int]
+    | Close
+    | Forgive
+    | Readmit
+    | Then
 )

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.rules.oczko import Phase
+from app.table.book import rearm
 from app.table.errors import TableError
 from app.table.host_book import (
     AfterLeft,
@@ -93,7 +94,7 @@ def step(book: HostBook, event: HostEvent, facts: Facts) -> Step:
     if isinstance(event, Gone):
         return _gone(book, event, facts)
     if isinstance(event, Back):
-        return _back(book, event.seat, facts)
+        return _back(book, event.who, facts)
     if isinstance(event, Remove):
         return _remove(book, event, facts)
     if isinstance(event, LeaveSeat):
@@ -444,14 +445,12 @@ def _watch_stalls(book: HostBook, facts: Facts) -> Step:
     if facts.closed:
         return book, ()
     now = blockers(book, facts)
-    if not now:
-        if book.stall_key is None:
-            return book, ()
-        return replace(book, stall_key=None), (CancelTimer("stall"),)
-    key = (book.stage.value, _round(facts), frozenset(now))
+    key = (book.stage.value, _round(facts), frozenset(now)) if now else None
     if key == book.stall_key:
         return book, ()
-    return replace(book, stall_key=key), (SetTimer("stall", float(facts.turn_time)),)
+    armed = {} if book.stall_key is None else {"stall": book.stall_key}
+    timers = rearm(armed, {} if key is None else {"stall": key}, lambda _: float(facts.turn_time))
+    return replace(book, stall_key=key), tuple(timers)
 
 
 # -- players leaving and coming back ------------------------------------------------------
@@ -494,7 +493,7 @@ def _remove(book: HostBook, event: Remove, facts: Facts) -> Step:
     return book, (*effects, Drop(event.seat, event.reason, event.code))
 
 
-def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
+def _gone(book: HostBook, event: Gone[int], facts: Facts) -> Step:
     """A guest's link is gone during the match."""
     if book.stage not in (Stage.SETUP, Stage.PLAY):
         return book, ()
@@ -510,15 +509,15 @@ def _gone(book: HostBook, event: Gone, facts: Facts) -> Step:
         _in_play(book, facts)
         and r is not None
         and event.reason == "cheat"
-        and any(event.seat in facts.waits(d) for d in facts.disputed)
+        and any(event.who in facts.waits(d) for d in facts.disputed)
     ):
         # The lobby dropped him for a frame that failed authentication on his own link
         # (``cheat``) while the round's audit still waits for his seed: his leaving must
         # not let his round count unaudited. No other phone saw that frame, so the
         # reason every phone can check is the audit waiting for him (``stalled``);
         # otherwise his going is a plain dropout (docs/protocol.md 5.1, issue 30).
-        book, effects = _void(book, r.number, "stalled", event.seat)
-    return book, (*effects, Then(LeaveSeat(event.seat, event.reason)), Then(Drive()))
+        book, effects = _void(book, r.number, "stalled", event.who)
+    return book, (*effects, Then(LeaveSeat(event.who, event.reason)), Then(Drive()))
 
 
 def _leave_seat(book: HostBook, event: LeaveSeat, facts: Facts) -> Step:

@@ -16,25 +16,20 @@ with the time left, runs the match's timers on the injected clock and drops link
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.bluetooth.link import Link, Listener
-from app.protocol.errors import REPLAY
 from app.rules.oczko import Phase
-from app.table.clock import Clock, Timers
-from app.table.dealer import Dealer, DealerViolation
+from app.table.clock import Clock
+from app.table.dealer import Dealer
 from app.table.errors import TableError
 from app.table.host_book import (
     Announce,
     Back,
     Broadcast,
-    CancelTimer,
-    Close,
     Decide,
-    Drive,
     Drop,
     Effect,
     Expired,
@@ -46,8 +41,6 @@ from app.table.host_book import (
     Readmit,
     ReadNext,
     Report,
-    Say,
-    SetTimer,
     Stage,
     Started,
     Then,
@@ -55,7 +48,7 @@ from app.table.host_book import (
 )
 from app.table.host_sequencer import blockers, step
 from app.table.limits import FrameBudget, frame_deck
-from app.table.lobby import HostLobby, Notice
+from app.table.lobby import Notice
 from app.table.lobby_shell import LobbyShell
 from app.table.messages import (
     Act,
@@ -85,13 +78,10 @@ BODY_BYTES_PER_S = 30_000.0
 #: stubs (only such a frame goes to an onlooker as a stub; its copies go out within
 #: the step that read it, which reads at most ``lobby.EVENTS_PER_STEP`` frames)
 VETTED_FRAMES = 64
-#: How many of a guest's last accepted dealer frames the host remembers, to know a
-#: duplicate of one when it comes again (a frame sent twice arrives right after itself).
-REMEMBERED_FRAMES = 512
 Bot = Callable[[PhoneMatch], str | None]
 
 
-class HostTable(LobbyShell):
+class HostTable(LobbyShell[HostBook, HostEvent, Facts, Effect]):
     """The host's phone (seat 0): lobby, then the match's sequencer and relay."""
 
     def __init__(
@@ -109,7 +99,7 @@ class HostTable(LobbyShell):
         on_log: Callable[[dict[str, Any]], None] | None = None,
         round_pause: float = 0.0,
     ) -> None:
-        self.lobby = HostLobby(
+        self._open(
             listener,
             player_id=player_id,
             name=name,
@@ -117,17 +107,15 @@ class HostTable(LobbyShell):
             clock=clock,
             options=options,
             on_notice=on_notice,
+            budget=FrameBudget(),
             hooks=self,
         )
         self.clock = clock
-        #: the match's timers (turn, drew, stall, pause); the lobby keeps its own
-        self.timers = Timers(clock)
         self._dealer_factory = dealer_factory
         self.bot = bot
         self._on_log = on_log
         self.phone: PhoneMatch | None = None
         self.book = HostBook()
-        self._budget = FrameBudget()  # what each guest's dealer frames may cost
         #: the longest pause between a round's end and the next deal, so that every phone
         #: shows the result long enough to read it; it ends sooner once every player has
         #: read it (``NextRound``). The app's tables: a turn's time; 0 for bots and tests.
@@ -136,9 +124,6 @@ class HostTable(LobbyShell):
         self.background_bytes_per_s = BACKGROUND_BYTES_PER_S
         self._later: deque[tuple[int, int | None, ProtocolFrame]] = deque()
         self._later_free_at = 0.0
-        #: seat -> digests of the dealer frames last accepted from it (see
-        #: :meth:`_duplicate`)
-        self._accepted: dict[int, OrderedDict[bytes, None]] = {}
         #: copies of relayed frames for the guests that only check them (not the one that
         #: computes on them next), in order: sent after the frames in hand went to their
         #: first readers, and held while a card is on its way (``_send_copies``)
@@ -158,18 +143,6 @@ class HostTable(LobbyShell):
     def stage(self) -> Stage:
         """Where the table is: lobby, setup, play, over."""
         return self.book.stage
-
-    @property
-    def seating(self) -> Seating:
-        return self.lobby.seating
-
-    @property
-    def silence_limit(self) -> float:
-        return self.lobby.silence_limit
-
-    @silence_limit.setter
-    def silence_limit(self, seconds: float) -> None:
-        self.lobby.silence_limit = seconds
 
     def notice(self, what: str, /, **details: Any) -> None:
         """Tell the host's screen (a stable code and its details)."""
@@ -338,14 +311,6 @@ class HostTable(LobbyShell):
         self._send_copies()
         self.lobby.close(reason)
 
-    def wait_closed(self, timeout: float = 2.0) -> bool:
-        """After :meth:`close`: wait until every guest link has ended."""
-        return self.lobby.wait_closed(timeout)
-
-    def buffered_bytes(self) -> int:
-        """Bytes of frames this phone holds now (see :meth:`HostLobby.buffered_bytes`)."""
-        return self.lobby.buffered_bytes()
-
     # -- the host player's intents --------------------------------------------------------
 
     def begin(self) -> None:
@@ -423,18 +388,12 @@ class HostTable(LobbyShell):
         if phone is None:
             raise TableError("bad_message", "the match has not begun")
         if isinstance(message, ProtocolFrame):
-            # Charged to the seat of the link it came on: past a limit, he is dropped
-            # (copies of a frame too: a guest repeating one is cut off like a flood).
             _, deck = frame_deck(message.data, phone.dealer)
-            self._budget.charge(seat, message.data, deck=deck, newest=self.book.fresh_deck - 1)
-            digest = hashlib.blake2b(message.data, digest_size=16).digest()
-            try:
-                phone.dealer.authenticate(message.data)
-            except DealerViolation as exc:
-                if exc.code == REPLAY and self._duplicate(seat, digest):
-                    return
-                raise TableError("cheat", f"{exc.code}: {exc.detail}") from exc
-            self._remember(seat, digest)
+            newest = self.book.fresh_deck - 1
+            if not self._take_frame(
+                seat, message.data, phone.dealer.authenticate, deck=deck, newest=newest
+            ):
+                return  # (a copy of a frame relayed before: a no-op)
             self._relay(message, skip=seat)  # unchanged, in arrival order
             phone.frame(message.data)
             if phone.violation is None:  # (read, and without fault: see _send_copy)
@@ -448,25 +407,9 @@ class HostTable(LobbyShell):
             self._feed(Report(seat, message))
         self._drive()
 
-    def _duplicate(self, seat: int, digest: bytes) -> bool:
-        """True for a dealer frame identical to one accepted from ``seat`` since the
-        dealers were last set up, which the dealer refused as a replay: it was relayed
-        and applied once, and its signed sequence number makes it a no-op now. It is
-        ignored, not taken for a cheat: dropping its sender voided the round in play,
-        even one other phones had already ended (issue 17). Only a refused frame is
-        looked up: a new set-up's first frames may repeat the bytes of the last one's
-        (the same keys from a test's seeded randomness), and they are new."""
-        return digest in self._accepted.get(seat, ())
-
-    def _remember(self, seat: int, digest: bytes) -> None:
-        accepted = self._accepted.setdefault(seat, OrderedDict())
-        accepted[digest] = None
-        if len(accepted) > REMEMBERED_FRAMES:
-            accepted.popitem(last=False)
-
     def on_joined(self, seat: int) -> None:
         """A guest sat down (before the match) or came back (during it)."""
-        self._accepted.pop(seat, None)  # (a new phone: new frames)
+        self._new_link(seat)
         self._feed(Back(seat))
 
     def on_gone(self, seat: int, reason: str) -> None:
@@ -545,22 +488,27 @@ class HostTable(LobbyShell):
             barred=frozenset(phone.barred(r.number if r is not None else 0)),
         )
 
-    def _feed(self, event: HostEvent) -> bool:
-        """One step of the sequencer and its effects; False if it decided nothing."""
-        if self.phone is None:
-            return False
-        before = self.book
-        self.book, effects = step(before, event, self._observe())
-        for effect in effects:
-            self._perform(effect)
-        return bool(effects) or self.book != before
+    # -- the game's part of the shell (app.table.lobby_shell) ------------------------------
 
-    def _drive(self) -> None:
-        """Let the sequencer decide until nothing more is due (each decision changes the
-        match or the book, so this ends)."""
-        while not self.closed and self._feed(Drive()):
-            pass
+    def _sequence(
+        self, book: HostBook, event: HostEvent, facts: Facts
+    ) -> tuple[HostBook, tuple[Effect, ...]]:
+        return step(book, event, facts)
+
+    def _in_play(self) -> bool:
+        return self.phone is not None
+
+    def _after_drive(self) -> None:
         self._ban_cheaters()
+
+    def _say(self, code: str, details: Mapping[str, Any]) -> None:
+        self.notice(code, **details)
+
+    def _drop(self, effect: Drop[Any]) -> None:
+        self.lobby.drop_seat(effect.who, effect.reason, effect.detail)
+
+    def _end(self, reason: str) -> None:
+        self.close(reason)
 
     def _ban_cheaters(self) -> None:
         """Every player the host's phone named stays out for the rest of the match: his
@@ -575,14 +523,12 @@ class HostTable(LobbyShell):
                 continue
             if seating.sitters[seat].player_id in seating.banned:
                 continue
-            seating = self.lobby.seating = seating.ban(seat)
             told = {n.details.get("seat") for n in self.notices if n.code == "cheat_named"}
             if seat not in told:  # (named in his absence: no removal said it)
                 self.notice("cheat_named", seat=seat, code=phone.cheaters[seat])
-            if seat in phone.match.gone and self.link_of(seat) is not None:
-                self.lobby.drop_seat(seat, "banned", "named for cheating in this match")
+            self._bar(seat, absent=seat in phone.match.gone)
 
-    def _perform(self, effect: Effect) -> None:
+    def _perform_own(self, effect: Effect) -> None:
         phone = self.phone
         assert phone is not None
         if isinstance(effect, Announce):
@@ -592,16 +538,6 @@ class HostTable(LobbyShell):
             self._flush()
         elif isinstance(effect, Broadcast):
             self.broadcast(effect.message)
-        elif isinstance(effect, Say):
-            self.notice(effect.code, **effect.details)
-        elif isinstance(effect, SetTimer):
-            self.timers.set(effect.name, effect.seconds)
-        elif isinstance(effect, CancelTimer):
-            self.timers.cancel(effect.name)
-        elif isinstance(effect, Drop):
-            self.lobby.drop_seat(effect.seat, effect.reason, effect.detail)
-        elif isinstance(effect, Close):
-            self.close(effect.reason)
         elif isinstance(effect, Forgive):
             phone.violation = None
         elif isinstance(effect, Readmit):
@@ -620,8 +556,7 @@ class HostTable(LobbyShell):
             link = self.link_of(seat)
             if link is not None:
                 self.send(link, Resume(self.seating.options, snapshot, effect.first, effect.seats))
-        self._budget.new_setup()
-        self._accepted.clear()  # (sequence numbers start anew with the new set-up)
+        self._new_setup()
         phone.rekey(effect.first, self._dealer_factory(0, phone.match.players), effect.seats)
         self._flush()
 

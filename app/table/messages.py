@@ -99,6 +99,18 @@ def _match(pattern: re.Pattern[str], what: str) -> Check:
     return check
 
 
+def _object(what: str) -> Check:
+    """A check that takes any JSON object (``what``: what it holds); the receiver checks
+    the content (a snapshot: ``Match.resume``, ``CasinoPhone.resume``)."""
+
+    def check(v: Any) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            raise ValueError(f"{what} (an object)")
+        return v
+
+    return check
+
+
 def _one_of(*values: str) -> Check:
     def check(v: Any) -> str:
         if v not in values:
@@ -515,11 +527,7 @@ class Rekey(Message):
     seats: tuple[int, ...]
 
 
-def _snapshot(v: Any) -> Any:
-    # The engine checks the content (Match.resume); here only its shape.
-    if not isinstance(v, dict):
-        raise ValueError("a match snapshot (an object)")
-    return v
+_snapshot = _object("a match snapshot")
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ really left, the hole card is dealt before the player draws (and, after the peek
 known only not to make a blackjack), and a split is dealt literally: the first hand
 takes its second card and plays it out, then the second hand draws from what is left,
 then the dealer.  Each hand decides on what its player knows: its own cards, the up
-card, the other card of the pair, and that the dealer has no blackjack.  Only splits
-without resplitting are covered.  Numbers are exact fractions (``Fraction``) or floats.
+card, the other card of the pair, and that the dealer has no blackjack.  Resplits
+are dealt the same way (``resplit_ev``), for three post-split strategies.  Numbers
+are exact fractions (``Fraction``) or floats.
 
 Value indexes 0-9: ace, two, ..., nine, ten-valued.  A shoe is 10 counts.
 """
@@ -316,7 +317,9 @@ class Referee:
                     total_ev += ph * p1 * p2 * e
         return total_ev
 
-    def resplit_ev(self, up: int, pair: int, max_hands: int, hands_now: int = 1) -> Any:
+    def resplit_ev(
+        self, up: int, pair: int, max_hands: int, hands_now: int = 1, post_split: str = "cdp"
+    ) -> Any:
         """EV of splitting ``pair`` with resplits up to ``max_hands`` hands in the box
         (``hands_now``: hands in the box before this split), dealt literally.
 
@@ -329,13 +332,45 @@ class Referee:
         card, the number of pair cards split so far (``2 + resplits``) and no dealer
         blackjack: the best play for the shoe less the up card and those pair cards.
         Per unit of the original bet, as the player sees it.
+
+        ``post_split`` names what a split hand decides on (docs/strategy.md, "Which
+        post-split strategy"): ``"cdp"`` as above (the pair cards split so far);
+        ``"cdp1"`` as if only the two pair cards of the first split were out, whatever
+        was resplit; ``"cdz"`` the play of an unsplit hand holding the same cards (the
+        other pair cards not removed), restricted to what a split hand may do.
         """
         limit = 2 if pair == 0 and not self.g.resplit_aces else max_hands
         pair_cards = self.shoe[pair] - (up == pair)
-        deciders = {
-            k: self.policy(remove(self.shoe, (up,) + (pair,) * (2 + k)), up, (pair,), True)[0]
-            for k in range(max(0, min(limit - hands_now - 1, pair_cards - 2)) + 1)
-        }
+        resplits = range(max(0, min(limit - hands_now - 1, pair_cards - 2)) + 1)
+        deciders: dict[int, Callable[[tuple[int, ...]], str]]
+        if post_split == "cdp":
+            deciders = {
+                k: self.policy(remove(self.shoe, (up,) + (pair,) * (2 + k)), up, (pair,), True)[0]
+                for k in resplits
+            }
+        elif post_split == "cdp1":
+            first = self.policy(remove(self.shoe, (up, pair, pair)), up, (pair,), True)[0]
+            deciders = {k: first for k in resplits}
+        elif post_split == "cdz":
+            # an unsplit hand holding ``pair`` and the drawn cards: the shoe less the up
+            # card and its own cards only
+            _, unsplit = self.policy(remove(self.shoe, (up, pair)), up, (pair,), False)
+            one_card = pair == 0 and not self.g.hit_split_aces
+
+            def zero_memory(drawn: tuple[int, ...]) -> str:
+                if one_card:
+                    return "stand"
+                e = dict(unsplit(drawn))  # evs is cached: change a copy
+                if "double" in e and not self.may_double((pair, *drawn), True):
+                    del e["double"]
+                play = max(e["stand"], e.get("hit", e["stand"]))
+                if "double" in e and e["double"] > play + self.tie:
+                    return "double"
+                return "hit" if "hit" in e and e["hit"] > e["stand"] + self.tie else "stand"
+
+            deciders = {k: zero_memory for k in resplits}
+        else:
+            raise ValueError(post_split)
         base = remove(self.shoe, (up, pair, pair))
 
         @cache

@@ -124,3 +124,102 @@ def test_triple_seven_under_original_bets_only_is_paid_before_a_dealer_blackjack
     native = nat.hand_evs(rules, 0, unseen, hand)
     for k, action in enumerate(("stand", "hit", "double")):
         assert abs(native[k] - want[action]) < 1e-9, (action, native[k], want[action])
+
+
+# -- which post-split strategy (issue 36) ----------------------------------------------------
+# Eric Farmer's analyzer (github.com/possibly-wrong/blackjack, src/blackjack.cpp at
+# a1f7dbb, built and run by hand: BJStrategy(useCDZ, useCDP1), one deck, S17, double any
+# two, DAS, split to 4 hands, no resplit of aces, no surrender) on two small shoes, 8 8
+# against a ten.  "CDZ-": a split hand plays as the unsplit hand of the same cards;
+# "CDP1": as if only the first split's two pair cards were out; "CDP": his expansion of
+# each hand over the pair cards of the whole round (docs/strategy.md, "Which post-split
+# strategy").  Farmer's values are per unit of the original bet, as ours.
+DAS_TO_4_NO_RSA = (Game(), (0, 0, 0, 0, 0, 1, 4, 0, 0, 0, 0, 0, 1.5))
+FARMER = [
+    pytest.param(
+        [1, 0, 2, 1, 1, 1, 0, 4, 2, 8],
+        {"cdz": -0.646847752942, "cdp1": -0.640584849179, "farmer_cdp": -0.640453903735},
+        id="88vT-20-cards",
+    ),
+    pytest.param(
+        [0, 2, 1, 1, 2, 1, 1, 4, 0, 9],
+        {"cdz": -0.497497772743, "cdp1": -0.485891278293, "farmer_cdp": -0.480652417662},
+        id="88vT-21-cards",
+    ),
+]
+
+
+@pytest.mark.parametrize(("shoe", "farmer"), FARMER)
+def test_post_split_strategies_against_farmer(shoe: list[int], farmer: dict[str, float]) -> None:
+    game, rules = DAS_TO_4_NO_RSA
+    assert points(shoe) >= 30 * 4 + 26  # no deal runs out of cards
+    referee = {
+        s: Referee(shoe, game, exact=False).resplit_ev(9, 7, 4, post_split=s)
+        for s in ("cdp", "cdp1", "cdz")
+    }
+    # the two fixed strategies, dealt literally, are Farmer's numbers to 1e-11: the
+    # referee and his analyzer mean the same by them
+    assert abs(referee["cdz"] - farmer["cdz"]) < 1e-11
+    assert abs(referee["cdp1"] - farmer["cdp1"]) < 1e-11
+    # ours is the literal deal of "decide on the pair cards split so far" ...
+    native, python = analysis_split(rules, shoe, 9, 7, 1)
+    assert abs(native - referee["cdp"]) < 1e-9
+    assert abs(python - referee["cdp"]) < 1e-9
+    # ... which uses more than CDZ- and CDP1 and is worth more; Farmer's CDP is the deal
+    # of none of the three (it mixes strategies for different pair-card counts) and is
+    # worth less than ours
+    assert referee["cdz"] <= referee["cdp1"] < referee["cdp"]
+    assert all(abs(farmer["farmer_cdp"] - v) > 5e-5 for v in referee.values())
+    assert farmer["farmer_cdp"] < referee["cdp"]
+
+
+def test_game_with_resplits_on_a_small_shoe() -> None:
+    # the house edge's side of the question: every initial hand on a 19-card shoe, pairs
+    # split to 4 hands, dealt literally by the referee; ours is its value (Farmer's CDP
+    # splits 8 8 v T here at -1.0571917, ours and the referee's -1.0555637)
+    game, rules = DAS_TO_4_NO_RSA
+    shoe = [1, 0, 0, 0, 2, 2, 0, 4, 2, 8]
+    want = Referee(shoe, game, exact=False).game_ev(4)
+    assert abs(nat.game_ev(rules, shoe)[0] - want) < 1e-9
+
+
+# Farmer's published check (issue 36): one deck, S17, DOA, DAS, split to 4 hands
+# ("SPL3": three splits), no resplit of aces, no surrender; 8 8 v T and the game.  His
+# values from the same build.  Split to 3 hands his CDZ- and CDP1 play 8 8 v T as ours
+# does (the same decisions), so there the numbers must agree; his CDP does not.
+FULL_DECK = [4] * 9 + [16]
+FARMER_88VT_TO_4 = {
+    "cdz": -0.446869006842631,
+    "cdp1": -0.446869006842631,
+    "cdp": -0.446848322470356,  # the issue's -44.684832 %
+}
+FARMER_88VT_TO_3 = {
+    "cdz": -0.447099097846564,
+    "cdp1": -0.447099097846564,
+    "cdp": -0.447104268939633,
+}
+FARMER_GAME_TO_4_CDP = 0.00183111744188  # the issue's house edge, 1.1e-5 points apart
+
+
+def test_full_deck_eights_against_a_ten() -> None:
+    _game, rules = DAS_TO_4_NO_RSA
+    native, python = analysis_split(rules, FULL_DECK, 9, 7, 1)
+    assert abs(native - python) < 1e-12
+    # ours -44.683281 %: 1.5513e-5 above Farmer's CDP, more above CDZ- and CDP1, which
+    # use less of what the player has seen (docs/strategy.md)
+    assert native > FARMER_88VT_TO_4["cdp"] > FARMER_88VT_TO_4["cdp1"]
+    assert abs(native - FARMER_88VT_TO_4["cdp"] - 1.5513e-5) < 1e-9
+    to_3 = (*rules[:6], 3, *rules[7:])
+    native3, python3 = analysis_split(to_3, FULL_DECK, 9, 7, 1)
+    for strategy in ("cdz", "cdp1"):
+        assert abs(native3 - FARMER_88VT_TO_3[strategy]) < 1e-12
+        assert abs(python3 - FARMER_88VT_TO_3[strategy]) < 1e-12
+    assert native3 - FARMER_88VT_TO_3["cdp"] > 5e-6
+
+
+def test_full_deck_house_edge_gap_is_the_split_definition() -> None:
+    # docs/strategy.md: every stand, hit and double value agrees with Farmer's; the game
+    # EVs differ by the probability-weighted split values alone, 1.0909e-5 points
+    _game, rules = DAS_TO_4_NO_RSA
+    ours = nat.game_ev(rules, FULL_DECK)[0]
+    assert abs(ours - FARMER_GAME_TO_4_CDP - 1.0909e-7) < 1e-11

@@ -181,7 +181,24 @@ def test_a_phone_paused_for_10_s_with_stalls_is_not_dropped() -> None:
 def test_a_reshuffle_after_a_dropout_is_measured() -> None:
     table, ended = match([A53] * 4, LINKS["rfcomm"], seed=3, rounds=2, drop_in_round=1, group=TOY)
     assert ended and len(table.results()) == 1
-    assert table.waits.summary()["reshuffle"]["n"] >= 1
+    waits = table.waits.summary()
+    assert waits["reshuffle"]["n"] >= 1
+    # every phone left at the table waits out the dropout once (the drawer's reshuffle
+    # among them: the worst)
+    assert waits["after_drop"]["n"] == 3
+    assert waits["after_drop"]["worst_s"] == waits["reshuffle"]["worst_s"]
+
+
+def test_a_tiebreak_deal_is_measured() -> None:
+    """Seed 2: two rounds end in a tie, and the tiebreak's deal is measured on every phone
+    (watchers too), from the round before's result."""
+    table, ended = match([A53] * 3, LINKS["rfcomm"], seed=2, rounds=2, group=TOY)
+    assert ended and len(table.results()) == 1
+    history = table.host.phone.match.history
+    assert [h.tiebreak for h in history] == [False, False, True]
+    waits = table.waits
+    assert len(waits.tiebreak_deal) == 3
+    assert waits.tiebreak_deal == waits.later_deal[-3:]  # round 3's deals, each phone's
 
 
 @pytest.mark.parametrize("seed", [1, 2, 5])

@@ -42,9 +42,27 @@ from app.table.table import GuestTable, HostTable, simple_bot
 
 #: Seconds a simulated bot thinks before each decision (a person glancing at his cards).
 THINK_S = 1.5
+#: Seconds between two players sitting down in a ``gradual`` lobby.
+JOIN_EVERY_S = 10.0
+#: How a table fills: ``gradual``, players sit down one at a time, :data:`JOIN_EVERY_S`
+#: apart, each ready at once, and the host starts when the last one is ready; ``cold``,
+#: all sit down at once, are ready together, and the host starts once the lobby's news
+#: of the last "ready" has left its radio.
+LOBBIES = ("gradual", "cold")
 #: What :class:`Waits` records (``ahead_deal``: the later deals from a deck shuffled in
-#: the background during the round before).
-KINDS = ("first_deal", "later_deal", "ahead_deal", "drawn_card", "round_result", "reshuffle")
+#: the background during the round before; ``after_drop``: each phone's first card after
+#: a dropout, from the dropout or from when it asked, if later; ``tiebreak_deal``: the
+#: deals of tiebreak rounds, from the round before's result).
+KINDS = (
+    "first_deal",
+    "later_deal",
+    "ahead_deal",
+    "drawn_card",
+    "round_result",
+    "reshuffle",
+    "after_drop",
+    "tiebreak_deal",
+)
 
 
 class Sim:
@@ -82,6 +100,12 @@ class Sim:
                 if phone.next_step() <= self.now:
                     phone.step()
         return True
+
+    def run_to(self, when: float, limit_s: float = 3600.0) -> None:
+        """Advance to simulated time ``when`` (the phones doing what comes up)."""
+        reached = [False]
+        self.at(when, lambda: reached.__setitem__(0, True))
+        self.run(lambda: reached[0], limit_s)
 
 
 class SimLink:
@@ -263,6 +287,17 @@ class SimPhone:
         t = max(min(due), self.busy_until)
         return self._pause_end(t) if t < float("inf") else t
 
+    def act(self, action: Callable[[], None]) -> None:
+        """Run ``action`` on this phone now, outside a step (a person's tap), charging
+        its work like a step's: its frames leave once the work before them is done."""
+        self._step_start = self.meter.charged
+        try:
+            action()
+        finally:
+            cost = self.in_step_cost()
+            self._step_start = None
+        self.busy_until = max(self.busy_until, self.sim.now) + cost
+
     def step(self) -> None:
         self.steps += 1
         if self.wake_at is not None and self.wake_at <= self.sim.now:
@@ -316,19 +351,38 @@ class Waits:
     drawn_card: list[float] = field(default_factory=list)
     round_result: list[float] = field(default_factory=list)
     reshuffle: list[float] = field(default_factory=list)
+    after_drop: list[float] = field(default_factory=list)
+    tiebreak_deal: list[float] = field(default_factory=list)
     _begin: float = 0.0
     _ended: dict[int, float] = field(default_factory=dict)  # seat -> last round end
     _asked: dict[int, float] = field(default_factory=dict)  # seat -> draw asked at
     _last_play: dict[int, float] = field(default_factory=dict)  # round -> last decision
     _dropped_at: float | None = None
     _dealt: set[tuple[int, int]] = field(default_factory=set)
+    _drops: list[float] = field(default_factory=list)  # when the host dropped a phone
+    _drops_seen: dict[int, int] = field(default_factory=dict)  # seat -> drops it waited out
 
     def asked(self, seat: int, now: float) -> None:
         self._asked[seat] = now
 
-    def log(self, seat: int, now: float, entry: dict[str, Any], ahead: bool = False) -> None:
+    def _after_drop(self, seat: int, now: float, since: float) -> None:
+        """``seat``'s first card after a dropout it has not waited out yet: from the
+        dropout, or from ``since`` (its draw, its round's end) if later."""
+        seen = self._drops_seen.get(seat, 0)
+        if seen < len(self._drops) and self._drops[-1] <= now:
+            self._drops_seen[seat] = len(self._drops)
+            self.after_drop.append(now - max(self._drops[-1], since))
+
+    def log(
+        self,
+        seat: int,
+        now: float,
+        entry: dict[str, Any],
+        ahead: bool = False,
+        tiebreak: bool = False,
+    ) -> None:
         """A phone's log entry at simulated time ``now`` (``ahead``: a card dealt from a
-        deck shuffled during the last round)."""
+        deck shuffled during the last round; ``tiebreak``: of a tiebreak round)."""
         kind = entry.get("event")
         if kind == "card_dealt" and (seat, entry.get("round", 0)) not in self._dealt:
             number = entry.get("round", 0)
@@ -339,8 +393,12 @@ class Waits:
                 self.later_deal.append(now - self._ended[seat])
                 if ahead:
                     self.ahead_deal.append(now - self._ended[seat])
+                if tiebreak:
+                    self.tiebreak_deal.append(now - self._ended[seat])
+                self._after_drop(seat, now, self._ended[seat])
         elif kind == "card_drawn" and entry.get("seat") == seat and seat in self._asked:
             asked = self._asked.pop(seat)
+            self._after_drop(seat, now, asked)
             if self._dropped_at is not None:
                 self.reshuffle.append(now - max(asked, self._dropped_at))
                 self._dropped_at = None
@@ -355,6 +413,7 @@ class Waits:
                 self.round_result.append(now - self._last_play[number])
         elif kind == "disconnected" and seat == 0:
             self._dropped_at = now
+            self._drops.append(now)
 
     def summary(self) -> dict[str, dict[str, float | int]]:
         """Median and worst of each wait, and how many there were."""
@@ -438,10 +497,13 @@ def open_table(
     group: Group = DEFAULT_GROUP,
     silence_limit: float | None = None,
     quiet_start: bool = False,
+    lobby: str = "cold",
 ) -> Table:
     """Seat ``len(cpus)`` phones (the first hosts), everyone ready, the match begun
     (``quiet_start``: once the host's radio has carried the lobby's last news, as when
-    a person taps "start")."""
+    a person taps "start"; ``lobby``: see :data:`LOBBIES`, ``gradual`` starts at once)."""
+    if lobby not in LOBBIES:
+        raise ValueError(f"unknown lobby {lobby!r}; expected one of {', '.join(LOBBIES)}")
     rng = random.Random(seed)
     clock = FakeClock(0.0)
     sim = Sim(clock)
@@ -461,13 +523,12 @@ def open_table(
     def logger(phone: SimPhone) -> Callable[[dict[str, Any]], None]:
         def log(entry: dict[str, Any]) -> None:
             match = getattr(phone.side, "phone", None)
-            ahead = (
-                entry.get("event") == "card_dealt"
-                and match is not None
-                and bool(match.dealt_ahead(entry.get("round", 0)))
-            )
+            dealt = entry.get("event") == "card_dealt" and match is not None
+            ahead = match is not None and dealt and bool(match.dealt_ahead(entry.get("round", 0)))
+            r = match.match.round if match is not None and dealt else None
+            tiebreak = r is not None and r.number == entry.get("round", 0) and r.tiebreak
             # (stamped when the phone has computed up to it, as its frames are sent)
-            waits.log(phone.seat, sim.now + phone.in_step_cost(), entry, ahead)
+            waits.log(phone.seat, sim.now + phone.in_step_cost(), entry, ahead, tiebreak)
 
         return log
 
@@ -506,15 +567,20 @@ def open_table(
             side.silence_limit = silence_limit
         return side
 
-    for phone in phones[1:]:
+    for k, phone in enumerate(phones[1:]):
+        if lobby == "gradual":
+            sim.run_to(k * JOIN_EVERY_S)
         phone.side = make_guest(phone)
         sim.run(functools.partial(_seated_or_gone, phone), 60.0)
+        if lobby == "gradual":
+            phone.side.set_ready()
     if silence_limit is not None:
         host.silence_limit = silence_limit
-    for phone in phones[1:]:
-        phone.side.set_ready()
+    if lobby == "cold":
+        for phone in phones[1:]:
+            phone.side.set_ready()
     sim.run(lambda: host.seating.can_start(), 60.0)
-    if quiet_start:
+    if quiet_start and lobby == "cold":
         # Every guest's "ready" made the host send the lobby to every guest: at 7 phones
         # 36 frames, 0.7 s of air, which a first deal started at once would count.
         sim.run(lambda: net.radio.free_at <= sim.now, 60.0)
@@ -539,6 +605,7 @@ def match(
     think_s: float = THINK_S,
     limit_s: float = 3600.0,
     quiet_start: bool = False,
+    lobby: str = "cold",
 ) -> tuple[Table, bool]:
     """One whole match; with ``drop_in_round`` the last seat's phone dies once that
     round's play has begun (the rest play on from a fresh deck). (table, ended in time)"""
@@ -550,6 +617,7 @@ def match(
         group=group,
         think_s=think_s,
         quiet_start=quiet_start,
+        lobby=lobby,
     )
     if drop_in_round is not None and len(cpus) > 2:
 

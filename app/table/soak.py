@@ -9,6 +9,11 @@ own: ``kill`` (the phone dies; half of them come back later with a fresh phone:
 is stalls, pauses and delays is *honest*: he must never be dropped, the table must
 never close on him, and every phone still at the table must end with the same result.
 
+``--game blackjack`` soaks the casino table (:mod:`app.table.casino_sim`: the real
+casino host and guests and SRA shoe of 1, 2, 6 or 8 decks) with the same faults; there
+a disagreement is two honest phones with different signed digests of a round, or an
+honest phone naming an honest player.
+
 Printed per run: matches, rounds, faults injected by kind, honest players dropped
 (must be 0), disagreements (must be 0), tables closed, matches that did not end.
 """
@@ -27,6 +32,7 @@ from typing import TextIO
 
 from app.bluetooth.btmodel import link_model
 from app.protocol.group import unsafe_test_group
+from app.table.casino_sim import CasinoTable, open_casino, play_casino
 from app.table.phones import phone_cpu
 from app.table.sim import SimLink, Table, open_table, play
 
@@ -37,6 +43,10 @@ STALL_EVERY_S = 40.0
 PAUSE_EVERY_S = 60.0
 #: CI's fixed seeds (run besides a few fresh ones, printed in the log).
 CI_SEEDS = tuple(range(1, 13))
+#: The games a soak plays.
+GAMES = ("oczko", "blackjack")
+#: Shoes a casino soak deals from (decks).
+SOAK_DECKS = (1, 2, 6, 8)
 
 
 @dataclass
@@ -106,6 +116,40 @@ def one_match(seed: int, report: Report, *, phone: str = "a53-arm64", link: str 
         group=unsafe_test_group(),
     )
     report.matches += 1
+    honest = _faults(table, rng, players, report)
+    ended = play(table, limit_s=3 * 3600.0)
+    _count_stalls(table, report)
+    _judge(seed, table, honest, ended, report)
+
+
+def one_casino_match(
+    seed: int, report: Report, *, phone: str = "a53-arm64", link: str = "rfcomm"
+) -> None:
+    """Play one faulty casino table (1, 2, 6 or 8 decks) and add what happened to
+    ``report``."""
+    rng = random.Random(seed)
+    players = rng.randint(2, 5)
+    model = link_model(link).with_faults(stall_every_s=STALL_EVERY_S, pause_every_s=PAUSE_EVERY_S)
+    table = open_casino(
+        [phone_cpu(phone)] * players,
+        model,
+        seed=seed,
+        rounds=rng.randint(2, 3),
+        decks=rng.choice(SOAK_DECKS),
+        lobby="cold",
+        group=unsafe_test_group(),
+    )
+    report.matches += 1
+    honest = _faults(table, rng, players, report)
+    ended = play_casino(table, limit_s=3 * 3600.0)
+    _count_stalls(table, report)
+    _judge_casino(seed, table, honest, ended, report)
+
+
+def _faults(
+    table: Table | CasinoTable, rng: random.Random, players: int, report: Report
+) -> set[int]:
+    """Give the guests their faults (see the module doc); the seats left honest."""
     honest = set(range(players))  # (the host is never faulted here)
     kills: list[tuple[float, int, float | None]] = []  # (when, seat, back after)
     for seat in range(1, players):
@@ -128,14 +172,16 @@ def one_match(seed: int, report: Report, *, phone: str = "a53-arm64", link: str 
                 link_.mangle = _mangler(kind, rng.randint(3, 120))
     for when, seat, back in kills:
         table.sim.at(when, functools.partial(_kill, table, seat, back))
-    ended = play(table, limit_s=3 * 3600.0)
+    return honest
+
+
+def _count_stalls(table: Table | CasinoTable, report: Report) -> None:
     for phone_ in table.phones:
         report.faults["stall"] += phone_.side.link.wire.stalls if phone_.seat else 0
         report.faults["pause"] += sum(1 for s, _ in phone_.paused if s < table.sim.now)
-    _judge(seed, table, honest, ended, report)
 
 
-def _kill(table: Table, seat: int, back: float | None) -> None:
+def _kill(table: Table | CasinoTable, seat: int, back: float | None) -> None:
     if table.phones[seat].dead or table.over():
         return
     table.kill(seat)
@@ -179,10 +225,46 @@ def _judge(seed: int, table: Table, honest: set[int], ended: bool, report: Repor
         report.disagreements.append(seed)
 
 
+def _judge_casino(
+    seed: int, table: CasinoTable, honest: set[int], ended: bool, report: Report
+) -> None:
+    host = table.host
+    if host.phone is not None:
+        report.rounds += len(host.phone.records)
+    for _, seat, reason in table.dropped:
+        if seat in honest:
+            report.honest_dropped.append((seed, seat, reason))
+    closed = [n.details.get("reason", "") for n in table.notices if n.code == "table_closed"]
+    honest_live = [p for p in table.live() if p.seat in honest]
+    if host.closed or host.over:
+        # (a table left with one player ends: a shoe needs two phones; not the table's
+        # fault when the others were the faulty ones)
+        if closed != ["too_few_players"] or len(honest_live) > 1:
+            report.closed.append((seed, closed[0] if closed else ""))
+    elif not ended:
+        report.unfinished.append(seed)
+    phones = [p.side.phone for p in honest_live if p.side.phone is not None]
+    common = set.intersection(*(set(p.records) for p in phones)) if phones else set()
+    views = {tuple(p.records[r].digest for r in sorted(common)) for p in phones}
+    pids = {f"p{s}" for s in honest}
+    named = [p.seat for p in honest_live if p.side.snapshot().cheater in pids]
+    report.turn_timeouts += [(seed, int(pid[1:])) for _, pid in table.timeouts if pid in pids]
+    if len(views) > 1 or named:
+        report.disagreements.append(seed)
+
+
 def soak(
-    seeds: Sequence[int], *, budget_s: float | None = None, out: TextIO = sys.stdout
+    seeds: Sequence[int],
+    *,
+    budget_s: float | None = None,
+    out: TextIO = sys.stdout,
+    game: str = "oczko",
 ) -> Report:
-    """Run the matches of ``seeds`` (stopping early once ``budget_s`` real seconds pass)."""
+    """Run the matches of ``seeds`` (stopping early once ``budget_s`` real seconds pass)
+    of ``game`` (:data:`GAMES`)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    play_one = one_match if game == "oczko" else one_casino_match
     report = Report()
     started = time.monotonic()
     for seed in seeds:
@@ -190,7 +272,7 @@ def soak(
             print(f"(time budget reached after {report.matches} matches)", file=out)
             break
         before = report.problems()
-        one_match(seed, report)
+        play_one(seed, report)
         if report.problems() != before:
             print(f"seed {seed}: {report.lines()[2:]}", file=out, flush=True)
     for line in report.lines():
@@ -199,8 +281,9 @@ def soak(
 
 
 def main(argv: Sequence[str]) -> int:
-    """``blu21 soak [--matches N] [--seed S] [--ci] [--seconds T]``."""
+    """``blu21 soak [--game G] [--matches N] [--seed S] [--ci] [--seconds T]``."""
     p = argparse.ArgumentParser(prog="blu21 soak", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=GAMES, default="oczko", help="the table to soak")
     p.add_argument("--matches", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="first seed (default: a fresh one)")
     p.add_argument("--ci", action="store_true", help="the fixed CI seeds plus --fresh new ones")
@@ -215,5 +298,5 @@ def main(argv: Sequence[str]) -> int:
         first = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
         print(f"soak seeds: {first}..{first + args.matches - 1}")
         seeds = list(range(first, first + args.matches))
-    report = soak(seeds, budget_s=args.seconds)
+    report = soak(seeds, budget_s=args.seconds, game=args.game)
     return 0 if report.ok else 1

@@ -16,8 +16,9 @@ from app.rules.engine import kinds_of
 from app.rules.table_rules import EUROPEAN, TableRules
 from app.table.casino_snapshot import CasinoSnapshot, Notice
 from app.table.clock import FakeClock
-from app.views.casino_net import CasinoNet
+from app.views.casino_net import CasinoNet, TakeBox
 from app.views.casino_vm import action_for, present_casino
+from app.views.table_bridge import ACCEPTED, Outcome, direct
 
 NAMES = {"me": "Zosia", "b0": "Ola", "b1": "Jürgen", "b2": "Ann"}
 
@@ -198,14 +199,21 @@ def test_casino_net_opens_through_the_service_and_follows_changes() -> None:
     service = FakeCasinoService(make)
     awake: list[bool] = []
     net = CasinoNet(
-        hosting=True, service=service, awake=awake.append, name="Zosia", lang="en", rules=EUROPEAN
-    )
+        hosting=True, service=service, awake=awake.append, name="Zosia", lang="en",
+        rules=EUROPEAN, post=direct, later=lambda _d, _f: None,
+    )  # fmt: skip
+    pushed: list[object] = []
+    net.listen(lambda: pushed.append(net.state))
     assert net.wait_open(5)
     assert service.calls[0][0] == "host_casino" and service.calls[0][1]["rules"] == EUROPEAN
-    assert net.tick() and not net.tick()
-    assert net.send("take_box", 1) == ""
-    assert net.tick()  # the change came from the table's thread
-    assert net.send("take_box", 1) == "This box is taken."  # refused, shown
+    net.sync()  # (a table on this phone: its first state, if not pushed yet)
+    assert net.snapshot() is not None and net.snapshot().boxes == {2: "b0"}
+    answers: list[Outcome] = []
+    net.submit(TakeBox(1), answers.append)  # a table on this phone answers at once
+    assert answers == [ACCEPTED] and net.snapshot().boxes == {1: "me", 2: "b0"}
+    assert pushed[-1] is net.state  # the change was pushed to the listener
+    net.submit(TakeBox(1), answers.append)
+    assert answers[-1].code == "box_taken" and answers[-1].message == "This box is taken."
     assert made[0].intents == [("take_box", 1)]
     net.leave()
     assert net.closed and awake == [True, False]

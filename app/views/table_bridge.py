@@ -361,3 +361,7 @@ class TableBridge(Generic[P, S, I]):
                 deliver(snap)
             else:
                 self._post(lambda: self._deliver(snap))
+
+
+def never(_delay: float, _fn: Callable[[], None]) -> None:
+    """Answer timers that never fire (headless use: tests fire their own)."""

@@ -30,6 +30,7 @@ from app.views.table_bridge import (
     clock_post,
 )
 from app.views.table_fairness import CasinoFairness, Fairness
+from app.views.turn_watch import table_updated
 
 #: How long one step of the worker waits for the links (seconds): about the longest a
 #: queued intent waits for the worker to take it.
@@ -237,6 +238,7 @@ class CasinoNet:
             name="blu21-casino",
             inline=make is not None,
         )
+        self.bridge.listen(table_updated)  # the turn reaches the player on any screen
 
     # -- the screens' side ---------------------------------------------------------------
     @property

@@ -26,6 +26,7 @@ from app.table.lobby import Notice
 from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
 from app.views.table_bridge import Later, Outcome, Post, TableBridge, clock_later, clock_post
+from app.views.turn_watch import table_updated
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
@@ -305,6 +306,7 @@ class NetworkTable:
             _OczkoGame(self), post=post, later=later, name="blu21-table"
         )
         self._bridge.listen(self._pushed)
+        self._bridge.listen(table_updated)  # the turn reaches the player on any screen
 
     # -- the worker thread ----------------------------------------------------------------
     def _make(self) -> Any:

@@ -121,9 +121,13 @@ def test_a_crowded_table_keeps_own_boxes_big_and_the_box_in_play_in_view(run: di
 
 def test_the_table_shows_the_shoes_fingerprint_and_audit(run: dict) -> None:
     """As Oczko's table shows its deck's fingerprint, the casino table shows its shoe's
-    and the newest audit, in every size and language of the matrix (checked for fit
-    with everything else: tests above)."""
+    and the newest audit, in every size and language of the matrix taller than 560 dp
+    (checked for fit with everything else: tests above); at 320x480 the boxes keep
+    that room."""
     for key, rec in run["runs"].items():
+        if key.startswith("320x480"):
+            assert "fairness" not in rec, key
+            continue
         lines = rec.get("fairness", "").split("\n")
         assert len(lines) == 2 and "123 456" in lines[0], (key, lines)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.oczko_actions import ActionKind
+from app.rules.oczko_match import Match
 from app.table.lobby import Notice
 from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
@@ -74,7 +75,7 @@ class Leave:
 OczkoIntent = Begin | Decide | ReadResult | Leave
 
 #: a table message: its code and details (a seat, a name)
-Note = tuple[str, tuple[tuple[str, Any], ...]]
+Note = tuple[str, tuple[tuple[str, object], ...]]
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class OczkoState:
     players: tuple[tuple[str, bool], ...] | None = None
     rounds: int = 5
     turn_time: int = 30
-    match: Any = None  # the phone's immutable match (app.rules.oczko.Match)
+    match: Match | None = None  # the phone's immutable match
     fingerprint: str = ""
     progress: float | None = None
     lag: tuple[str, tuple[int, ...]] | None = None
@@ -488,7 +489,7 @@ class NetworkTable:
         return message_for(code, name=name)
 
     @property
-    def _match(self) -> Any:
+    def _match(self) -> Match | None:
         state = self._bridge.state
         return None if state is None else state.match
 
@@ -546,13 +547,15 @@ class NetworkTable:
         return self._match is not None and self._match.over
 
     @property
-    def match(self) -> Any:
+    def match(self) -> Match | None:
         return self._match
 
     def view(self) -> Any:
         from app.rules.oczko_views import view
 
-        return view(self._match, self.seat or 0)
+        match = self._match
+        assert match is not None  # (the table screen shows a table once it has a match)
+        return view(match, self.seat or 0)
 
     def _turn_now(self) -> tuple[int | None, float]:
         state = self._bridge.state
@@ -604,7 +607,7 @@ class NetworkTable:
         self._send(ReadResult())
 
     def leave(self) -> None:
-        self._send(Leave())
+        self._bridge.submit(Leave())  # (a table already over has nothing to answer)
 
     def join_thread(self, timeout: float = 5.0) -> None:
         """Wait for the worker to finish (after :meth:`leave`; tests)."""

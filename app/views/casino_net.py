@@ -141,16 +141,25 @@ class _CasinoGame:
         self._make = make
         self._stage: CasinoStage | None = None
         self._fairness = CasinoFairness()
+        #: the table said it changed (``on_change``) since the last snapshot: a table
+        #: is only shown at the points it says it is whole, not in the middle of a step
+        self._dirty = True
+        self._state: CasinoState | None = None
 
     def open(self, changed: Callable[[], None]) -> CasinoTable:
         net = self._net
+
+        def touched() -> None:  # (the table's thread: the worker, or the fakes' own)
+            self._dirty = True
+            changed()
+
         if self._make is not None:
-            return self._make(changed)
+            return self._make(touched)
         if net.hosting:
-            table = net.service.host_casino(on_change=changed, **net.options)
+            table = net.service.host_casino(on_change=touched, **net.options)
             net.address = str(getattr(table, "address", "") or net.address)
         else:
-            table = net.service.join_casino(net.address, on_change=changed, **net.options)
+            table = net.service.join_casino(net.address, on_change=touched, **net.options)
         net.service.on_main(lambda: net.awake(True))
         return table
 
@@ -160,18 +169,22 @@ class _CasinoGame:
         return not table.over
 
     def snapshot(self, table: CasinoTable) -> CasinoState:
+        if not self._dirty and self._state is not None:
+            return self._state
+        self._dirty = False
         snap = table.snapshot()
         if snap.stage is CasinoStage.SETTLED and self._stage is not CasinoStage.SETTLED:
             self.round_settled(table, snap)
         self._stage = snap.stage
-        return CasinoState(snap, self._fairness.read(table, snap))
+        self._state = CasinoState(snap, self._fairness.read(table, snap))
+        return self._state
 
     def round_settled(self, table: CasinoTable, snap: CasinoSnapshot) -> None:
         """A round has just been settled on this phone (worker thread, once a round):
         the place for what follows a round (its history record)."""
 
-    @staticmethod
-    def apply(table: CasinoTable, intent: CasinoIntent) -> None:
+    def apply(self, table: CasinoTable, intent: CasinoIntent) -> None:
+        self._dirty = True  # (what it changed is shown with its answer)
         match intent:
             case TakeBox(box):
                 table.take_box(box)
@@ -192,6 +205,7 @@ class _CasinoGame:
 
     def close(self, table: CasinoTable) -> None:
         net = self._net
+        self._dirty = True  # (the last state: over)
         if isinstance(table, SteppedTable) and not table.over:
             table.leave()  # (a broken table: the others hear this phone left)
         lobby = getattr(table, "lobby", None)

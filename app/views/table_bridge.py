@@ -23,6 +23,7 @@ tests deliver on the worker thread and fire the answer timers themselves.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
@@ -201,17 +202,8 @@ class TableBridge(Generic[P, S, I]):
         """Queue ``intent`` for the worker and return at once; ``on_result`` gets its
         :class:`Outcome` later, on the UI thread."""
         entry: _Entry[I] = _Entry(intent, on_result)
-        table = self._table
-        if self._inline and table is not None:  # a table on this phone: no network
-            try:
-                self._game.apply(table, intent)
-            except Exception as exc:  # refused by the engine: shown, nothing changed
-                outcome = Outcome.of(exc)
-            else:
-                outcome = ACCEPTED
-            self.sync()
-            if on_result is not None:
-                on_result(outcome)
+        if self._inline:  # a table on this phone: no network, carried out at once
+            self._apply_inline(entry)
             return
         if self.finished:
             self._answer_entry(entry, Outcome.refused("connection_lost"))
@@ -219,6 +211,34 @@ class TableBridge(Generic[P, S, I]):
         self._intents.put(entry)
         self._wake.set()
         self._later(self._answer, lambda: self._expire(entry))
+
+    def _apply_inline(self, entry: _Entry[I]) -> None:
+        """(UI thread) an intent at a table on this phone, and its answer."""
+        table = self._table
+        assert table is not None
+        with self._lock:
+            if entry.withdrawn or entry.taken:
+                return
+            entry.taken = True
+        try:
+            self._game.apply(table, entry.intent)
+        except Exception as exc:  # refused by the engine: shown, nothing changed
+            outcome = Outcome.of(exc)
+        else:
+            outcome = ACCEPTED
+        self.sync()
+        entry.answered = True
+        if entry.on_result is not None:
+            entry.on_result(outcome)
+
+    def _drain_inline(self) -> None:
+        """(UI thread) the intents sent while a table on this phone was opening."""
+        while True:
+            try:
+                entry = self._intents.get_nowait()
+            except queue.Empty:
+                return
+            self._apply_inline(entry)
 
     def sync(self) -> None:
         """A table on this phone: show its newest state now (UI thread; a networked
@@ -274,6 +294,7 @@ class TableBridge(Generic[P, S, I]):
         self._inline = True
         self.opened.set()
         self._post(self.sync)
+        self._post(self._drain_inline)
 
     def _idle(self, seconds: float) -> None:
         self._wake.wait(seconds)
@@ -308,10 +329,9 @@ class TableBridge(Generic[P, S, I]):
         finally:
             self.finished = True
             self._refuse_queued()
-            try:
+            with contextlib.suppress(Exception):  # (its links may be gone already)
                 self._game.close(table)
-            finally:
-                self._publish(table, force=True)
+            self._publish(table, force=True)
 
     def _do_intents(self, table: P) -> None:
         while True:

@@ -322,3 +322,31 @@ def test_the_casino_lobby_lists_names_and_readiness_as_oczkos_does() -> None:
             assert "2" in lines[1] and "5" in lines[1] and lines[2].startswith("Jürgen")
     finally:
         set_language("en")
+
+
+def test_the_turn_watcher_looks_when_a_table_pushes_an_update() -> None:
+    """Issue 37, item 1, without the 0.2 s poll: the app's turn watcher is called on
+    every update a table pushes to the UI thread (app/views/turn_watch.py), and only
+    then."""
+    from app.views.turn_watch import on_table_update
+
+    looked: list[str] = []
+    stop = on_table_update(lambda: looked.append("looked"))
+    net = None
+    try:
+        net = CasinoNet(
+            hosting=True, service=FakeCasinoService(lambda *_a: None), post=direct,
+            later=lambda _d, _f: None,
+            make=lambda on_change: FakeCasinoTable(
+                "me", NAMES, EUROPEAN, {2: "b0"}, on_change=on_change
+            ),
+        )  # fmt: skip
+        seen = len(looked)  # (its first state was delivered while it was made)
+        net.sync()
+        assert len(looked) == seen  # nothing changed: nothing pushed, nobody looks
+        net.submit(TakeBox(1))
+        assert len(looked) == seen + 1  # pushed: the watcher looked
+    finally:
+        stop()
+        if net is not None:
+            net.leave()

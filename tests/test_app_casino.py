@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from kivy_driver import run_driver
@@ -118,6 +119,21 @@ def test_a_crowded_table_keeps_own_boxes_big_and_the_box_in_play_in_view(run: di
             assert r["chip_behind"] == "", key
 
 
+def test_the_table_shows_the_shoes_fingerprint_and_audit(run: dict) -> None:
+    """As Oczko's table shows its deck's fingerprint, the casino table shows its shoe's
+    and the newest audit, in every language on every screen taller than 560 dp (360x640;
+    checked for fit with everything else: tests above); on a shorter one (320x480,
+    800x600) the boxes keep that room."""
+    tall = [key for key, rec in run["runs"].items() if rec.get("tall")]
+    assert any(key.startswith("360x640") for key in tall), tall
+    for key, rec in run["runs"].items():
+        if not rec.get("tall"):
+            assert "fairness" not in rec, key
+            continue
+        lines = rec.get("fairness", "").split("\n")
+        assert len(lines) == 2 and "123 456" in lines[0], (key, lines)
+
+
 def test_every_tap_sent_its_intent_and_the_buttons_were_the_legal_actions(run: dict) -> None:
     for key, r in run["runs"].items():
         assert r["bad_intents"] == [], (key, r["bad_intents"])
@@ -197,6 +213,12 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             on_change=on_change,
             threaded=True,
         )
+        # the casino phone's fairness record as the screen's adapter reads it (the
+        # shoe's fingerprint and its audit): the table screen shows both lines
+        table.phone = SimpleNamespace(  # type: ignore[attr-defined]
+            dealer=SimpleNamespace(fingerprint="123456"),
+            log=[{"event": "audit", "shoe": 1, "ok": True, "cheaters": []}],
+        )
         current["table"] = table
         return table
 
@@ -213,6 +235,12 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             problems = check_window(self, f"{rec['key']}:{where}")
             rec["problems"].extend(p for p in problems if p not in rec["problems"])
             screen = self.sm.get_screen(self.sm.current)
+            if self.sm.current == "casino_table":
+                from kivy.metrics import dp
+
+                rec["tall"] = screen.height > dp(560)  # (room for the fairness lines)
+                if screen.ids.fairness.text:
+                    rec["fairness"] = screen.ids.fairness.text
             if self.sm.current == "casino_table":
                 # (the row of the other boxes' chips scrolls sideways, never the table)
                 rec["scrolls"] = rec["scrolls"] or any(

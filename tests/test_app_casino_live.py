@@ -26,6 +26,7 @@ showed no progress (kivy_driver.Stall), however long the run takes.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -72,6 +73,14 @@ def _check_side(r: dict, stages: set[str]) -> None:
 def test_the_app_hosts_and_the_screen_shows_the_real_table(run: dict) -> None:
     r = run["host"]
     assert r["lobby_box_taken"] and r["lobby_players"] == 2, r
+    # the lobby lists every player by name and whether he is ready (has a box)
+    assert r["lobby_lines"][0] == "Zosia  ·  Box 1  ·  ready", r["lobby_lines"]
+    bot = r["lobby_lines"][1]
+    assert bot.endswith("  ·  not ready yet") or bot.endswith("  ·  ready"), bot
+    # the table shows the SRA shoe's fingerprint (six digits, as Oczko's deck's)
+    assert re.fullmatch(
+        r"Table fingerprint: \d{3} \d{3} \(the same on every phone\)", r["fairness"]
+    )
     assert r["address"].startswith("127.0.0.1:"), r["address"]
     assert r["behind"], "the bet behind the bot's box did not reach the table"
     _check_side(r, {"betting", "playing", "settled"})
@@ -359,6 +368,8 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                 "the bot in the lobby",
             )
             rec["lobby_players"] = len(net.snapshot().players)
+            yield from frames(lambda: len(lobby.ids.players.children) == 2, "the names")
+            rec["lobby_lines"] = [w.text for w in reversed(lobby.ids.players.children)]
             # the bot's key comes right after his seat: until then the table refuses
             yield from frames(lambda: len(table._keys) == 1, "the bot's key")
             yield
@@ -468,6 +479,9 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             yield from frames(lambda: "deal" in screen.buttons, "the deal button")
             yield from touch(screen, "deal")
             yield from frames(lambda: net.snapshot().stage is not CasinoStage.BETTING, "deal")
+            # the shoe's fingerprint, as Oczko's table shows its deck's (360x640)
+            yield from frames(lambda: bool(screen.ids.fairness.text), "the fingerprint")
+            rec["fairness"] = screen.ids.fairness.text
             # play: every decision of this player by a touch, the screen checked
             guard = Stall("the round to settle", HANG)
             while net.snapshot().stage is CasinoStage.PLAYING:

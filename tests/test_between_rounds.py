@@ -17,6 +17,7 @@ from app.table.service import tcp_service
 from app.views import oczko_network
 from app.views.oczko_network import NetworkTable
 from app.views.oczko_vm import present
+from app.views.table_bridge import direct, never
 
 # Longer than the default per-test limit (pyproject.toml): a Kivy process plays networked rounds
 # through the screens.
@@ -46,13 +47,22 @@ def _vm(phone: NetworkTable, now: float):  # what the table screen renders
 def test_after_next_round_the_result_stays_with_who_still_reads(monkeypatch) -> None:
     set_language("en")
     monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 600.0)  # only the taps deal
-    host = NetworkTable(
-        service=tcp_service(), hosting=True, name="Ala", dealer="open", rounds=3, turn_time=600
+    host = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
+        service=tcp_service(),
+        hosting=True,
+        name="Ala",
+        dealer="open",
+        rounds=3,
+        turn_time=600,
     )
     guest = None
     try:
         assert host.wait_open(10.0), host.error
-        guest = NetworkTable(
+        guest = NetworkTable(  # (headless: pushed on the worker thread)
+            post=direct,
+            later=never,
             service=tcp_service(),
             hosting=False,
             name="Bartek",

@@ -9,39 +9,41 @@ from __future__ import annotations
 
 import time
 
-from test_casino_net import until  # the wait on an event, with its hang guard
+from test_casino_net import HEADLESS, ask, until  # (the wait with its hang guard)
 
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.table_rules import EUROPEAN
 from app.table.casino_snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
-from app.views.casino_net import CasinoNet
+from app.views.casino_net import Act, BetsDone, CasinoNet, Start, TakeBox
 from app.views.turn_watch import waiting_table
 
 
 def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:
     clock = FakeClock()
     service = TableService(tcp_transport, dealer=lambda: "open", clock=lambda: clock)
-    host = CasinoNet(hosting=True, service=service, name="Ann", lang="en", rules=EUROPEAN)
+    host = CasinoNet(
+        hosting=True, service=service, name="Ann", lang="en", rules=EUROPEAN, **HEADLESS
+    )
     guest = None
     try:
         assert host.wait_open()
         assert waiting_table({"casino": host}) is None  # the lobby waits for nobody
-        assert host.send("take_box", 1) == ""
+        assert ask(host, TakeBox(1)) == ""
         guest = CasinoNet(
-            hosting=False, service=service, address=host.address, name="Bob", lang="en"
+            hosting=False, service=service, address=host.address, name="Bob", lang="en", **HEADLESS
         )
         assert guest.wait_open()
         until(lambda: len(host.snapshot().players) == 2, "the guest in the host's lobby")
-        until(lambda: host.send("start") == "", "the start")
+        until(lambda: ask(host, Start()) == "", "the start")
         for net in (host, guest):
             until(lambda n=net: n.snapshot().stage is CasinoStage.BETTING, "bets open")
-        assert guest.send("take_box", 2) == ""
+        assert ask(guest, TakeBox(2)) == ""
         until(lambda: host.snapshot().boxes.get(2) == guest.snapshot().me, "box 2 taken")
-        assert host.send("act", Action.bet("p0", 1, 10)) == ""
-        assert guest.send("act", Action.bet("p1", 2, 10)) == ""
-        assert host.send("bets_done") == "" and guest.send("bets_done") == ""
+        assert ask(host, Act(Action.bet("p0", 1, 10))) == ""
+        assert ask(guest, Act(Action.bet("p1", 2, 10))) == ""
+        assert ask(host, BetsDone()) == "" and ask(guest, BetsDone()) == ""
         phones = {"p0": host, "p1": guest}
         called: list[str] = []
         # every decision of the round: its player's phone, and only his, calls him back
@@ -60,7 +62,7 @@ def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:
             assert waiting_table({"casino": other}) is None
             called.append(snap.turn)
             # (European rules: no insurance question; every decision may stand)
-            assert phone.send("act", Action(ActionKind.STAND, snap.turn)) == ""
+            assert ask(phone, Act(Action(ActionKind.STAND, snap.turn))) == ""
             until(lambda s=snap: host.snapshot().round != s.round, "the decision on the host")
             assert waiting_table({"casino": phone}) is None or phone.snapshot().my_turn
         assert called, "no decision was awaited this round"

@@ -140,7 +140,7 @@ def test_a_networked_match_is_stored_on_every_phone_with_its_fairness_record(tmp
 
     def step_all():
         for rec, net, side in zip(recorders, nets, sides, strict=True):
-            rec.oczko_table(net, side)
+            rec.table(net, side)
         return finished(host, players) and all(
             sum(e["event"] == "audit" for e in s.phone.log)
             >= sum(e["event"] == "round_ended" for e in s.phone.log)

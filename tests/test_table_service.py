@@ -31,6 +31,7 @@ from app.table.service import (
     tcp_service,
 )
 from app.table.table import GuestTable, HostTable
+from app.views.table_bridge import direct, never
 
 # -- an in-memory transport --------------------------------------------------------------
 
@@ -218,7 +219,9 @@ def test_the_player_reads_why_no_table_opens_in_his_language(
 
     monkeypatch.setitem(sys.modules, "app.native.sra", None)
     mem = MemoryTransport()
-    net = NetworkTable(
+    net = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
         hosting=True,
         name="Ala",
         service=_service(mem, dealer=default_dealer),

@@ -16,8 +16,9 @@ from app.rules.engine import kinds_of
 from app.rules.table_rules import EUROPEAN, TableRules
 from app.table.casino_snapshot import CasinoSnapshot, Notice
 from app.table.clock import FakeClock
-from app.views.casino_net import CasinoNet
+from app.views.casino_net import CasinoNet, TakeBox
 from app.views.casino_vm import action_for, present_casino
+from app.views.table_bridge import ACCEPTED, Outcome, direct
 
 NAMES = {"me": "Zosia", "b0": "Ola", "b1": "Jürgen", "b2": "Ann"}
 
@@ -198,14 +199,21 @@ def test_casino_net_opens_through_the_service_and_follows_changes() -> None:
     service = FakeCasinoService(make)
     awake: list[bool] = []
     net = CasinoNet(
-        hosting=True, service=service, awake=awake.append, name="Zosia", lang="en", rules=EUROPEAN
-    )
+        hosting=True, service=service, awake=awake.append, name="Zosia", lang="en",
+        rules=EUROPEAN, post=direct, later=lambda _d, _f: None,
+    )  # fmt: skip
+    pushed: list[object] = []
+    net.listen(lambda: pushed.append(net.state))
     assert net.wait_open(5)
     assert service.calls[0][0] == "host_casino" and service.calls[0][1]["rules"] == EUROPEAN
-    assert net.tick() and not net.tick()
-    assert net.send("take_box", 1) == ""
-    assert net.tick()  # the change came from the table's thread
-    assert net.send("take_box", 1) == "This box is taken."  # refused, shown
+    net.sync()  # (a table on this phone: its first state, if not pushed yet)
+    assert net.snapshot() is not None and net.snapshot().boxes == {2: "b0"}
+    answers: list[Outcome] = []
+    net.submit(TakeBox(1), answers.append)  # a table on this phone answers at once
+    assert answers == [ACCEPTED] and net.snapshot().boxes == {1: "me", 2: "b0"}
+    assert pushed[-1] is net.state  # the change was pushed to the listener
+    net.submit(TakeBox(1), answers.append)
+    assert answers[-1].code == "box_taken" and answers[-1].message == "This box is taken."
     assert made[0].intents == [("take_box", 1)]
     net.leave()
     assert net.closed and awake == [True, False]
@@ -243,3 +251,102 @@ def test_a_casino_table_offers_bets_in_whole_chips_only() -> None:
     assert vm.boxes[0].bet_range == (Fraction(EUROPEAN.min_bet), Fraction(24))
     vm = present_casino(with_chips(Fraction(21, 2)), 1000.0)
     assert vm.boxes[0].bet_range == (Fraction(10), Fraction(10))
+
+
+def test_the_casino_table_shows_the_shoes_fingerprint_and_audit() -> None:
+    """As Oczko's table shows its deck's fingerprint and audit, the casino table shows
+    its shoe's (read from the casino phone's dealer and log by the one adapter,
+    app/views/table_fairness.py); the lines are the shared ones, in the player's
+    language."""
+    from app.views.table_fairness import Audit, CasinoFairness, Fairness
+
+    class Dealer:
+        fingerprint = "pending"
+
+    class Phone:
+        def __init__(self) -> None:
+            self.dealer = Dealer()
+            self.log: list[dict] = [{"event": "bets_open"}]
+
+    phone = Phone()
+
+    class Table:
+        def __init__(self) -> None:
+            self.phone = phone
+
+    snap = CasinoSnapshot(
+        me="p0", rules=EUROPEAN, players=("p0", "p1"), names={"p0": "Zosia", "p1": "Ola"},
+        chips={"p0": Fraction(1000), "p1": Fraction(1000)},
+    )  # fmt: skip
+    reader = CasinoFairness()
+    assert reader.read(Table(), snap) == Fairness()  # not set up yet: nothing to show
+    Dealer.fingerprint = "123456"
+    phone.log.append({"event": "audit", "shoe": 1, "ok": True, "cheaters": []})
+    fair = reader.read(Table(), snap)
+    assert fair == Fairness("123456", Audit(True, (), 1))
+    set_language("en")
+    lines = present_casino(snap, 0.0, fairness=fair).fairness.split("\n")
+    assert lines == [
+        "Table fingerprint: 123 456 (the same on every phone)",
+        "Shoe 1 audited: every card was dealt once.",
+    ]
+    phone.log.append({"event": "audit", "shoe": 2, "ok": False, "cheaters": [1]})
+    fair = reader.read(Table(), snap)  # (read on from where it stopped)
+    assert fair.audit == Audit(False, ("Ola",), 2)
+    try:
+        set_language("de")
+        text = present_casino(snap, 0.0, fairness=fair).fairness
+        assert "123 456" in text and "Ola" in text and "Audit failed" not in text
+    finally:
+        set_language("en")
+    assert present_casino(snap, 0.0).fairness == ""  # a table on this phone has none
+
+
+def test_the_casino_lobby_lists_names_and_readiness_as_oczkos_does() -> None:
+    """Each player by name with whether he is ready (he has a box, named), the same
+    words as the Oczko lobby's lines (lobby_vm.player_line)."""
+    from app.views.casino_vm import lobby_players
+    from app.views.lobby_vm import present_lobby
+
+    snap = CasinoSnapshot(
+        me="p0", rules=EUROPEAN, players=("p0", "p1", "p2"),
+        names={"p0": "Zosia", "p1": "Ola", "p2": "Jürgen"}, chips={}, boxes={2: "p1", 5: "p1"},
+    )  # fmt: skip
+    try:
+        for lang in ("en", "de", "pl"):
+            set_language(lang)
+            oczko = present_lobby({"players": [("Zosia", False), ("Ola", True)]}, False)
+            lines = lobby_players(snap)
+            assert lines[0] == oczko.players[0]  # not ready: the same line as Oczko's
+            assert lines[1].startswith("Ola") and lines[1].endswith(oczko.players[1][5:])
+            assert "2" in lines[1] and "5" in lines[1] and lines[2].startswith("Jürgen")
+    finally:
+        set_language("en")
+
+
+def test_the_turn_watcher_looks_when_a_table_pushes_an_update() -> None:
+    """Issue 37, item 1, without the 0.2 s poll: the app's turn watcher is called on
+    every update a table pushes to the UI thread (app/views/turn_watch.py), and only
+    then."""
+    from app.views.turn_watch import on_table_update
+
+    looked: list[str] = []
+    stop = on_table_update(lambda: looked.append("looked"))
+    net = None
+    try:
+        net = CasinoNet(
+            hosting=True, service=FakeCasinoService(lambda *_a: None), post=direct,
+            later=lambda _d, _f: None,
+            make=lambda on_change: FakeCasinoTable(
+                "me", NAMES, EUROPEAN, {2: "b0"}, on_change=on_change
+            ),
+        )  # fmt: skip
+        seen = len(looked)  # (its first state was delivered while it was made)
+        net.sync()
+        assert len(looked) == seen  # nothing changed: nothing pushed, nobody looks
+        net.submit(TakeBox(1))
+        assert len(looked) == seen + 1  # pushed: the watcher looked
+    finally:
+        stop()
+        if net is not None:
+            net.leave()

@@ -17,10 +17,13 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from kivy_driver import STALL, run_driver
+
+from app.views.table_bridge import direct, never
 
 # Longer than the default per-test limit (pyproject.toml): a Kivy process plays a hosted match
 # through the screens.
@@ -116,6 +119,15 @@ def test_host_left_message_is_translated() -> None:
         texts.add(message_for("host_left"))
     set_language("en")
     assert len(texts) == 3
+
+
+def _pushed(net, cond) -> None:
+    """Wait until the worker has pushed what ``cond`` needs (a hang guard, not a speed
+    target: the worker pushes after its next step)."""
+    end = time.monotonic() + 60
+    while not cond():
+        assert time.monotonic() < end, "nothing pushed"
+        time.sleep(0.005)
 
 
 def _tcp():
@@ -387,17 +399,21 @@ def test_table_messages_name_the_player_and_the_violation() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("en")
-    net = NetworkTable(service=_tcp(), hosting=True, name="Host", dealer="open")
+    net = NetworkTable(
+        post=direct, later=never, service=_tcp(), hosting=True, name="Host", dealer="open"
+    )
     try:
         assert net.wait_open(10.0), net.error
         assert net.message == ""
-        net.names = ("Host", "Eve")
+        net.tick(0.0)
         net._on_notice(Notice("violation", {"seat": 1, "code": "bad_shuffle"}))
+        _pushed(net, lambda: net.message != "")  # the worker pushes it after its step
+        net.names = ("Host", "Eve")  # (a second player, named by his seat)
         assert net.message == message_for("bad_shuffle", name="Eve")
         assert "Eve" in net.message
         net._on_notice(Notice("player_left", {"seat": 1, "name": "Eve", "reason": "left"}))
-        assert net.message == message_for("player_left", name="Eve")
-        assert net.tick(0.0) is True and net.tick(0.0) is False  # polled once per change
+        _pushed(net, lambda: net.message == message_for("player_left", name="Eve"))
+        assert net.tick(0.0) is True and net.tick(0.0) is False  # once per pushed change
     finally:
         net.leave()
         net.join_thread()
@@ -411,7 +427,15 @@ def test_joining_nowhere_reports_the_failure() -> None:
     listener = TcpTransport().listen()
     address = listener.address
     listener.close()  # nobody listens there any more
-    net = NetworkTable(service=_tcp(), hosting=False, name="Guest", address=address, dealer="open")
+    net = NetworkTable(
+        post=direct,
+        later=never,
+        service=_tcp(),
+        hosting=False,
+        name="Guest",
+        address=address,
+        dealer="open",
+    )
     assert net.wait_open(20.0) is False
     assert net.error == "connect_failed"
     assert net.closed
@@ -430,7 +454,9 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
         threads.append(threading.current_thread())
         fn()
 
-    net = NetworkTable(
+    net = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
         service=_tcp(),
         hosting=True,
         name="Host",
@@ -448,7 +474,9 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
     address = listener.address
     listener.close()
     calls.clear()
-    net = NetworkTable(
+    net = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
         service=_tcp(),
         hosting=False,
         name="Guest",
@@ -479,8 +507,14 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("de")
-    net = NetworkTable(
-        service=_tcp(), hosting=True, name="Host", dealer="sra", transport=TcpTransport()
+    net = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
+        service=_tcp(),
+        hosting=True,
+        name="Host",
+        dealer="sra",
+        transport=TcpTransport(),
     )
     try:
         assert net.wait_open(10.0), net.error
@@ -541,14 +575,27 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
 
     set_language("en")
     monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 0.6)
-    host = NetworkTable(
-        service=_tcp(), hosting=True, name="Ala", dealer="open", rounds=3, turn_time=10
+    host = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
+        service=_tcp(),
+        hosting=True,
+        name="Ala",
+        dealer="open",
+        rounds=3,
+        turn_time=10,
     )
     guest = None
     try:
         assert host.wait_open(10.0), host.error
-        guest = NetworkTable(
-            service=_tcp(), hosting=False, name="Bartek", address=host.address, dealer="open"
+        guest = NetworkTable(  # (headless: pushed on the worker thread)
+            post=direct,
+            later=never,
+            service=_tcp(),
+            hosting=False,
+            name="Bartek",
+            address=host.address,
+            dealer="open",
         )
         phones = (host, guest)
         deadline = time.monotonic() + WAIT  # (a hang guard, not a speed target)
@@ -591,14 +638,27 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("en")
-    host = NetworkTable(
-        service=_tcp(), hosting=True, name="Ala", dealer="open", rounds=3, turn_time=600
+    host = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
+        service=_tcp(),
+        hosting=True,
+        name="Ala",
+        dealer="open",
+        rounds=3,
+        turn_time=600,
     )
     guest = None
     try:
         assert host.wait_open(10.0), host.error
-        guest = NetworkTable(
-            service=_tcp(), hosting=False, name="Bartek", address=host.address, dealer="open"
+        guest = NetworkTable(  # (headless: pushed on the worker thread)
+            post=direct,
+            later=never,
+            service=_tcp(),
+            hosting=False,
+            name="Bartek",
+            address=host.address,
+            dealer="open",
         )
         phones = (host, guest)
         deadline = time.monotonic() + WAIT  # (less than one pause: only taps deal)
@@ -630,7 +690,7 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
             time.sleep(0.02)
         played = len(host.match.history)
         assert played >= 2
-        read = [n.details["round"] for n in host._table.notices if n.code == "all_read"]
+        read = [n.details["round"] for n in host.table.notices if n.code == "all_read"]
         assert read == list(range(2, played + 1))
         assert {(0, n) for n in range(1, played)} <= tapped
         assert waited == played - 1
@@ -655,8 +715,14 @@ def test_start_names_the_guest_who_is_not_ready() -> None:
     from app.views.oczko_network import NetworkTable
 
     set_language("pl")
-    net = NetworkTable(
-        service=_tcp(), hosting=True, name="Ala", dealer="open", transport=TcpTransport()
+    net = NetworkTable(  # (headless: pushed on the worker thread)
+        post=direct,
+        later=never,
+        service=_tcp(),
+        hosting=True,
+        name="Ala",
+        dealer="open",
+        transport=TcpTransport(),
     )
     slow = None
     try:
@@ -696,22 +762,30 @@ def test_a_void_round_says_whose_it_was_in_every_language() -> None:
     from app.table.lobby import Notice
     from app.views.oczko_network import NetworkTable
 
-    net = NetworkTable(service=_tcp(), hosting=True, name="Host", dealer="open")
+    net = NetworkTable(
+        post=direct, later=never, service=_tcp(), hosting=True, name="Host", dealer="open"
+    )
     try:
         assert net.wait_open(10.0), net.error
         texts = set()
         for lang in ("de", "en", "pl"):
             set_language(lang)
+            before = net.state
             net._on_notice(
                 Notice("round_void", {"round": 1, "reason": "cheat", "seat": 1, "name": "Eve"})
             )
+            _pushed(net, lambda b=before: net.state is not b)
             assert net.message == message_for("void_cheat", name="Eve") and "Eve" in net.message
             texts.add(net.message)
+            before = net.state
             net._on_notice(
                 Notice("round_void", {"round": 2, "reason": "stalled", "seat": 1, "name": "Eve"})
             )
+            _pushed(net, lambda b=before: net.state is not b)
             assert "Eve" in net.message and net.message not in texts
+            before = net.state
             net._on_notice(Notice("round_void", {"round": 3, "reason": "dispute", "seat": None}))
+            _pushed(net, lambda b=before: net.state is not b)
             assert net.message == message_for("void_dispute")
             assert message_for("unjustified_void") != "That is not possible now (unjustified_void)."
         assert len(texts) == 3

@@ -146,10 +146,6 @@ class Recorder:
         for e in redact(events, match.me):
             self._save(state.feed(e.to_json(), now), state.stored)
 
-    def oczko_table(self, net: Any, table: Any) -> None:
-        """A networked Oczko table's step (:meth:`table`, the name the screen calls)."""
-        self.table(net, table)
-
     def table(self, owner: Any, table: Any) -> None:
         """A networked table's step, either game, on the app's worker thread or in a
         terminal table's loop: the new entries of this phone's log (``owner``: what

@@ -166,7 +166,10 @@ class Blu21App(App):
         prepare()  # Java classes looked up on the main thread (issue 22)
         start_recording(self)  # hand history in data_dir (issue 20)
         # a networked table's turn reaches the player on any screen (issue 37, item 1)
-        Clock.schedule_interval(self.watch_turns, 0.2)
+        # (when a table pushes an update: app/views/turn_watch.py)
+        from app.views.turn_watch import on_table_update
+
+        on_table_update(self.watch_turns)
         if self.prefs_warning:
             Clock.schedule_once(lambda _dt: self.notify(message_for(self.prefs_warning)), 0)
 

@@ -5,8 +5,9 @@ A joining phone sees the host's rules (every option, as the table-rules screen w
 it) and the house edge of those rules (``app.strategy.edge.house_edge``, what
 ``blu21 edge`` prints, computed on a worker thread) before its player takes a box or
 bets. The screen follows the table (``app.controllers["casino"]``, a
-:class:`app.views.casino_net.CasinoNet`) from a Kivy ``Clock`` event and moves to the
-casino table screen when the host starts.
+:class:`app.views.casino_net.CasinoNet`) through its pushed updates, lists the players
+and who is ready (has a box) as the Oczko lobby does, and moves to the casino table
+screen when the host starts.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from app.views.bj_menu import (
     option_label,
 )
 from app.views.bj_table import BOX_FONT
+from app.views.casino_net import LeaveBox, Start, TakeBox
 from app.views.casino_table import CasinoScreen, box_button_text, host_leaves_question
-from app.views.casino_vm import present_casino
+from app.views.casino_vm import lobby_players, present_casino
 from app.views.lobby_vm import shown_address
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ class CasinoLobbyScreen(CasinoScreen):
         self._rules: Any = None
         self._visibility: Any = None
         self._visible = ""
+        self._players: tuple[str, ...] = ()
 
     def _visible_text(self) -> str:
         """The host's time left as visible to nearby phones (:func:`lobby_visible_text`)."""
@@ -98,16 +101,18 @@ class CasinoLobbyScreen(CasinoScreen):
         net = self.net
         return net is not None and not net.closed
 
-    def tick(self, _dt: float = 0) -> None:
-        """Follow the table: players, boxes, an error, the table starting."""
-        net = self.net
-        visible = self._visible_text()  # counts down every second, asks again at 0
+    def countdown(self) -> None:
+        """The host's time left as visible to nearby phones (counts down every
+        second, asks again at 0)."""
+        visible = self._visible_text()
         if visible != self._visible:
             self._visible = visible
             self.refresh()
-        if net is None or not net.tick():
-            return
-        snap = net.snapshot()
+
+    def changed(self) -> None:
+        """Follow the table: players, boxes, an error, the table starting."""
+        net = self.net
+        snap = None if net is None else net.snapshot()
         if snap is not None and snap.stage.value != "lobby":
             self.app.go("casino_table")
             return
@@ -117,12 +122,13 @@ class CasinoLobbyScreen(CasinoScreen):
         net = self.net
         grid, rules_box = self.ids.boxes, self.ids.rules
         snap = None if net is None else net.snapshot()
-        if snap is None:
+        if net is None or snap is None:
             grid.clear_widgets()
             self.buttons = {}
             self.vm = None
             rules_box.clear_widgets()
             self._rules = None
+            self._show_players(())
             error = None if net is None else net.error
             self.status = message_for(error) if error else _("Opening the table…")
             return
@@ -136,6 +142,7 @@ class CasinoLobbyScreen(CasinoScreen):
             self.address = f"{self.address}\n{self._visible}" if self.address else self._visible
         vm = present_casino(snap, 0.0, hosting=self.hosting)
         self.vm = vm
+        self._show_players(lobby_players(snap))
         players = len(snap.players)
         self.status = vm.message or (
             _("Take a free box; the host starts the table.")
@@ -168,6 +175,16 @@ class CasinoLobbyScreen(CasinoScreen):
             b.state = "down" if box.mine else "normal"
             b.disabled = not (box.can_take or box.can_leave)
 
+    def _show_players(self, lines: tuple[str, ...]) -> None:
+        """The players and who is ready, one line each (as the Oczko lobby lists them)."""
+        if lines == self._players:
+            return
+        self._players = lines
+        grid = self.ids.players
+        grid.clear_widgets()
+        for line in lines:
+            grid.add_widget(Factory.Body(text=line))
+
     def _edge_done(self, rules: Any) -> None:
         if rules == self._rules:
             self.edge = edge_text(EDGES.get(rules))
@@ -178,17 +195,12 @@ class CasinoLobbyScreen(CasinoScreen):
         if net is None or vm is None:
             return
         box = next(b for b in vm.boxes if b.number == number)
-        problem = net.send("take_box" if box.can_take else "leave_box", number)
-        if problem:
-            self.app.notify(problem)
-        self.refresh()
+        net.submit(TakeBox(number) if box.can_take else LeaveBox(number), self._answered)
 
     def start(self) -> None:
         net = self.net
         if net is not None and self.vm is not None and self.vm.can_start:
-            problem = net.send("start")
-            if problem:
-                self.app.notify(problem)
+            net.submit(Start(), self._answered)
 
     def ask_leave(self) -> None:
         """ "Leave the table": a host is told first that it ends for every player."""

@@ -14,6 +14,7 @@ the box in play (:func:`focus_boxes`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -47,8 +48,18 @@ from app.views.bj_table import (
 )
 from app.views.bj_vm import HandVM, chips
 from app.views.cardtex import SUIT_SYMBOLS, rank_text
+from app.views.casino_net import (
+    Act,
+    BetsDone,
+    CasinoIntent,
+    CasinoNet,
+    LeaveBox,
+    Start,
+    TakeBox,
+)
 from app.views.casino_vm import CasinoBoxVM, CasinoVM, action_for, present_casino
 from app.views.fit import wrapped_lines
+from app.views.table_bridge import Outcome
 from app.views.theme import theme
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -63,6 +74,8 @@ STATUS_SHARE = 0.68
 DEALER_ROW = CARD_LEAST + ROW_EXTRA
 #: between the dealer's row, the chips and the player's own hands
 AREA_SPACING = dp(4)
+#: How often the turn line's seconds are counted down (s): a clock, not a poll
+COUNTDOWN = 0.25
 
 
 def host_leaves_question() -> str:
@@ -254,28 +267,74 @@ def scroll_to_chip(chips: list[tuple[int, float]], box: int, view: float, spacin
 
 
 class CasinoScreen(BaseScreen):
-    """A screen of the casino table (``app.controllers["casino"]``), following it from
-    a Kivy ``Clock`` event while it is shown (:meth:`tick`)."""
+    """A screen of the casino table (``app.controllers["casino"]``): while it is shown
+    it follows the table's pushed updates (:meth:`changed`, called on the UI thread by
+    the table's bridge) and counts the seconds down (:meth:`countdown`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._ticker: Any = None
+        self._followed: CasinoNet | None = None
+        self._unfollow: Callable[[], None] | None = None
+        self._shown: object = None  # the table state last rendered
 
     @property
-    def net(self) -> Any:
-        return self.app.controllers.get("casino")
+    def net(self) -> CasinoNet | None:
+        net = self.app.controllers.get("casino")
+        return net if isinstance(net, CasinoNet) else None
 
     def on_enter(self, *_args: Any) -> None:
-        if self._ticker is None:
-            self._ticker = Clock.schedule_interval(self.tick, 0.1)
+        self._follow()
+        if self._ticker is None:  # (the clock of a deadline: nothing is polled)
+            self._ticker = Clock.schedule_interval(lambda _dt: self.countdown(), COUNTDOWN)
+        self._pushed()
 
     def on_leave(self, *_args: Any) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+        if self._unfollow is not None:
+            self._unfollow()
+        self._followed = self._unfollow = None
+
+    def _follow(self) -> None:
+        """Listen to the table now in ``app.controllers`` (a new table: to it)."""
+        net = self.net
+        if net is self._followed:
+            return
+        if self._unfollow is not None:
+            self._unfollow()
+        self._followed, self._unfollow = net, None if net is None else net.listen(self._pushed)
+
+    def _pushed(self) -> None:
+        """The table changed (UI thread): render it."""
+        net = self.net
+        self._shown = None if net is None else (net.state, net.error)
+        self.changed()
 
     def tick(self, _dt: float = 0) -> None:
-        """Follow the table (override)."""
+        """Show the table's newest state now if it was not shown yet, else count down
+        (demos and tests drive the screen with it; the app needs no call)."""
+        self._follow()
+        net = self.net
+        if net is not None:
+            net.sync()
+            if (net.state, net.error) != self._shown:
+                self._pushed()
+                return
+        self.countdown()
+
+    def changed(self) -> None:
+        """The table changed (override)."""
+
+    def countdown(self) -> None:
+        """Let the clock of a deadline run (override)."""
+
+    def _answered(self, outcome: Outcome) -> None:
+        """An intent's answer (UI thread): a refused one is shown with its reason."""
+        if not outcome.accepted:
+            self.app.notify(outcome.message)
+            self.refresh()
 
 
 class CasinoTableScreen(CasinoScreen):
@@ -336,20 +395,20 @@ class CasinoTableScreen(CasinoScreen):
             net.leave()
 
     # -- following the table ---------------------------------------------------------------
-    def tick(self, _dt: float = 0) -> None:
-        """A full re-render when the table changed, else the countdown once a second."""
+    def changed(self) -> None:
+        """A full re-render on every pushed change of the table."""
+        self.refresh()
+
+    def countdown(self) -> None:
+        """The turn line's seconds, once a second (only that line changes: the buttons
+        stay, a finger on one keeps its tap; at most one new label texture a second)."""
         net = self.net
-        if net is None:
-            return
-        if net.tick():
-            self.refresh()
-            return
-        snap = net.snapshot()
-        if snap is not None and snap.deadline is not None and self.vm is not None:
-            vm = present_casino(snap, self.clock(), hosting=bool(net.hosting))
+        snap = None if net is None else net.snapshot()
+        if net is not None and snap is not None and snap.deadline is not None and self.vm:
+            vm = present_casino(
+                snap, self.clock(), hosting=bool(net.hosting), fairness=net.fairness
+            )
             if vm.seconds_left != self._seconds:
-                # only the turn line changes: the buttons stay (a finger on one keeps
-                # its tap), at most one new label texture a second
                 self.vm, self._seconds = vm, vm.seconds_left
                 self._set_turn_text(vm)
 
@@ -357,14 +416,14 @@ class CasinoTableScreen(CasinoScreen):
     def refresh(self) -> None:
         net = self.net
         snap = None if net is None else net.snapshot()
-        if snap is None:
+        if net is None or snap is None:
             self.vm = None
             self.turn_text = _("No game in progress.")
             self.alert_text = ""
             self.ids.boxes.clear_widgets()
             self.ids.controls.clear_widgets()
             return
-        vm = present_casino(snap, self.clock(), hosting=bool(net.hosting))
+        vm = present_casino(snap, self.clock(), hosting=bool(net.hosting), fairness=net.fairness)
         self.vm = vm
         self._seconds = vm.seconds_left
         if vm.my_turn and not self._was_my_turn:
@@ -630,14 +689,12 @@ class CasinoTableScreen(CasinoScreen):
             )
 
     # -- intents -------------------------------------------------------------------------
-    def _send(self, intent: str, *args: Any) -> None:
+    def _send(self, intent: CasinoIntent) -> None:
+        """Send ``intent`` (returns at once: the table's answer comes to
+        :meth:`_answered`, what it changed in a pushed update)."""
         net = self.net
-        if net is None:
-            return
-        problem = net.send(intent, *args)
-        if problem:
-            self.app.notify(problem)
-        self.refresh()
+        if net is not None:
+            net.submit(intent, self._answered)
 
     def _act(self, kind: str, box: int | None = None, amount: Any = None) -> None:
         net = self.net
@@ -647,14 +704,14 @@ class CasinoTableScreen(CasinoScreen):
             self.app.notify(_("That is not possible any more."))
             self.refresh()
             return
-        self._send("act", action)
+        self._send(Act(action))
 
     def choose_box(self, number: int) -> None:
         """A free box: sit down at it; an own box or one to bet behind: choose it."""
         box = next((b for b in self.vm.boxes if b.number == number), None) if self.vm else None
         if box is not None and box.can_take:
             self.selected_box = number
-            self._send("take_box", number)
+            self._send(TakeBox(number))
             return
         self.selected_box = number
         self.refresh()
@@ -666,14 +723,14 @@ class CasinoTableScreen(CasinoScreen):
         self._act("side_bet", None, amount)
 
     def leave_box(self, number: int) -> None:
-        self._send("leave_box", number)
+        self._send(LeaveBox(number))
 
     def deal(self) -> None:
         """The player's bets are in."""
-        self._send("bets_done")
+        self._send(BetsDone())
 
     def start(self) -> None:
-        self._send("start")
+        self._send(Start())
 
     def decide(self, kind: str, box: int | None = None, amount: Fraction | None = None) -> None:
         self._act(kind, box, amount)

@@ -39,6 +39,8 @@ from app.views.bj_vm import (
     round_result,
     rules_summary,
 )
+from app.views.lobby_vm import player_line
+from app.views.table_fairness import Fairness, fairness_lines
 
 if TYPE_CHECKING:
     from app.rules.blackjack import Round
@@ -122,6 +124,8 @@ class CasinoVM:
     #: this player may say his bets are in ("Deal": the deal comes once everybody did)
     can_deal: bool = False
     rules: str = ""
+    #: the shoe's fingerprint and the newest audit's verdict (the table's fairness)
+    fairness: str = ""
 
     @property
     def hand_rows(self) -> int:
@@ -307,8 +311,11 @@ def turn_line(s: CasinoSnapshot, r: Round | None, left: int | None) -> str:
     return text
 
 
-def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> CasinoVM:
-    """The casino table screen for snapshot ``s`` at clock time ``now``."""
+def present_casino(
+    s: CasinoSnapshot, now: float, hosting: bool = False, fairness: Fairness | None = None
+) -> CasinoVM:
+    """The casino table screen for snapshot ``s`` at clock time ``now``; ``fairness``:
+    the shoe's fingerprint and audit (:class:`app.views.table_fairness.Fairness`)."""
     r = s.round
     names = {p: name_of(s, p) for p in (*s.players, *s.names)}
     names[s.me] = _("You")
@@ -373,6 +380,7 @@ def present_casino(s: CasinoSnapshot, now: float, hosting: bool = False) -> Casi
         and r.phase.value == "betting"
         and s.me not in s.bets_in,
         rules=rules_summary(s.rules),
+        fairness=fairness_lines(fairness or Fairness()),
     )
 
 
@@ -388,3 +396,21 @@ def action_for(
             action: Action = a.action(amount)
             return action
     return None
+
+
+def lobby_players(s: CasinoSnapshot) -> tuple[str, ...]:
+    """The casino lobby's players as the Oczko lobby lists them (name and readiness):
+    a player is ready once he has a box, which the line names.
+
+    >>> from app.rules.table_rules import TableRules
+    >>> snap = CasinoSnapshot(me="p0", rules=TableRules(), players=("p0", "p1"),
+    ...     names={"p0": "Ann", "p1": "Bob"}, chips={}, boxes={3: "p1", 1: "p1"})
+    >>> lobby_players(snap)
+    ('Ann  ·  not ready yet', 'Bob  ·  Box 1, Box 3  ·  ready')
+    """
+    lines = []
+    for pid in s.players:
+        boxes = sorted(b for b, owner in s.boxes.items() if owner == pid)
+        detail = ", ".join(_("Box {n}").format(n=b) for b in boxes)
+        lines.append(player_line(s.names.get(pid, pid), bool(boxes), detail))
+    return tuple(lines)

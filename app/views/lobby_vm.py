@@ -1,4 +1,5 @@
-"""Presenter of the Oczko lobby (pure): who is seated, who is ready, can we start."""
+"""Presenter of the lobbies (pure): who is seated, who is ready, can we start. The
+player lines are the same in the Oczko and the casino lobby (:func:`player_line`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,17 @@ class LobbyVM:
     can_start: bool
 
 
+def player_line(name: str, ready: bool, detail: str = "") -> str:
+    """A lobby's line for one player: ``Ann  ·  Box 1  ·  ready`` (``detail``: what
+    the game adds, '' for none).
+
+    >>> player_line("Ann", True)
+    'Ann  ·  ready'
+    """
+    state = _("ready") if ready else _("not ready yet")
+    return "  ·  ".join(part for part in (name, detail, state) if part)
+
+
 def present_lobby(lobby: dict[str, Any] | None, hosting: bool) -> LobbyVM:
     """``lobby``: ``{"players": [(name, ready), ...], "rounds": 5, "turn_time": 30}``.
 
@@ -26,9 +38,7 @@ def present_lobby(lobby: dict[str, Any] | None, hosting: bool) -> LobbyVM:
     if not lobby:
         return LobbyVM((), "", _("Waiting for the table…"), False)
     players = list(lobby.get("players", ()))
-    lines = tuple(
-        f"{name}  ·  {_('ready') if ready else _('not ready yet')}" for name, ready in players
-    )
+    lines = tuple(player_line(name, ready) for name, ready in players)
     settings = _("{rounds} rounds, {seconds} s per decision").format(
         rounds=lobby.get("rounds", 5), seconds=lobby.get("turn_time", 30)
     )

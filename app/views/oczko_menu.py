@@ -2,7 +2,7 @@
 
 The networked table (app.table over TCP on the desktop, Bluetooth on Android) runs in
 :class:`app.views.oczko_network.NetworkTable` (a worker thread); these screens render its
-lobby state through :mod:`app.views.lobby_vm`, poll it from a Kivy ``Clock`` event and
+lobby state through :mod:`app.views.lobby_vm`, follow its pushed updates and
 send intents to it. Tables are opened, joined and found through the app's
 :class:`app.table.service.TableService` (``app.service``): these screens pick no
 transport and no dealer. Where the table layer or Bluetooth is not available, they say
@@ -379,6 +379,7 @@ class OczkoLobbyScreen(BaseScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._poll: Any = None
+        self._unlisten: Any = None  # stops following the table's pushed changes
         self._visibility: Any = None
         self._visible = ""
 
@@ -397,13 +398,20 @@ class OczkoLobbyScreen(BaseScreen):
         return self.app.controllers.get("oczko_net")
 
     def on_enter(self, *_args: Any) -> None:
-        if self._poll is None:
-            self._poll = Clock.schedule_interval(self.poll, 0.1)
+        net = self.net
+        if net is not None and self._unlisten is None:  # the table pushes its changes
+            self._unlisten = net.listen(self.poll)
+        if self._poll is None:  # (the visibility's countdown, once a second)
+            self._poll = Clock.schedule_interval(self.poll, 1.0)
+        self.poll()
 
     def on_leave(self, *_args: Any) -> None:
         if self._poll is not None:
             self._poll.cancel()
             self._poll = None
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         self._visibility = None  # (a refusal counts for this lobby only)
         # Leaving the lobby any other way than into the match (the back arrow, the back
         # gesture) leaves the table too: it must not keep running unseen.

@@ -2,10 +2,12 @@
 
 :class:`NetworkTable` implements :class:`app.views.oczko_controller.OczkoTableController`
 for a table hosted on this phone (:class:`app.table.table.HostTable`) or joined from it
-(:class:`app.table.table.GuestTable`). Everything that blocks (connecting, the links'
-sockets, the SRA shuffle's arithmetic) runs on one worker thread that owns the table
-object; the Kivy side only sends intents through a queue and reads snapshots (immutable
-match states, copied lobby lists, notices), polled from a Kivy ``Clock`` event.
+(:class:`app.table.table.GuestTable`), as the Oczko part of the one bridge between the
+screens and a table's worker (:class:`app.views.table_bridge.TableBridge`, the casino
+table's too). Everything that blocks (connecting, the links' sockets, the SRA shuffle's
+arithmetic) runs on the worker thread that owns the table object; the screens send
+typed intents (:data:`OczkoIntent`; a tap returns at once, a refusal comes back as the
+table message) and get an immutable :class:`OczkoState` pushed after every change.
 
 The table is opened through the app's :class:`app.table.service.TableService` (its
 transport is TCP on the desktop, Bluetooth on Android; its dealer the SRA one): this
@@ -14,15 +16,18 @@ module picks neither.
 
 from __future__ import annotations
 
-import queue
-import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from app.rules.oczko_actions import ActionKind
+from app.rules.oczko_match import Match
 from app.table.lobby import Notice
 from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
+from app.views.table_bridge import Later, Outcome, Post, TableBridge, clock_later, clock_post
+from app.views.turn_watch import table_updated
 
 #: How long the worker waits for the link's events in one step (seconds).
 STEP = 0.05
@@ -44,13 +49,189 @@ _LEFT_MESSAGES = {
 }
 
 
+# -- the player's intents at an Oczko table ------------------------------------------------
+@dataclass(frozen=True)
+class Begin:
+    """Host: start the match (everyone in the lobby is ready)."""
+
+
+@dataclass(frozen=True)
+class Decide:
+    """The player's decision: draw or hold (the engine's action kind)."""
+
+    kind: ActionKind
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """The player has read the last round's result (``NextRound``)."""
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Leave the table (the host's leaving closes it)."""
+
+
+OczkoIntent = Begin | Decide | ReadResult | Leave
+
+#: a table message: its code and details (a seat, a name)
+Note = tuple[str, tuple[tuple[str, object], ...]]
+
+
+@dataclass(frozen=True)
+class OczkoState:
+    """What the Oczko screens get on every change (taken on the worker thread)."""
+
+    names: tuple[str, ...]
+    seat: int | None
+    #: the lobby: (name, ready) of every player, the rounds and the turn time
+    players: tuple[tuple[str, bool], ...] | None = None
+    rounds: int = 5
+    turn_time: int = 30
+    match: Match | None = None  # the phone's immutable match
+    fingerprint: str = ""
+    progress: float | None = None
+    lag: tuple[str, tuple[int, ...]] | None = None
+    readers: tuple[int, ...] = ()
+    turn_seat: int | None = None
+    deadline: float = 0.0
+    started: bool = False
+    open_dealer: bool = False
+    closed: bool = False
+    #: the newest table messages and how many there were in all
+    notes: tuple[Note, ...] = ()
+    notes_total: int = 0
+
+
+class _OczkoGame:
+    """The Oczko part of the bridge (every method runs on the worker thread)."""
+
+    def __init__(self, net: NetworkTable) -> None:
+        self._net = net
+        self._asked_ready = False
+        self._ready = False
+        self._progress: float | None = None
+        self._state: OczkoState | None = None
+
+    def open(self, changed: Callable[[], None]) -> Any:
+        table = self._net._make()
+        self._net._on_main(lambda: self._net._awake(True))
+        return table
+
+    def local(self, table: Any) -> bool:
+        return False
+
+    def step(self, table: Any, idle: Callable[[float], None]) -> bool:
+        net = self._net
+        if table.closed:
+            return False
+        try:
+            table.step(STEP)
+            if not net.hosting and table.seat is not None and not self._asked_ready:
+                self._asked_ready = True
+                net._w_seat = table.seat
+                table.set_ready()
+        except Exception as exc:  # the table is gone; say so, do not crash
+            net._note("connection_lost", {"detail": str(exc)})
+            net._w_closed = True
+            return False
+        return not table.closed
+
+    def snapshot(self, table: Any) -> OczkoState:
+        net = self._net
+        players: tuple[tuple[str, bool], ...] | None = None
+        names = self._state.names if self._state is not None else net.names
+        rounds, turn_time = net._rounds, net._turn
+        readers: tuple[int, ...] = ()
+        if net.hosting:
+            sitters = table.seating.sitters
+            # a guest whose link is gone is not ready, whatever he said before
+            players = tuple((s.name, bool(s.ready and s.connected)) for s in sitters)
+            names = tuple(s.name for s in sitters)
+            options = table.seating.options
+            rounds, turn_time = options.rounds, options.turn_time
+            readers = tuple(sorted(table.still_reading()))
+        elif table.lobby is not None:
+            players = tuple((p.name, bool(p.ready)) for p in table.lobby.players)
+            names = tuple(p.name for p in table.lobby.players)
+            options = table.lobby.options
+            rounds, turn_time = options.rounds, options.turn_time
+        phone = table.phone
+        match, lag = None, None
+        fingerprint = self._state.fingerprint if self._state is not None else ""
+        if phone is not None:
+            match = phone.match
+            ready = bool(phone.dealer.ready)
+            if ready != self._ready:
+                self._ready = ready
+                code = str(phone.dealer.fingerprint)
+                fingerprint = code if ready and code.isdigit() else ""
+            progress = phone.shuffle_progress
+            if (progress is None) != (self._progress is None) or (
+                progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
+            ):
+                self._progress = progress  # (steps of 2%: few redraws)
+            lag = phone.shuffle_note
+        net._w_names = names
+        from app.history.live import RECORDER
+
+        RECORDER.table(net, table)  # finished rounds and audits go to the history
+        with net._lock:
+            notes, total = tuple(net._notes), net._notes_total
+        state = OczkoState(
+            names=names,
+            seat=net._w_seat,
+            players=players,
+            rounds=rounds,
+            turn_time=turn_time,
+            match=match,
+            fingerprint=fingerprint,
+            progress=self._progress if phone is not None else None,
+            lag=lag,
+            readers=readers,
+            turn_seat=net._turn_seat,
+            deadline=net._deadline,
+            started=net._started,
+            open_dealer=net._open_dealer,
+            closed=bool(table.closed or net._w_closed),
+            notes=notes,
+            notes_total=total,
+        )
+        self._state = state
+        return state
+
+    def apply(self, table: Any, intent: OczkoIntent) -> None:
+        match intent:
+            case Begin():
+                table.begin()
+            case Decide(kind):
+                table.act(kind.value)
+            case ReadResult():
+                table.read_result()
+            case Leave():
+                if self._net.hosting:
+                    table.close("host_left")
+                else:
+                    table.leave()
+
+    def close(self, table: Any) -> None:
+        net = self._net
+        net._w_closed = True
+        if net.hosting:
+            table.close()
+        else:
+            table.leave()
+        net._on_main(lambda: net._awake(False))
+
+
 class NetworkTable:
-    """A host's or a guest's table, run on a worker thread.
+    """A host's or a guest's table, run on the worker thread of a :class:`TableBridge`.
 
     ``hosting``: open a table through ``service`` (``address`` is then the listening
     address); else join the one at ``address``. ``rounds``/``turn_time`` are the host's
     options. ``transport`` (else the service's) and ``dealer`` (a kind, else the
-    service's) override the service's choice for tests and demos.
+    service's) override the service's choice for tests and demos. ``post``/``later``:
+    how updates and answers reach the UI thread (Kivy's clock in the app).
     """
 
     def __init__(
@@ -68,7 +249,11 @@ class NetworkTable:
         listen: Callable[[Any], Any] | None = None,
         awake: Callable[[bool], Any] | None = None,
         on_main: OnMain | None = None,
+        post: Post = clock_post,
+        later: Later = clock_later,
     ) -> None:
+        import threading
+
         self.hosting = hosting
         if awake is None:
             from app.views.device import table_open
@@ -89,34 +274,11 @@ class NetworkTable:
         self._rounds_seen = 0
         self.address = address
         self.names: tuple[str, ...] = (name,)
-        self.seat: int | None = 0 if hosting else None
-        #: lobby snapshot: {"players": [(name, ready)], "rounds": r, "turn_time": s}
-        self.lobby: dict[str, Any] | None = None
-        self.started = False
-        self.closed = False
-        self.error: str | None = None  # a code (connection failed, ...)
-        self._notes: list[tuple[str, dict[str, Any]]] = []  # table messages to show
-        self._match: Any = None
-        self._ready = False  # the dealers are set up (the shuffle is done)
-        #: the SRA set-up's fingerprint, equal on every honest phone ('' until set up)
-        self.fingerprint = ""
-        #: the host deals without card secrecy (chosen by its player; every phone says so)
-        self.open_dealer = False
         #: the round the player has read the result before (he tapped "Next round")
         self._read_round: int | None = None
         #: when this phone saw the last round end (the screen's clock): the host deals
         #: the next round at most a pause later
         self._result_seen = 0.0
-        #: the host: the seats whose reading of the result the next deal waits for
-        self._readers: tuple[int, ...] = ()
-        self._progress: float | None = None  # the shuffle progress bar (PhoneMatch)
-        self._lag: tuple[str, tuple[int, ...]] | None = None  # ... what runs, who lags
-        self._deadline = 0.0
-        self._turn_seat: int | None = None
-        self._version = 0
-        self._seen = -1
-        self._commands: queue.Queue[str] = queue.Queue()
-        self._lock = threading.Lock()
         self._name, self._lang = name, lang
         self._rounds, self._turn = rounds, turn_time
         # made here, on the main thread: the Android transport looks Java classes up
@@ -124,10 +286,28 @@ class NetworkTable:
         self._transport = transport if transport is not None else service.transport()
         self._dealer = dealer
         self._listen = listen
-        self._table: Any = None
-        self._opened = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="blu21-table", daemon=True)
-        self._thread.start()
+        self._lock = threading.Lock()
+        # -- the worker's own (read by the screens only through the pushed state) -----
+        self._w_seat: int | None = 0 if hosting else None
+        self._w_names: tuple[str, ...] = (name,)
+        self._w_closed = False
+        self._notes: list[Note] = []
+        self._notes_total = 0
+        self._turn_seat: int | None = None
+        self._deadline = 0.0
+        self._started = False
+        self._open_dealer = False
+        # -- the screens' (UI thread) -------------------------------------------------
+        self._version = 0
+        self._seen = -1
+        self._notes_seen = 0
+        #: the table messages shown, newest last (the table's and refused intents)
+        self._shown_notes: list[Note | str] = []  # (str: a refusal, translated)
+        self._bridge: TableBridge[Any, OczkoState, OczkoIntent] = TableBridge(
+            _OczkoGame(self), post=post, later=later, name="blu21-table"
+        )
+        self._bridge.listen(self._pushed)
+        self._bridge.listen(table_updated)  # the turn reaches the player on any screen
 
     # -- the worker thread ----------------------------------------------------------------
     def _make(self) -> Any:
@@ -155,112 +335,14 @@ class NetworkTable:
             dealer=self._dealer,
         )
 
-    def _run(self) -> None:
-        try:
-            self._table = self._make()
-        except Exception as exc:  # any failure to open is shown by its code
-            code = getattr(exc, "code", "connection_lost")
-            self.error = "connect_failed" if code == "timeout" else code
-            self.closed = True
-            self._bump()
-            return
-        finally:
-            self._opened.set()
-        table = self._table
-        asked_ready = False
-        self._on_main(lambda: self._awake(True))
-        try:
-            while not table.closed:
-                self._do_commands(table)
-                table.step(STEP)
-                if not self.hosting and table.seat is not None and not asked_ready:
-                    asked_ready = True
-                    self.seat = table.seat
-                    table.set_ready()
-                self._snapshot(table)
-        except Exception as exc:  # the table is gone; say so, do not crash
-            self._note("connection_lost", {"detail": str(exc)})
-        finally:
-            self.closed = True
-            if self.hosting:
-                table.close()
-            else:
-                table.leave()
-            self._on_main(lambda: self._awake(False))
-            self._bump()
-
-    def _do_commands(self, table: Any) -> None:
-        while True:
-            try:
-                command = self._commands.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                if command == "begin":
-                    table.begin()
-                elif command == "read":
-                    table.read_result()
-                elif command in ("draw", "hold"):
-                    table.act(command)
-                elif command == "leave":
-                    if self.hosting:
-                        table.close("host_left")
-                    else:
-                        table.leave()
-            except Exception as exc:  # a refused intent is shown, not fatal
-                self._note(getattr(exc, "code", "illegal_action"), getattr(exc, "details", {}))
-
-    def _snapshot(self, table: Any) -> None:
-        changed = False
-        if self.hosting:
-            sitters = table.seating.sitters
-            # a guest whose link is gone is not ready, whatever he said before
-            players = [(s.name, s.ready and s.connected) for s in sitters]
-            names = tuple(s.name for s in sitters)
-            options = table.seating.options
-        elif table.lobby is not None:
-            players = [(p.name, p.ready) for p in table.lobby.players]
-            names = tuple(p.name for p in table.lobby.players)
-            options = table.lobby.options
-        else:
-            return
-        lobby = {"players": players, "rounds": options.rounds, "turn_time": options.turn_time}
-        if self.hosting:
-            readers = tuple(sorted(table.still_reading()))
-            if readers != self._readers:
-                self._readers, changed = readers, True
-        if lobby != self.lobby:
-            self.lobby, self.names, changed = lobby, names, True
-        phone = table.phone
-        if phone is not None:
-            if phone.match is not self._match:
-                self._match, changed = phone.match, True
-            ready = bool(phone.dealer.ready)
-            if ready != self._ready:
-                self._ready, changed = ready, True
-                code = str(phone.dealer.fingerprint)
-                self.fingerprint = code if ready and code.isdigit() else ""
-            progress = phone.shuffle_progress
-            if (progress is None) != (self._progress is None) or (
-                progress is not None and abs(progress - (self._progress or 0.0)) >= 0.02
-            ):
-                self._progress, changed = progress, True  # (steps of 2%: few redraws)
-            note = phone.shuffle_note
-            if note != self._lag:
-                self._lag, changed = note, True
-        from app.history.live import RECORDER
-
-        RECORDER.oczko_table(self, table)  # finished rounds and audits go to the history
-        if changed:
-            self._bump()
-
     def _on_notice(self, n: Notice) -> None:
+        """A notice of the table (worker thread, during its step)."""
         d = n.details
         if n.code == "turn":
             self._turn_seat = d.get("seat")
             self._deadline = time.monotonic() + d.get("ms", 0) / 1000
         elif n.code == "match_started":
-            self.started = True
+            self._started = True
         elif n.code == "player_left":
             code = _LEFT_MESSAGES.get(d.get("reason", ""), "player_lost")
             self._note(code, {"seat": d.get("seat"), "name": d.get("name", "")})
@@ -270,60 +352,156 @@ class NetworkTable:
         elif n.code in ("violation", "host_violation"):
             self._note(d.get("code", "cheating_detected"), {"seat": d.get("seat")})
         elif n.code == "host_lost" or (n.code == "table_closed" and d.get("reason") == "host_left"):
-            if not self.hosting and not (self._match is not None and self._match.over):
+            match = getattr(getattr(self._bridge.table, "phone", None), "match", None)
+            if not self.hosting and not (match is not None and match.over):
                 self._note("host_left", {})
         elif n.code == "open_dealer":
             # shown for the whole match in the fingerprint line, not as a red message
             # that would crowd the cards of a short screen
-            self.open_dealer = True
+            self._open_dealer = True
         elif n.code in ("refused", "join_refused"):
             self._note(d.get("code", "table_full"), {})
-        self._bump()
 
     def _note(self, code: str, details: dict[str, Any]) -> None:
         with self._lock:
-            self._notes.append((code, details))
+            self._notes.append((code, tuple(details.items())))
+            self._notes_total += 1
             del self._notes[:-20]  # (only the latest is shown: a flood must not pile up)
 
-    def _bump(self) -> None:
-        with self._lock:
-            self._version += 1
+    # -- the screen's side (UI thread) ----------------------------------------------------
+    def _pushed(self) -> None:
+        """A new state from the worker: the screens follow it (:meth:`tick`)."""
+        state = self._bridge.state
+        if state is not None:
+            self.names = state.names
+            new = state.notes_total - self._notes_seen
+            if new > 0:
+                self._shown_notes.extend(state.notes[-min(new, len(state.notes)) :])
+                del self._shown_notes[:-20]
+            self._notes_seen = state.notes_total
+        self._version += 1
 
-    # -- the screen's side ----------------------------------------------------------------
+    def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """``listener()`` on the UI thread after every change (returns its stop)."""
+        return self._bridge.listen(listener)
+
+    @property
+    def table(self) -> Any:
+        """The table object (the worker's own while it runs: tests only)."""
+        return self._bridge.table
+
+    @property
+    def state(self) -> OczkoState | None:
+        """The newest state pushed to the UI thread (None until the table is open)."""
+        return self._bridge.state
+
+    def sync(self) -> None:
+        """(a networked table's worker pushes every change by itself)"""
+
+    @property
+    def error(self) -> str | None:
+        """A code when the table could not be opened (connection failed, ...)."""
+        return self._bridge.error
+
+    @property
+    def closed(self) -> bool:
+        """The table is over for this phone (closed, left or failed)."""
+        state = self._bridge.state
+        return bool(
+            self._bridge.error is not None
+            or (self._bridge.finished and (state is None or state.closed))
+            or (state is not None and state.closed)
+        )
+
+    @property
+    def seat(self) -> int | None:
+        """This phone's seat (None until the host gave one)."""
+        state = self._bridge.state
+        return state.seat if state is not None else (0 if self.hosting else None)
+
+    @property
+    def lobby(self) -> dict[str, Any] | None:
+        """The lobby: {"players": [(name, ready)], "rounds": r, "turn_time": s}."""
+        state = self._bridge.state
+        if state is None or state.players is None:
+            return None
+        return {
+            "players": list(state.players),
+            "rounds": state.rounds,
+            "turn_time": state.turn_time,
+        }
+
+    @property
+    def started(self) -> bool:
+        """The host started the match."""
+        state = self._bridge.state
+        return state is not None and state.started
+
+    @property
+    def fingerprint(self) -> str:
+        """The SRA set-up's fingerprint, equal on every honest phone ('' until set up)."""
+        state = self._bridge.state
+        return "" if state is None else state.fingerprint
+
+    @property
+    def open_dealer(self) -> bool:
+        """The host deals without card secrecy (every phone says so)."""
+        state = self._bridge.state
+        return state is not None and state.open_dealer
+
     def wait_open(self, timeout: float = 15.0) -> bool:
         """Wait until the table listens or is connected (False on failure/timeout)."""
-        return self._opened.wait(timeout) and self.error is None
+        return self._bridge.wait_open(timeout)
+
+    def _send(self, intent: OczkoIntent) -> None:
+        self._bridge.submit(intent, self._answered)
+
+    def _answered(self, outcome: Outcome) -> None:
+        """A refused intent is shown as the table message (UI thread)."""
+        if not outcome.accepted:
+            self._shown_notes.append(outcome.message)
+            self._version += 1
 
     def begin(self) -> None:
         """Host: start the match (everyone in the lobby is ready)."""
-        self._commands.put("begin")
+        self._send(Begin())
 
     @property
     def message(self) -> str:
         """The latest table message, translated (a player left, cheating, host left)."""
         from app.i18n.codes import message_for
 
-        with self._lock:
-            if not self._notes:
-                # An open table says so until its first round is over (every phone shows
-                # it; later it would crowd the cards of a short screen).
-                first = self._match is None or self._match.rounds_played == 0
-                return message_for("open_dealer") if self.open_dealer and first else ""
-            code, details = self._notes[-1]
+        if not self._shown_notes:
+            # An open table says so until its first round is over (every phone shows
+            # it; later it would crowd the cards of a short screen).
+            match = self._match
+            first = match is None or match.rounds_played == 0
+            return message_for("open_dealer") if self.open_dealer and first else ""
+        last = self._shown_notes[-1]
+        if isinstance(last, str):
+            return last
+        code, items = last
+        details = dict(items)
         seat = details.get("seat")
         name = details.get("name") or (
             self.names[seat] if isinstance(seat, int) and 0 <= seat < len(self.names) else "?"
         )
         return message_for(code, name=name)
 
+    @property
+    def _match(self) -> Match | None:
+        state = self._bridge.state
+        return None if state is None else state.match
+
     def still_reading(self, now: float) -> tuple[tuple[str, ...], float] | None:
         """While this player has read the last result and the next deal waits for the
         others: the names of those still reading (known on the host's phone; a guest's
         is empty) and the seconds until the host deals anyway (its pause); else None."""
-        if not self._waiting_for_others():
+        state = self._bridge.state
+        if state is None or not self._waiting_for_others():
             return None
         names = tuple(
-            self.names[s] for s in self._readers if 0 <= s < len(self.names) and s != self.seat
+            self.names[s] for s in state.readers if 0 <= s < len(self.names) and s != self.seat
         )
         pause = self.turn_time if ROUND_PAUSE is None else ROUND_PAUSE
         return names, max(0.0, self._result_seen + pause - now)
@@ -332,13 +510,15 @@ class NetworkTable:
         """The table waits for this player's decision now (his clock runs), whichever
         screen he is on: the app brings him back to the table."""
         m = self._match
+        state = self._bridge.state
         return bool(
             m is not None
+            and state is not None
             and not m.over
             and not self.closed
             and self.seat is not None
             and m.to_act == self.seat
-            and self._turn_seat == self.seat
+            and state.turn_seat == self.seat
         )
 
     def _waiting_for_others(self) -> bool:
@@ -353,43 +533,53 @@ class NetworkTable:
     @property
     def shuffle_note(self) -> tuple[str, tuple[int, ...]] | None:
         """What the progress bar stands for and whom this phone waits for (PhoneMatch)."""
-        return None if self.closed else self._lag
+        state = self._bridge.state
+        return None if self.closed or state is None else state.lag
 
     @property
     def shuffle_progress(self) -> float | None:
         """0..1 while the SRA set-up and the deal's shuffle run, else None."""
-        return None if self.closed else self._progress
+        state = self._bridge.state
+        return None if self.closed or state is None else state.progress
 
     @property
     def over(self) -> bool:
         return self._match is not None and self._match.over
 
     @property
-    def match(self) -> Any:
+    def match(self) -> Match | None:
         return self._match
 
     def view(self) -> Any:
         from app.rules.oczko_views import view
 
-        return view(self._match, self.seat or 0)
+        match = self._match
+        assert match is not None  # (the table screen shows a table once it has a match)
+        return view(match, self.seat or 0)
+
+    def _turn_now(self) -> tuple[int | None, float]:
+        state = self._bridge.state
+        return (None, 0.0) if state is None else (state.turn_seat, state.deadline)
 
     def seat_time_left(self, now: float) -> tuple[int | None, float]:
         """Whose turn it is and his seconds left (from the host's turn notices)."""
         m = self._match
-        if m is None or m.over or self._turn_seat is None or m.to_act != self._turn_seat:
+        turn_seat, deadline = self._turn_now()
+        if m is None or m.over or turn_seat is None or m.to_act != turn_seat:
             return None, 0.0
-        return self._turn_seat, max(0.0, self._deadline - now)
+        return turn_seat, max(0.0, deadline - now)
 
     def time_left(self, now: float) -> float:
         m = self._match
-        if m is None or m.over or self._turn_seat != self.seat:
+        turn_seat, deadline = self._turn_now()
+        if m is None or m.over or turn_seat != self.seat:
             return 0.0
-        return max(0.0, self._deadline - now)
+        return max(0.0, deadline - now)
 
     def tick(self, now: float) -> bool:
-        with self._lock:
-            moved = self._version != self._seen
-            self._seen = self._version
+        """True once after each pushed change (the screens re-render then)."""
+        moved = self._version != self._seen
+        self._seen = self._version
         m = self._match
         if moved and m is not None:
             finished = len(m.history)
@@ -398,15 +588,15 @@ class NetworkTable:
                 self.awaiting_next = not m.over
                 self._result_seen = now
             # (also when the round ended while the player was on another screen)
-            if self.awaiting_next and m.to_act == self.seat and self._turn_seat == self.seat:
+            if self.awaiting_next and m.to_act == self.seat and self._turn_now()[0] == self.seat:
                 self.awaiting_next = False  # his clock runs: the table is his again
         return moved
 
     def draw(self, now: float) -> None:
-        self._commands.put("draw")
+        self._send(Decide(ActionKind.DRAW))
 
     def hold(self, now: float) -> None:
-        self._commands.put("hold")
+        self._send(Decide(ActionKind.HOLD))
 
     def next_round(self, now: float) -> None:
         """The player has read the result: the host deals the next round once every
@@ -414,11 +604,11 @@ class NetworkTable:
         self.awaiting_next = False
         match = self._match
         self._read_round = None if match is None or match.round is None else match.round.number
-        self._commands.put("read")
+        self._send(ReadResult())
 
     def leave(self) -> None:
-        self._commands.put("leave")
+        self._bridge.submit(Leave())  # (a table already over has nothing to answer)
 
     def join_thread(self, timeout: float = 5.0) -> None:
         """Wait for the worker to finish (after :meth:`leave`; tests)."""
-        self._thread.join(timeout)
+        self._bridge.join(timeout)

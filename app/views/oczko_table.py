@@ -4,6 +4,7 @@ timer, scores, round and match results, tiebreaks, shuffle progress, table messa
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ class OczkoTableScreen(BaseScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._ticker = None
+        self._unlisten: Callable[[], None] | None = None
         self._was_my_turn = False
         self._turns_of = None  # the controller whose turns _was_my_turn follows
         self._other_seconds = -1
@@ -100,13 +102,19 @@ class OczkoTableScreen(BaseScreen):
         self.message = ""
 
     def on_enter(self, *_args: Any) -> None:
-        if self._ticker is None:
+        if self._ticker is None:  # (the clocks: practice's bots and timer, countdowns)
             self._ticker = Clock.schedule_interval(self.tick, 0.1)
+        listen = getattr(self.controller, "listen", None)
+        if listen is not None and self._unlisten is None:  # a networked table pushes
+            self._unlisten = listen(self.tick)
 
     def on_leave(self, *_args: Any) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     def game_in_progress(self) -> bool:
         return self.controller is not None and not self.controller.over

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.i18n import _, ngettext
+from app.views.table_fairness import fingerprint_text
 
 if TYPE_CHECKING:
     from app.cards import Card
@@ -343,14 +344,6 @@ def progress_text(note: tuple[str, tuple[int, ...]] | None, names: Sequence[str]
     if who:
         text += "\n" + _("Waiting for {names}").format(names=", ".join(who))
     return text
-
-
-def fingerprint_text(code: str) -> str:
-    """``Table fingerprint: 123 456 (the same on every phone)``; '' for no code."""
-    if not code:
-        return ""
-    spaced = " ".join(code[i : i + 3] for i in range(0, len(code), 3))
-    return _("Table fingerprint: {code} (the same on every phone)").format(code=spaced)
 
 
 def ace_hint() -> str:

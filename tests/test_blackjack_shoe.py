@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from app.cards import parse_cards
 from app.cards import shoe as full_shoe
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
 
 
@@ -81,14 +82,14 @@ def test_the_seed_is_state_so_a_reshuffle_is_the_same_every_time() -> None:
 
 
 def test_replaying_a_round_through_a_mid_round_reshuffle_cannot_diverge() -> None:
-    from app.rules.blackjack import Action, Round
+    from app.rules.blackjack import Action
     from app.rules.table_rules import TableRules
 
     rules = TableRules(decks=1, penetration=Fraction(1))
     shoe = Shoe.shuffled(1, Fraction(1), random.Random(11))
     for _ in range(50):  # earlier rounds used 50 cards: the deal empties the shoe
         _, shoe = shoe.draw()
-    betting = Round.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))[0]
+    betting = ShoeRound.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))[0]
     first = betting.apply(Action.deal())[0]
     again = betting.apply(Action.deal())[0]
     assert any(e.to_json().get("reason") == "shoe_empty" for e in first.events)

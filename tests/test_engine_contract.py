@@ -274,12 +274,12 @@ def check_illegal(game: Game, state: Engine[Any, Any], world: World, rng: random
                 continue
             probe: LegalAction[Any, Any] = LegalAction(kind, who, 1)
             value: Any = None
-            if isinstance(kind, oczko_actions.ActionKind) and kind in (
-                *oczko_actions.CARD_ACTIONS,
-                oczko_actions.ActionKind.REVEAL,
-            ):
-                value = rng.choice(DECK)
-            elif kind is blackjack.ActionKind.CARD:
+            takes_card = (
+                kind in (*oczko_actions.CARD_ACTIONS, oczko_actions.ActionKind.REVEAL)
+                if isinstance(kind, oczko_actions.ActionKind)
+                else kind is blackjack.ActionKind.CARD
+            )
+            if takes_card:
                 value = rng.choice(DECK)
             elif isinstance(kind, blackjack.ActionKind):
                 value = Fraction(10)
@@ -380,7 +380,7 @@ def test_blackjack_cards_come_in_as_table_actions() -> None:
     that takes it, nothing else is accepted, and the card goes where the round said."""
     r = Round.new(TableRules(), {"ann": 100, "bob": 100})
     r = r.act("bet", "ann", 1, 10).act("bet", "bob", 3, 10).act("deal")
-    order = "2s 3s 4s 5s 6s 7s".split()
+    order = ["2s", "3s", "4s", "5s", "6s", "7s"]
     wanted = []
     for text in order:
         (legal,) = r.legal_actions()

@@ -343,3 +343,22 @@ def test_no_bet_behind_when_owner_bet_the_limit() -> None:
     r = r.apply(Action.bet("ann", 1, 500))[0]
     assert not any(a.kind is ActionKind.BET and a.box == 1 for a in r.legal_actions())
     refused(r, Action.bet("bob", 1, 10), "bet_above_limit")
+
+
+def test_the_shoe_round_deals_what_the_round_asks_for() -> None:
+    """On one phone the shoe supplies each card the round waits for (its table action
+    ``card``) right after the action that asked; nobody else may give one."""
+    t = ShoeRound.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d 5c"), {"ann": 100})
+    t = t.act("bet", "ann", 1, 10)
+    with pytest.raises(IllegalAction) as info:
+        t.apply(Action.deal_card("As"))
+    assert info.value.code == "wrong_phase"
+    dealt, events = t.apply(Action.deal())
+    assert t.shoe.remaining == 5 and dealt.shoe.remaining == 1  # (values: t unchanged)
+    assert [(e.kind, str(getattr(e, "card", ""))) for e in events] == [
+        ("card", "Th"), ("dealer_card", "Tc"), ("card", "9s"), ("dealer_card", "7d"),
+        ("peek", ""),
+    ]  # fmt: skip
+    assert dealt.round.need is None and dealt.phase is Phase.PLAY
+    hit, events = dealt.apply(Action.make("hit", "ann"))
+    assert str(events[1].card) == "5c" and hit.settled  # type: ignore[attr-defined]

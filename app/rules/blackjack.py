@@ -13,8 +13,9 @@ shorthand that returns only the next round.
 The code is split by concern: actions (:mod:`~app.rules.blackjack_actions`), state and
 queries (:mod:`~app.rules.blackjack_state`), legality (:mod:`~app.rules.blackjack_legal`),
 the machine that runs an action (:mod:`~app.rules.blackjack_work`), settlement
-(:mod:`~app.rules.blackjack_settle`) and what a player sees
-(:mod:`~app.rules.blackjack_view`).
+(:mod:`~app.rules.blackjack_settle`), what a player sees
+(:mod:`~app.rules.blackjack_view`) and the round dealt from a shoe on one phone
+(:mod:`~app.rules.blackjack_deal`).
 
 >>> from app.rules.table_rules import TableRules
 >>> r = Round.new(TableRules(), {"ann": 100})

@@ -63,7 +63,7 @@ turns it); refusals carry a code from :data:`ERROR_CODES`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -142,10 +142,23 @@ class Round(Legal):
     def apply(self, action: Action) -> tuple[Round, tuple[Event, ...]]:
         """The round after ``action`` and the events it caused; raises IllegalAction
         (and changes nothing)."""
+        return self.apply_with(action, None)
+
+    def apply_with(
+        self, action: Action, supply: Callable[[CardNeed], tuple[Card, bool]] | None
+    ) -> tuple[Round, tuple[Event, ...]]:
+        """``apply(action)``, then (with ``supply``) each card-carrying action the round
+        waits for, with the card ``supply(need)`` gives (and whether its source shuffled
+        first): the same as applying :meth:`Action.deal_card` one by one, in one working
+        copy (the drivers' shortcut, :mod:`app.rules.blackjack_deal`). Whatever
+        ``supply`` raises leaves the round unchanged."""
         if not isinstance(action, Action):
             raise IllegalAction("bad_action", f"not an Action: {action!r}")
         w = Work(self)
         w.do(action)
+        while supply is not None and w.need is not None:
+            card, shuffled = supply(w.need)
+            w.do(Action.deal_card(card, shuffled))
         after = Round(
             w.rules,
             w.bankrolls,

@@ -4,7 +4,7 @@ The round (:class:`~app.rules.blackjack.Round`) holds no shoe: when it needs a c
 phase is ``dealing`` and its one legal action is the table's ``card``, which carries the
 card. Whoever holds the cards supplies them. At a networked table every phone opens the
 next card of the SRA shoe (:mod:`app.table.casino_phone`); on one phone (one-phone
-blackjack, the bots, the scenarios, the session, the tests) :func:`deal_from` draws
+blackjack, the bots, the scenarios, the session, the tests) :func:`deal` draws
 them from a :class:`~app.rules.shoe.Shoe`, and :class:`ShoeRound` pairs a round with
 its shoe so that it is driven like any engine: ``apply`` runs the action and then deals
 the cards it asked for, in the order the round asks (the deal box by box, a hit, the
@@ -30,9 +30,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.cards import Card
 from app.rules.blackjack import Round
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.blackjack_legal import BjLegal
+from app.rules.blackjack_state import CardNeed
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction
 from app.rules.money import MoneyError
@@ -40,15 +42,25 @@ from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules
 
 
-def deal_from(r: Round, shoe: Shoe) -> tuple[Round, Shoe, tuple[Event, ...]]:
-    """Give ``r`` the cards it waits for from ``shoe`` (none if it waits for none): the
-    round after them, the shoe after them and the events they caused."""
-    events: list[Event] = []
-    while r.need is not None:
-        card, shoe, reshuffled = shoe.draw_with_reshuffle()
-        r, more = r.apply(Action.deal_card(card, reshuffled))
-        events.extend(more)
-    return r, shoe, tuple(events)
+class _Draws:
+    """The shoe as a card supply for :meth:`Round.apply_with` (it keeps the shoe after
+    the cards it gave)."""
+
+    def __init__(self, shoe: Shoe) -> None:
+        self.shoe = shoe
+
+    def __call__(self, need: CardNeed) -> tuple[Card, bool]:
+        card, self.shoe, reshuffled = self.shoe.draw_with_reshuffle()
+        return card, reshuffled
+
+
+def deal(r: Round, action: Action, shoe: Shoe) -> tuple[Round, Shoe, tuple[Event, ...]]:
+    """``action`` on ``r``, then the cards it waits for from ``shoe``, in the order the
+    round asks: the round and the shoe after them and the events. IllegalAction (or
+    :class:`~app.rules.shoe.ShoeEmpty` for a scripted shoe run out) changes nothing."""
+    draws = _Draws(shoe)
+    after, events = r.apply_with(action, draws)
+    return after, draws.shoe, events
 
 
 @dataclass(frozen=True)
@@ -88,9 +100,8 @@ class ShoeRound:
         IllegalAction (nothing changes) if the round refuses ``action``."""
         if isinstance(action, Action) and action.kind is ActionKind.CARD:
             raise IllegalAction("wrong_phase", "the shoe deals the cards here")
-        r, events = self.round.apply(action)
-        r, shoe, dealt = deal_from(r, self.shoe)
-        return ShoeRound(r, shoe), events + dealt
+        r, shoe, events = deal(self.round, action, self.shoe)
+        return ShoeRound(r, shoe), events
 
     def act(
         self,
@@ -113,4 +124,4 @@ class ShoeRound:
         return getattr(self.round, name)
 
 
-__all__ = ["ShoeRound", "deal_from"]
+__all__ = ["ShoeRound", "deal"]

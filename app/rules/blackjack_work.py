@@ -68,9 +68,13 @@ class Work(Legal):
     def do(self, a: Action) -> None:
         """Run ``a`` (IllegalAction, raised before anything changes, if not allowed)."""
         self.verify(a)
+        k = a.kind
+        if k is ActionKind.CARD:  # (the most frequent action: first)
+            assert a.card is not None
+            self._card(a.card, a.shuffled)
+            return
         if isinstance(a.amount, int):  # verified positive: keep money exact
             a = replace(a, amount=Fraction(a.amount))
-        k = a.kind
         if k is ActionKind.BET:
             self._bet(a)
         elif k is ActionKind.SIDE_BET:
@@ -79,9 +83,6 @@ class Work(Legal):
             self.events.append(ev.SideBetPlaced(a.player, a.amount))
         elif k is ActionKind.DEAL:
             self._deal()
-        elif k is ActionKind.CARD:
-            assert a.card is not None
-            self._card(a.card, a.shuffled)
         elif k in (ActionKind.INSURE, ActionKind.DECLINE_INSURANCE, ActionKind.EVEN_MONEY):
             self._insurance_decision(a)
         elif k in (ActionKind.FOLLOW_DOUBLE, ActionKind.DECLINE_DOUBLE):
@@ -135,9 +136,9 @@ class Work(Legal):
             self.dealer.append(card)
             self.events.append(ev.DealerCard(card, need.face_down))
         else:
-            i = next(
-                j for j, h in enumerate(self.hands) if (h.box, h.number) == (need.box, need.hand)
-            )
+            i = 0
+            while (self.hands[i].box, self.hands[i].number) != (need.box, need.hand):
+                i += 1
             h = self.hands[i]
             self.hands[i] = replace(h, cards=(*h.cards, card))
             self.events.append(ev.PlayerCard(h.box, h.number, card))

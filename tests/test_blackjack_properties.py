@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Action, ActionKind, LegalAction, Phase, Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe
@@ -148,7 +149,7 @@ def test_random_legal_play_ends_settled(rules: TableRules, seed: int, data: st.D
     chips = data.draw(
         st.dictionaries(st.sampled_from(NAMES), st.integers(rules.min_bet, 200), min_size=1)
     )
-    r = Round.new(rules, shoe, chips)
+    r = ShoeRound.new(rules, shoe, chips)
     for _ in range(400):
         if r.settled:
             break

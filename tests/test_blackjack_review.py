@@ -28,6 +28,7 @@ from app.rules.blackjack import (
     Round,
     Stake,
 )
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.blackjack_settle import Outcome
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
@@ -41,7 +42,7 @@ def kinds(r: Round) -> set[ActionKind]:
 
 def dealt(rules: TableRules, cards: str, bets: list[tuple[str, int, int]]) -> Round:
     players = {p: 1000 for p, _, _ in bets}
-    r = Round.new(rules, Shoe.scripted(cards, decks=8), players)
+    r = ShoeRound.new(rules, Shoe.scripted(cards, decks=8), players)
     for p, box, amount in bets:
         r = r.act("bet", p, box, amount)
     return r.act("deal")
@@ -121,7 +122,7 @@ def test_behind_bettor_can_only_follow_and_never_acts_on_the_hand() -> None:
 
 def test_box_limit_counts_every_bettor_behind() -> None:
     rules = TableRules(betting_behind=True, max_bet=100)
-    r = Round.new(rules, Shoe.scripted("Ts 9d"), {"a": 1000, "b": 1000, "c": 1000})
+    r = ShoeRound.new(rules, Shoe.scripted("Ts 9d"), {"a": 1000, "b": 1000, "c": 1000})
     r = r.act("bet", "a", 1, 60).act("bet", "b", 1, 30)
     behind = [x for x in r.legal_actions() if x.kind is ActionKind.BET and x.box == 1]
     assert [(x.player, x.max_amount) for x in behind] == [("c", 10)]
@@ -213,7 +214,7 @@ def test_legal_actions_are_exactly_what_apply_accepts(
             min_size=1,
         )
     )
-    r = Round.new(rules, shoe, chips)
+    r = ShoeRound.new(rules, shoe, chips)
     for _ in range(60):
         if r.settled:
             break
@@ -340,7 +341,7 @@ def test_settlement_matches_an_independent_oracle(
     prefix = data.draw(st.lists(st.sampled_from(SPICY), max_size=20))
     prefix = [c for i, c in enumerate(prefix) if prefix[:i].count(c) < rules.decks]
     shoe = Shoe.stacked(prefix, rules.decks, rules.penetration, random.Random(seed))
-    r = Round.new(rules, shoe, {"ann": 1000, "bob": 1000, "cy": 25})
+    r = ShoeRound.new(rules, shoe, {"ann": 1000, "bob": 1000, "cy": 25})
     while not r.settled:
         legal = r.legal_actions()
         deal = [a for a in legal if a.kind is ActionKind.DEAL]
@@ -390,7 +391,7 @@ def test_settlement_matches_an_independent_oracle(
 def test_action_from_a_plain_code_means_the_same_as_the_enum() -> None:
     # Action("insure", ...) used to be taken as a refusal of insurance, and
     # Action("hit", ...) crashed: a code must act exactly like its ActionKind.
-    r = Round.new(TableRules(), Shoe.scripted("Ts Ad 6s 7c 5h 4d"), {"ann": 100})
+    r = ShoeRound.new(TableRules(), Shoe.scripted("Ts Ad 6s 7c 5h 4d"), {"ann": 100})
     r = r.apply(Action("bet", "ann", 1, Fraction(10)))[0].apply(Action("deal"))[0]  # type: ignore[arg-type]
     by_code = r.apply(Action("insure", "ann", 1, Fraction(5)))[0]  # type: ignore[arg-type]
     by_enum = r.apply(Action(ActionKind.INSURE, "ann", 1, Fraction(5)))[0]

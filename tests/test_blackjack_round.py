@@ -12,6 +12,7 @@ import pytest
 from app.cards import Card
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Action, ActionKind, HandStatus, Phase, Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe
@@ -25,7 +26,7 @@ def dealt(
     rules: TableRules, cards: str, bets: list[tuple[str, int, int]], chips: int = 1000
 ) -> Round:
     players = {p for p, _, _ in bets}
-    r = Round.new(rules, Shoe.scripted(cards), dict.fromkeys(players, chips))
+    r = ShoeRound.new(rules, Shoe.scripted(cards), dict.fromkeys(players, chips))
     for p, box, amount in bets:
         r = r.apply(Action.bet(p, box, amount))[0]
     return r.apply(Action.deal())[0]
@@ -44,14 +45,14 @@ def refused(r: Round, action: Action, code: str) -> None:
 
 
 def test_round_is_immutable() -> None:
-    r0 = Round.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100})
+    r0 = ShoeRound.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100})
     r1 = r0.apply(Action.bet("ann", 1, 10))[0]
     assert r0.hands == () and r0.events == ()
     assert len(r1.hands) == 1 and r1.available("ann") == 90
 
 
 def test_betting_refusals() -> None:
-    r = Round.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100, "bob": 100})
+    r = ShoeRound.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100, "bob": 100})
     refused(r, Action.deal(), "no_bets")
     refused(r, Action.bet("zed", 1, 10), "unknown_player")
     refused(r, Action.bet("ann", 0, 10), "bad_box")
@@ -63,7 +64,7 @@ def test_betting_refusals() -> None:
     r = r.apply(Action.bet("ann", 1, 10))[0]
     refused(r, Action.bet("ann", 1, 10), "already_bet")
     refused(r, Action.bet("bob", 1, 10), "box_taken")
-    e = Round.new(EURO, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100, "bob": 100})
+    e = ShoeRound.new(EURO, Shoe.scripted("Th Tc 9s 7d"), {"ann": 100, "bob": 100})
     refused(e, Action.side_bet("ann", 10), "side_bet_needs_bet")
     e = e.apply(Action.bet("ann", 1, 10))[0].apply(Action.side_bet("ann", 10))[0]
     refused(e, Action.side_bet("ann", 10), "already_bet")
@@ -71,7 +72,7 @@ def test_betting_refusals() -> None:
 
 
 def test_betting_legal_actions_respect_limits_and_balance() -> None:
-    r = Round.new(EURO, Shoe.scripted("Th"), {"ann": 300, "bob": 1000})
+    r = ShoeRound.new(EURO, Shoe.scripted("Th"), {"ann": 300, "bob": 1000})
     r = r.apply(Action.bet("ann", 1, 300))[0]
     bets = {(a.player, a.box): a for a in r.legal_actions() if a.kind is ActionKind.BET}
     assert ("ann", 2) not in bets  # ann has no chips left
@@ -82,7 +83,7 @@ def test_betting_legal_actions_respect_limits_and_balance() -> None:
 
 
 def test_unlimited_bankroll_for_simulations() -> None:
-    r = Round.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"))
+    r = ShoeRound.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d"))
     assert r.available("anyone") is None
     assert any(a.kind is ActionKind.BET and a.player is None for a in r.legal_actions())
     r = r.apply(Action.bet("sim", 1, 500))[0].apply(Action.deal())[0].act("stand", "sim")
@@ -167,14 +168,14 @@ def test_split_aces_one_card_no_hit() -> None:
     r = dealt(rules, "As Td Ah 9c", [("ann", 1, 10)])
     assert "split" in kinds(r)
     # first split ace gets an ace: classic does not resplit aces -> stands by itself
-    r = Round.new(rules, Shoe.scripted("As Td Ah 9c Ac 5d Kd"), {"ann": 100})
+    r = ShoeRound.new(rules, Shoe.scripted("As Td Ah 9c Ac 5d Kd"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal").act("split", "ann")
     assert r.settled
     assert [len(h.cards) for h in r.hands] == [2, 2]
 
 
 def test_resplit_aces_european_offers_only_split_or_stand() -> None:
-    r = Round.new(EURO, Shoe.scripted("As 7s Ah Ad"), {"ann": 100})
+    r = ShoeRound.new(EURO, Shoe.scripted("As 7s Ah Ad"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal").act("split", "ann")
     assert r.current is not None and [str(c) for c in r.current.cards] == ["As", "Ad"]
     assert kinds(r) == {"split", "stand"}
@@ -184,13 +185,13 @@ def test_resplit_aces_european_offers_only_split_or_stand() -> None:
 
 def test_hit_split_aces_option() -> None:
     rules = CLASSIC.replace(hit_split_aces=True)
-    r = Round.new(rules, Shoe.scripted("As Td Ah 9c 5c 5d"), {"ann": 100})
+    r = ShoeRound.new(rules, Shoe.scripted("As Td Ah 9c 5c 5d"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal").act("split", "ann")
     assert {"hit", "stand", "double"} <= kinds(r)
 
 
 def test_split_renumbers_and_plays_in_order() -> None:
-    r = Round.new(CLASSIC, Shoe.scripted("8s Td 8h 9c 8d 2c 3c 4c"), {"ann": 100})
+    r = ShoeRound.new(CLASSIC, Shoe.scripted("8s Td 8h 9c 8d 2c 3c 4c"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal").act("split", "ann").act("split", "ann")
     assert [(h.number, [str(c) for c in h.cards], h.status) for h in r.hands] == [
         (1, ["8s", "2c"], HandStatus.PLAYING),
@@ -203,7 +204,7 @@ def test_split_renumbers_and_plays_in_order() -> None:
 
 
 def test_split_hand_is_not_a_natural() -> None:
-    r = Round.new(CLASSIC, Shoe.scripted("As 9d Ah Td Kc 8c"), {"ann": 100})
+    r = ShoeRound.new(CLASSIC, Shoe.scripted("As 9d Ah Td Kc 8c"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal").act("split", "ann")
     h = r.hands[0]
     assert h.total == 21 and not h.natural and h.status is HandStatus.STOOD
@@ -221,7 +222,7 @@ def test_double_follow_phase() -> None:
 
 
 def test_behind_bettor_who_cannot_pay_does_not_follow_double() -> None:
-    r = Round.new(EURO, Shoe.scripted("5s Td 6h 9c 7c"), {"ann": 100, "bob": 10})
+    r = ShoeRound.new(EURO, Shoe.scripted("5s Td 6h 9c 7c"), {"ann": 100, "bob": 10})
     r = r.act("bet", "ann", 1, 10).act("bet", "bob", 1, 10).act("deal").act("double", "ann")
     assert r.settled  # nobody to ask: the card came at once
     assert r.net("ann") == 20 and r.net("bob") == 10
@@ -295,7 +296,7 @@ def test_empty_shoe_mid_round_reshuffles_the_discards() -> None:
 def test_scripted_shoe_runs_out() -> None:
     from app.rules.shoe import ShoeEmpty
 
-    r = Round.new(CLASSIC, Shoe.scripted("5s 9d 6h 7c Td"), {"ann": 100})
+    r = ShoeRound.new(CLASSIC, Shoe.scripted("5s 9d 6h 7c Td"), {"ann": 100})
     r = r.act("bet", "ann", 1, 10).act("deal")
     with pytest.raises(ShoeEmpty):
         r.act("double", "ann")
@@ -338,7 +339,26 @@ def test_public_events_hide_the_hole_card() -> None:
 def test_no_bet_behind_when_owner_bet_the_limit() -> None:
     # Seed 004: "Hat der Boxinhaber bereits den maximal möglichen Einsatz getätigt, darf
     # somit kein Mitspieler mehr auf diese Box mitsetzen."
-    r = Round.new(EURO, Shoe.scripted("Th"), {"ann": 1000, "bob": 1000})
+    r = ShoeRound.new(EURO, Shoe.scripted("Th"), {"ann": 1000, "bob": 1000})
     r = r.apply(Action.bet("ann", 1, 500))[0]
     assert not any(a.kind is ActionKind.BET and a.box == 1 for a in r.legal_actions())
     refused(r, Action.bet("bob", 1, 10), "bet_above_limit")
+
+
+def test_the_shoe_round_deals_what_the_round_asks_for() -> None:
+    """On one phone the shoe supplies each card the round waits for (its table action
+    ``card``) right after the action that asked; nobody else may give one."""
+    t = ShoeRound.new(CLASSIC, Shoe.scripted("Th Tc 9s 7d 5c"), {"ann": 100})
+    t = t.act("bet", "ann", 1, 10)
+    with pytest.raises(IllegalAction) as info:
+        t.apply(Action.deal_card("As"))
+    assert info.value.code == "wrong_phase"
+    dealt, events = t.apply(Action.deal())
+    assert t.shoe.remaining == 5 and dealt.shoe.remaining == 1  # (values: t unchanged)
+    assert [(e.kind, str(getattr(e, "card", ""))) for e in events] == [
+        ("card", "Th"), ("dealer_card", "Tc"), ("card", "9s"), ("dealer_card", "7d"),
+        ("peek", ""),
+    ]  # fmt: skip
+    assert dealt.round.need is None and dealt.phase is Phase.PLAY
+    hit, events = dealt.apply(Action.make("hit", "ann"))
+    assert str(events[1].card) == "5c" and hit.settled  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from app.rules.blackjack import Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session, SessionError
 from app.rules.shoe import Shoe
@@ -67,7 +68,7 @@ def test_record_checks_the_round() -> None:
         s.record(r)
     assert info.value.code == "round_not_settled"
     foreign = stand_round(
-        Round.new(TableRules(), Shoe.scripted("Th Tc 9s 7d"), {"ann": 500}), {"ann": 10}
+        ShoeRound.new(TableRules(), Shoe.scripted("Th Tc 9s 7d"), {"ann": 500}), {"ann": 10}
     )
     with pytest.raises(IllegalAction) as info:
         s.record(foreign)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from app.cards import parse_cards
 from app.cards import shoe as full_shoe
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
 
 
@@ -81,16 +82,45 @@ def test_the_seed_is_state_so_a_reshuffle_is_the_same_every_time() -> None:
 
 
 def test_replaying_a_round_through_a_mid_round_reshuffle_cannot_diverge() -> None:
-    from app.rules.blackjack import Action, Round
+    from app.rules.blackjack import Action
     from app.rules.table_rules import TableRules
 
     rules = TableRules(decks=1, penetration=Fraction(1))
     shoe = Shoe.shuffled(1, Fraction(1), random.Random(11))
     for _ in range(50):  # earlier rounds used 50 cards: the deal empties the shoe
         _, shoe = shoe.draw()
-    betting = Round.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))[0]
+    betting = ShoeRound.new(rules, shoe, {"ann": 100}).apply(Action.bet("ann", 1, 10))[0]
     first = betting.apply(Action.deal())[0]
     again = betting.apply(Action.deal())[0]
     assert any(e.to_json().get("reason") == "shoe_empty" for e in first.events)
     assert first.to_json(reveal=True) == again.to_json(reveal=True)
     assert first.shoe == again.shoe
+
+
+def test_the_shoe_round_is_the_card_actions_one_by_one() -> None:
+    """:class:`ShoeRound` (one working copy per action, ``Round.apply_with``) ends where
+    the raw round does when each card is given as its own ``card`` action, in the order
+    the round asks for them: the same state, events and shoe, refusals included."""
+    from app.rules.blackjack import Action, Round
+    from app.rules.table_rules import TableRules
+
+    rng = random.Random(11)
+    for n in range(30):
+        rules = TableRules.preset(rng.choice(["classic", "european"])).replace(decks=1)
+        shoe = Shoe.shuffled(1, Fraction(1), random.Random(n))
+        t = ShoeRound.new(rules, shoe, {"ann": 500, "bob": 500})
+        r, s = Round.new(rules, {"ann": 500, "bob": 500}), t.shoe
+        for p, box in (("ann", 1), ("bob", 2)):
+            t, r = t.act("bet", p, box, 10), r.act("bet", p, box, 10)
+        action = Action.deal()
+        while True:
+            t = t.apply(action)[0]
+            r = r.apply(action)[0]
+            while r.need is not None:
+                card, s, again = s.draw_with_reshuffle()
+                r = r.apply(Action.deal_card(card, again))[0]
+            assert (t.round, t.shoe) == (r, s)
+            if r.settled:
+                break
+            pick = rng.choice(r.legal_actions())
+            action = pick.action(pick.max_amount)  # (an insurance takes an amount)

@@ -259,6 +259,7 @@ def test_peek_tables_are_played_without_a_peek() -> None:
         b'{"t":"c_intent","player":"p9","n":1,"round":1,"act":"bet","sig":"00"}',
         b'{"t":"c_intent","player":"p1","n":0,"round":1,"act":"bet","sig":"' + b"0" * 40 + b'"}',
         b'{"t":"c_intent","player":"p1","n":1,"round":1,"act":"deal","sig":"' + b"0" * 40 + b'"}',
+        b'{"t":"c_intent","player":"p1","n":1,"round":1,"act":"card","sig":"' + b"0" * 40 + b'"}',
         b'{"t":"c_intent","player":"p1","n":1,"round":1,"act":"bet","amount":-5,"sig":"'
         + b"0" * 40
         + b'"}',

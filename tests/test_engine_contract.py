@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from app.cards import DECK, Card
 from app.rules import blackjack, blackjack_events, oczko_actions, oczko_events
 from app.rules.blackjack import Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.blackjack_view import hole_hidden
 from app.rules.blackjack_view import view_for as bj_view_for
 from app.rules.engine import Engine, Event, LegalAction, decode_event
@@ -63,6 +64,23 @@ class Chips(World):
             return None
         lo = legal.min_amount if legal.min_amount is not None else min(Fraction(1), hi)
         return rng.choice([lo, hi, max(lo, Fraction(int((lo + hi) / 2)))])
+
+
+class BlackjackTable(Chips):
+    """Blackjack's table: chips within the offered range, and the card the round waits
+    for (its table action ``card``) from a shuffled shoe outside the engine."""
+
+    def __init__(self, shoe: Shoe) -> None:
+        self.shoe = shoe
+
+    def value(self, legal: LegalAction[Any, Any], rng: random.Random) -> Any:
+        if legal.kind is blackjack.ActionKind.CARD:
+            return self.shoe.draw_with_reshuffle()[0]
+        return super().value(legal, rng)
+
+    def applied(self, legal: LegalAction[Any, Any], events: Sequence[Event]) -> None:
+        if legal.kind is blackjack.ActionKind.CARD:
+            self.shoe = self.shoe.draw_with_reshuffle()[1]
 
 
 class Dealer(World):
@@ -120,7 +138,8 @@ def bj_start(rng: random.Random) -> tuple[Round, World]:
         ]
     )
     rolls = {p: rng.choice([30, 200, 1000]) for p in BJ_PLAYERS}
-    return Round.new(rules, Shoe.shuffled(rules.decks, rules.penetration, rng), rolls), Chips()
+    shoe = Shoe.shuffled(rules.decks, rules.penetration, rng)
+    return Round.new(rules, rolls), BlackjackTable(shoe)
 
 
 def bj_perturb(r: Round, player: str, events: tuple[Event, ...], rng: random.Random) -> Any:
@@ -255,10 +274,12 @@ def check_illegal(game: Game, state: Engine[Any, Any], world: World, rng: random
                 continue
             probe: LegalAction[Any, Any] = LegalAction(kind, who, 1)
             value: Any = None
-            if isinstance(kind, oczko_actions.ActionKind) and kind in (
-                *oczko_actions.CARD_ACTIONS,
-                oczko_actions.ActionKind.REVEAL,
-            ):
+            takes_card = (
+                kind in (*oczko_actions.CARD_ACTIONS, oczko_actions.ActionKind.REVEAL)
+                if isinstance(kind, oczko_actions.ActionKind)
+                else kind is blackjack.ActionKind.CARD
+            )
+            if takes_card:
                 value = rng.choice(DECK)
             elif isinstance(kind, blackjack.ActionKind):
                 value = Fraction(10)
@@ -334,9 +355,9 @@ def test_every_legal_action_applies(game: Game) -> None:
 def test_the_hole_card_is_hidden_from_everyone_until_turned() -> None:
     """A scripted peek round: the view shows the up card only; the perturbation check
     above would catch a leak, this pins what the players see."""
-    r = Round.new(TableRules(), Shoe.scripted("9s Td 7h Ks"), {"ann": 100})
-    r, _ = r.apply(r.legal_actions("ann")[0].action(10))
-    r, _ = r.apply(blackjack.Action.deal())
+    t = ShoeRound.new(TableRules(), Shoe.scripted("9s Td 7h Ks"), {"ann": 100})
+    t, _ = t.apply(t.legal_actions("ann")[0].action(10))
+    r = t.apply(blackjack.Action.deal())[0].round
     for who in ("ann", None):
         v = bj_view_for(r, who)
         assert v.dealer == (Card.parse("Td"), None) and v.dealer_total == 10
@@ -347,9 +368,46 @@ def test_the_hole_card_is_hidden_from_everyone_until_turned() -> None:
 
 def test_both_engines_are_engines() -> None:
     """The static contract (mypy checks these assignments)."""
-    bj: Engine[blackjack.Action, Event] = Round.new(TableRules(), Shoe.scripted("As"))
+    bj: Engine[blackjack.Action, Event] = Round.new(TableRules())
+    dealt: Engine[blackjack.Action, Event] = ShoeRound.new(TableRules(), Shoe.scripted("As"))
     oc: Engine[oczko_actions.Action, Event] = Match.new(2)[0]
-    assert not bj.over and not oc.over
+    assert not bj.over and not dealt.over and not oc.over
+
+
+def test_blackjack_cards_come_in_as_table_actions() -> None:
+    """The round holds no shoe: where it needs a card it waits (phase ``dealing``), its
+    one legal action is the table's ``card`` for the box and hand (box None: the dealer)
+    that takes it, nothing else is accepted, and the card goes where the round said."""
+    r = Round.new(TableRules(), {"ann": 100, "bob": 100})
+    r = r.act("bet", "ann", 1, 10).act("bet", "bob", 3, 10).act("deal")
+    order = ["2s", "3s", "4s", "5s", "6s", "7s"]
+    wanted = []
+    for text in order:
+        (legal,) = r.legal_actions()
+        assert r.phase is blackjack.Phase.DEALING and legal.player is None
+        assert legal.kind is blackjack.ActionKind.CARD and r.waiting_for() == ()
+        assert r.legal_actions("ann") == ()
+        for refused in (blackjack.Action.make("stand", "ann"), blackjack.Action.deal()):
+            with pytest.raises(IllegalAction) as info:
+                r.apply(refused)
+            assert info.value.code == "wrong_phase"
+        with pytest.raises(IllegalAction) as info:
+            r.apply(blackjack.Action(blackjack.ActionKind.CARD))
+        assert info.value.code == "bad_card"
+        wanted.append((legal.box, legal.hand, r.need.face_down))  # type: ignore[union-attr]
+        r, events = r.apply(legal.action(text))
+        assert events[0].to_json()["card"] == text
+    # box 1, box 3, the dealer's up card, box 1, box 3, the hole card face down
+    assert wanted == [
+        (1, 1, False), (3, 1, False), (None, None, False),
+        (1, 1, False), (3, 1, False), (None, None, True),
+    ]  # fmt: skip
+    assert r.phase is blackjack.Phase.PLAY and r.need is None
+    r = r.act("hit", "ann")  # the hit waits for its card, to box 1
+    assert [a.to_json() for a in r.legal_actions()] == [{"action": "card", "box": 1, "hand": 1}]
+    with pytest.raises(IllegalAction) as info:
+        Round.new(TableRules()).apply(blackjack.Action.deal_card("As"))
+    assert info.value.code == "wrong_phase"
 
 
 def test_oczko_codes_are_listed() -> None:

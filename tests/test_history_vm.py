@@ -46,18 +46,18 @@ def test_oczko_replay_hides_what_the_phone_did_not_see_until_revealed():
 
 def test_blackjack_replay_follows_a_split():
     from app.history.blackjack_record import blackjack_record
-    from app.rules.blackjack import Round
+    from app.rules.blackjack_deal import ShoeRound
     from app.rules.shoe import Shoe
     from app.rules.table_rules import TableRules
 
     rules = TableRules()
     shoe = Shoe.stacked("8s 5d 8h Tc 3s 9d", rules.decks, rules.penetration, random.Random(1))
-    rnd = Round.new(rules, shoe, {"Me": Fraction(1000)}).act("bet", "Me", 1, 10).act("deal")
+    rnd = ShoeRound.new(rules, shoe, {"Me": Fraction(1000)}).act("bet", "Me", 1, 10).act("deal")
     rnd = rnd.act("split", "Me", 1)
     while not rnd.settled:
         rnd = rnd.act("stand", "Me", rnd.current.box)
     rec = blackjack_record(
-        rnd, "Me", session="s", number=1, started=0.0, ended=1.0, times=[], decisions=[]
+        rnd.round, "Me", session="s", number=1, started=0.0, ended=1.0, times=[], decisions=[]
     )
     frames = vm.blackjack_frames(rec.detail)
     last = dict(frames[-1].rows)

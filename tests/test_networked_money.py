@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from app.cards import Card, Rank, parse_cards
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules, networked_rules
 
@@ -83,7 +84,7 @@ def decide(r: Round, seed: int) -> Round:
 
 
 def play(rules: TableRules, order: list[Card], seed: int, side_bet: bool) -> Round:
-    r = Round.new(rules, Shoe.scripted(order, rules.decks), PLAYERS)
+    r = ShoeRound.new(rules, Shoe.scripted(order, rules.decks), PLAYERS)
     r = r.act("bet", "ann", 1, 20).act("bet", "cy", 1, 10).act("bet", "bob", 2, 10)
     r = r.act("bet", "cy", 3, 10)
     if side_bet and rules.dealer_busts_bet:
@@ -166,11 +167,11 @@ def test_coupling_example_split_hand_busts_before_a_dealer_blackjack() -> None:
     # the peek, at the networked table the same 20 after playing
     rules = TableRules(boxes=1, late_surrender=True)
     order = list(parse_cards("8s Td 8h 9c 5d Kc As 2c 3c 4c"))
-    networked = Round.new(networked_rules(rules), Shoe.scripted(order), {"ann": 100})
+    networked = ShoeRound.new(networked_rules(rules), Shoe.scripted(order), {"ann": 100})
     networked = networked.act("bet", "ann", 1, 20).act("deal").act("split", "ann")
     networked = networked.act("stand", "ann").act("hit", "ann")
     assert networked.settled and networked.results() == {"ann": -20}
-    peek = Round.new(rules, Shoe.scripted(peek_order(networked, order, 1)), {"ann": 100})
+    peek = ShoeRound.new(rules, Shoe.scripted(peek_order(networked, order, 1)), {"ann": 100})
     peek = peek.act("bet", "ann", 1, 20).act("deal")
     assert peek.settled and peek.results() == {"ann": -20}
     assert peek.dealer[1].rank == Rank.ACE
@@ -181,9 +182,9 @@ def test_triple_seven_before_the_dealer_blackjack_is_paid_only_at_the_networked_
     # at the peek table the dealer's blackjack ends the round before a third card
     rules = TableRules(boxes=1, triple_seven=True, insurance=False)
     order = list(parse_cards("7s Ad 7h 7c Kd 2c 3c 4c"))
-    networked = Round.new(networked_rules(rules), Shoe.scripted(order), {"ann": 100})
+    networked = ShoeRound.new(networked_rules(rules), Shoe.scripted(order), {"ann": 100})
     networked = networked.act("bet", "ann", 1, 10).act("deal").act("hit", "ann")
     assert networked.settled and networked.results() == {"ann": 15}
-    peek = Round.new(rules, Shoe.scripted(peek_order(networked, order, 1)), {"ann": 100})
+    peek = ShoeRound.new(rules, Shoe.scripted(peek_order(networked, order, 1)), {"ann": 100})
     peek = peek.act("bet", "ann", 1, 10).act("deal")
     assert peek.settled and peek.results() == {"ann": -10}

@@ -235,7 +235,6 @@ def test_a_casino_table_offers_bets_in_whole_chips_only() -> None:
     with 24.2 chips left the all-in chip is 24, not 24.2, which every phone would
     refuse; with less than a whole minimum bet nothing is offered."""
     from app.rules.blackjack import Round
-    from app.rules.shoe import Shoe
 
     t = betting(table())
     snap = t.snapshot()
@@ -243,8 +242,7 @@ def test_a_casino_table_offers_bets_in_whole_chips_only() -> None:
     rolls = {p: Fraction(1000) for p in snap.round.players()}
 
     def with_chips(mine: Fraction) -> CasinoSnapshot:
-        shoe = Shoe((), EUROPEAN.decks, 1 << 30)
-        rnd = Round.new(snap.round.rules, shoe, {**rolls, "me": mine})
+        rnd = Round.new(snap.round.rules, {**rolls, "me": mine})
         return dataclasses.replace(snap, round=rnd)
 
     vm = present_casino(with_chips(Fraction(121, 5)), 1000.0)

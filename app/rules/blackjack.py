@@ -13,16 +13,27 @@ shorthand that returns only the next round.
 The code is split by concern: actions (:mod:`~app.rules.blackjack_actions`), state and
 queries (:mod:`~app.rules.blackjack_state`), legality (:mod:`~app.rules.blackjack_legal`),
 the machine that runs an action (:mod:`~app.rules.blackjack_work`), settlement
-(:mod:`~app.rules.blackjack_settle`) and what a player sees
-(:mod:`~app.rules.blackjack_view`).
+(:mod:`~app.rules.blackjack_settle`), what a player sees
+(:mod:`~app.rules.blackjack_view`) and the round dealt from a shoe on one phone
+(:mod:`~app.rules.blackjack_deal`).
 
 >>> from app.rules.table_rules import TableRules
->>> from app.rules.shoe import Shoe
->>> r = Round.new(TableRules(), Shoe.scripted("As 9d Kh 7c"), {"ann": 100})
+>>> r = Round.new(TableRules(), {"ann": 100})
 >>> r = r.act("bet", "ann", 1, 10)
 >>> r, events = r.apply(Action.deal())
+>>> r.phase, [a.to_json() for a in r.legal_actions()]    # the first card, to box 1
+(<Phase.DEALING: 'dealing'>, [{'action': 'card', 'box': 1, 'hand': 1}])
+>>> for card in "As 9d Kh 7c".split():
+...     r, events = r.apply(r.legal_actions()[0].action(card))
 >>> r.phase, r.net("ann")                  # A+K against 9 7: paid at 3:2
 (<Phase.SETTLED: 'settled'>, Fraction(15, 1))
+
+The round holds no shoe: cards come in as actions, as in Oczko. When it needs one its
+phase is ``dealing``, :attr:`Round.need` says where the card goes (a box and hand, or
+the dealer) and the one legal action is the table's ``card`` (no player); whoever holds
+the cards supplies it: on one phone :class:`app.rules.blackjack_deal.ShoeRound` draws
+from a :class:`~app.rules.shoe.Shoe`, at a networked table every phone opens the next
+card of the SRA shoe.
 
 Boxes are numbered 1..``rules.boxes``; the hands of a box 1, 2, ... in play order
 (a split inserts the new hand right after the one split). The deal goes box by box:
@@ -30,9 +41,10 @@ a card to each box, the dealer's up card, a second card to each box, then under
 ``peek`` the dealer's hole card (under ``enhc`` the dealer's second card comes after
 the players). A hand made by a split gets its second card when it comes into play.
 
-Driving a round (UI, bots, strategy tools)::
+Driving a round (UI, bots, strategy tools; :class:`~app.rules.blackjack_deal.ShoeRound`
+supplies the cards from a shoe after each action)::
 
-    r = Round.new(rules, shoe, {"ann": 1000, "bob": 1000})   # or a Session's new_round()
+    r = ShoeRound.new(rules, shoe, {"ann": 1000, "bob": 1000})   # or a Session's new_round()
     r = r.act("bet", "ann", 1, 10)            # owner of box 1
     r = r.act("bet", "bob", 1, 10)            # behind on box 1 (rules.betting_behind)
     r = r.act("deal")
@@ -51,7 +63,7 @@ turns it); refusals carry a code from :data:`ERROR_CODES`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -61,6 +73,7 @@ from app.rules import blackjack_events as ev
 from app.rules.blackjack_actions import ERROR_CODES, PLAY_KINDS, Action, ActionKind, LegalAction
 from app.rules.blackjack_legal import Legal
 from app.rules.blackjack_state import (
+    CardNeed,
     Hand,
     HandStatus,
     InsuranceBet,
@@ -74,7 +87,6 @@ from app.rules.blackjack_work import Work
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, MoneyError, to_money
-from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules
 
 
@@ -83,7 +95,6 @@ class Round(Legal):
     """One round of casino blackjack (immutable; see the module doc)."""
 
     rules: TableRules
-    shoe: Shoe
     bankrolls: Mapping[str, Money] | None = None
     phase: Phase = Phase.BETTING
     hands: tuple[Hand, ...] = ()
@@ -97,18 +108,21 @@ class Round(Legal):
     follow_pending: tuple[str, ...] = ()
     #: Index in ``hands`` of the hand in play.
     turn: int | None = None
+    #: The card the round waits for (phase ``dealing``; see the module doc).
+    need: CardNeed | None = None
     events: tuple[Event, ...] = field(default=(), repr=False)
 
     @classmethod
     def new(
         cls,
         rules: TableRules,
-        shoe: Shoe,
         bankrolls: Mapping[str, Any] | None = None,
+        *,
+        shuffled: bool = False,
     ) -> Round:
         """A round in its betting phase. ``bankrolls`` maps each player to the chips he
-        has (None: unlimited, e.g. for simulations). The shoe is reshuffled first when
-        its cut card has come out."""
+        has (None: unlimited, e.g. for simulations). ``shuffled``: the shoe was shuffled
+        for this round (its cut card had come out): the round's first event says so."""
         if not isinstance(rules, TableRules):
             raise TypeError("rules must be a TableRules")
         rolls: Mapping[str, Money] | None = None
@@ -122,20 +136,31 @@ class Round(Legal):
                     raise ValueError(f"{p} cannot have {m} chips")
                 checked[p] = m
             rolls = MappingProxyType(checked)
-        shoe, shuffled = shoe.for_next_round()
         events: tuple[Event, ...] = (ev.Shuffled("cut_card"),) if shuffled else ()
-        return cls(rules, shoe, rolls, events=events)
+        return cls(rules, rolls, events=events)
 
     def apply(self, action: Action) -> tuple[Round, tuple[Event, ...]]:
         """The round after ``action`` and the events it caused; raises IllegalAction
         (and changes nothing)."""
+        return self.apply_with(action, None)
+
+    def apply_with(
+        self, action: Action, supply: Callable[[CardNeed], tuple[Card, bool]] | None
+    ) -> tuple[Round, tuple[Event, ...]]:
+        """``apply(action)``, then (with ``supply``) each card-carrying action the round
+        waits for, with the card ``supply(need)`` gives (and whether its source shuffled
+        first): the same as applying :meth:`Action.deal_card` one by one, in one working
+        copy (the drivers' shortcut, :mod:`app.rules.blackjack_deal`). Whatever
+        ``supply`` raises leaves the round unchanged."""
         if not isinstance(action, Action):
             raise IllegalAction("bad_action", f"not an Action: {action!r}")
         w = Work(self)
         w.do(action)
+        while supply is not None and w.need is not None:
+            card, shuffled = supply(w.need)
+            w.do(Action.deal_card(card, shuffled))
         after = Round(
             w.rules,
-            w.shoe,
             w.bankrolls,
             w.phase,
             tuple(w.hands),
@@ -146,6 +171,7 @@ class Round(Legal):
             tuple(w.pending),
             tuple(w.follow_pending),
             w.turn,
+            w.need,
             tuple(w.events),
         )
         return after, after.events[len(self.events) :]
@@ -173,10 +199,6 @@ class Round(Legal):
     def settled(self) -> bool:
         """The round is over and every bet is settled."""
         return self.phase is Phase.SETTLED
-
-    def results(self) -> dict[str, Money]:
-        """Each bettor's net result (final once :attr:`settled`)."""
-        return {p: self.net(p) for p in self.players()}
 
     def house_result(self) -> Money:
         """The house's net result: minus the sum of the bettors' results."""
@@ -206,6 +228,7 @@ __all__ = [
     "PLAY_KINDS",
     "Action",
     "ActionKind",
+    "CardNeed",
     "Hand",
     "HandStatus",
     "InsuranceBet",

@@ -3,7 +3,14 @@
 Every action is an :class:`Action` value with an :class:`ActionKind` (its value is the
 stable code used in JSON, scenario files and the history). The round lists what is
 allowed now as :class:`app.rules.engine.LegalAction` values; ``legal.action(amount)``
-builds the action.
+builds the action (for the table's :attr:`ActionKind.CARD`, ``legal.action(card)``).
+
+Cards come in as actions, as in Oczko: the round holds no shoe. When it needs a card
+(the deal, a hit, a double, a split hand's second card, the dealer's cards) its phase is
+``dealing`` and its one legal action is the table action ``card`` (no player) naming
+the box and hand, or the dealer (box None), that takes it; ``Action.deal_card(c)`` carries
+the card. Whoever holds the cards (a :class:`~app.rules.shoe.Shoe` on this phone, the
+SRA shoe across phones) supplies them (:mod:`app.rules.blackjack_deal`).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from app.cards import Card
 from app.rules.engine import LegalAction
 from app.rules.errors import IllegalAction
 from app.rules.money import Money, money_json, to_money
@@ -23,7 +31,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bet_above_limit", "already_bet", "box_taken", "side_bet_not_offered",
     "side_bet_needs_bet", "no_insurance_decision", "insurance_above_half", "no_blackjack",
     "not_your_turn", "cannot_hit", "cannot_stand", "cannot_double", "cannot_split",
-    "cannot_surrender", "no_double_decision", "wrong_box",
+    "cannot_surrender", "no_double_decision", "wrong_box", "bad_card",
 )  # fmt: skip
 
 
@@ -43,10 +51,16 @@ class ActionKind(enum.StrEnum):
     SURRENDER = "surrender"
     FOLLOW_DOUBLE = "follow_double"
     DECLINE_DOUBLE = "decline_double"
+    #: The table's card for the box and hand (or the dealer) the round waits for.
+    CARD = "card"
 
-    def action_for(self, legal: LegalAction[ActionKind, str], amount: Any = None) -> Action:
-        """The :class:`Action` of ``legal`` (``amount`` where one is needed)."""
-        return Action(self, legal.player, legal.box, None if amount is None else to_money(amount))
+    def action_for(self, legal: LegalAction[ActionKind, str], value: Any = None) -> Action:
+        """The :class:`Action` of ``legal``: ``value`` is the amount where one is
+        needed, the card (a :class:`~app.cards.Card` or its text) for :attr:`CARD`."""
+        if self is ActionKind.CARD:  # (anything but a card is refused: ``bad_card``)
+            card = Card.parse(value) if isinstance(value, str) else value
+            return Action(self, card=card if isinstance(card, Card) else None)
+        return Action(self, legal.player, legal.box, None if value is None else to_money(value))
 
 
 #: Actions taken by the box owner on the hand in play.
@@ -70,12 +84,16 @@ def _kind(kind: object) -> ActionKind:
 @dataclass(frozen=True)
 class Action:
     """One action. ``box`` for bets and insurance decisions, ``amount`` for bets and
-    insurance; play actions need only the acting ``player``."""
+    insurance; play actions need only the acting ``player``. The table's ``card``
+    action carries ``card``; ``shuffled`` says the card source had to shuffle its
+    discards into a new shoe first (it ran empty mid-round)."""
 
     kind: ActionKind
     player: str | None = None
     box: int | None = None
     amount: Money | None = None
+    card: Card | None = None
+    shuffled: bool = False
 
     def __post_init__(self) -> None:
         # Why: a plain code ("insure") compares equal to its ActionKind but fails the
@@ -98,6 +116,12 @@ class Action:
     def deal(cls) -> Action:
         """Close the bets and deal."""
         return cls(ActionKind.DEAL)
+
+    @classmethod
+    def deal_card(cls, card: Card | str, shuffled: bool = False) -> Action:
+        """The table's next card (``card`` as a Card or its text, e.g. ``"As"``)."""
+        return cls(ActionKind.CARD, card=card if isinstance(card, Card) else Card.parse(card),
+                   shuffled=shuffled)  # fmt: skip
 
     @classmethod
     def insure(cls, player: str, box: int, amount: Any) -> Action:
@@ -124,6 +148,10 @@ class Action:
             out["box"] = self.box
         if self.amount is not None:
             out["amount"] = money_json(self.amount)
+        if self.card is not None:
+            out["card"] = str(self.card)
+        if self.shuffled:
+            out["shuffled"] = True
         return out
 
 

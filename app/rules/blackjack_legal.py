@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
+from app.cards import Card
 from app.rules.blackjack_actions import PLAY_KINDS, Action, ActionKind, LegalAction
 from app.rules.blackjack_state import Hand, HandStatus, Phase, Reads, is_pair
 from app.rules.errors import IllegalAction
@@ -232,6 +233,10 @@ class Legal(Reads):
                 raise IllegalAction(
                     "no_double_decision", f"no double decision is awaited from {p}", player=p
                 )
+        elif k is ActionKind.CARD:
+            self._need_phase(a, Phase.DEALING)
+            if not isinstance(a.card, Card):
+                raise IllegalAction("bad_card", f"the table's card is missing: {a.card!r}")
         elif k in PLAY_KINDS:
             self._need_phase(a, Phase.PLAY)
             p = self._need_player(a)
@@ -305,7 +310,9 @@ class Legal(Reads):
             yield LegalAction(ActionKind.DECLINE_INSURANCE, p, box, h.number)
 
     def legal_actions(self, player: str | None = None) -> tuple[BjLegal, ...]:
-        """Every action allowed now (only ``player``'s when given); empty once settled."""
+        """Every action allowed now (only ``player``'s when given); empty once settled.
+        While the round waits for a card (phase ``dealing``) the one action is the
+        table's ``card`` (no player) for the box and hand (box None: the dealer)."""
         out: Iterable[BjLegal] = ()
         if self.phase is Phase.BETTING:
             out = self._bets()
@@ -321,6 +328,10 @@ class Legal(Reads):
         elif self.phase is Phase.PLAY:
             h = self._in_play()
             out = (LegalAction(k, h.owner, h.box, h.number) for k in self.play_kinds(h))
+        elif self.phase is Phase.DEALING:
+            need = self.need
+            assert need is not None  # the phase of a round that waits for a card
+            out = (LegalAction(ActionKind.CARD, None, need.box, need.hand),)
         return tuple(a for a in out if player is None or a.player == player)
 
     def waiting_for(self) -> tuple[str, ...]:

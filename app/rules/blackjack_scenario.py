@@ -21,6 +21,7 @@ from typing import Any
 
 from app.cards import CardError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.blackjack_events import DealerDone
 from app.rules.blackjack_view import full_view, view_for
 from app.rules.errors import IllegalAction, ScenarioError
@@ -146,7 +147,9 @@ def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str
     except (CardError, ShoeError, TypeError) as exc:
         raise ScenarioError(f"shoe: {exc}") from None
     try:
-        r = Round.new(rules, shoe, _players(data, rules))
+        # The round holds no shoe: the scenario's shoe supplies the cards it asks for,
+        # in the order it asks (the deal, the hits, the dealer's draws).
+        t = ShoeRound.new(rules, shoe, _players(data, rules))
     except (ValueError, TypeError) as exc:
         raise ScenarioError(f"players: {exc}") from None
     expect = data.get("expect")
@@ -174,8 +177,8 @@ def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str
             elif what == "deal":
                 action = Action.deal()
             else:
-                action = _fill(r, item, n - len(steps) + len(data.get("actions", [])))
-            r, _ = r.apply(action)
+                action = _fill(t.round, item, n - len(steps) + len(data.get("actions", [])))
+            t, _ = t.apply(action)
         except MoneyError as exc:
             raise ScenarioError(f"{what} {item}: {exc}") from None
         except ShoeEmpty as exc:
@@ -185,11 +188,12 @@ def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str
                 rejected = exc
                 rejected_step = {"step": what, **(dict(item) if item else {})}
                 break
-            legal = [x.to_json() for x in r.legal_actions()]
+            legal = [x.to_json() for x in t.legal_actions()]
             raise ScenarioError(
                 f"{what} {dict(item) if item else ''} is illegal [{exc.code}]: {exc}; "
                 f"legal now: {legal}"
             ) from None
+    r = t.round
     if not r.settled and not want_illegal:
         raise ScenarioError(
             f"the round is not finished ({r.phase.value}); legal now: "

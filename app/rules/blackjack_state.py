@@ -15,6 +15,7 @@ from typing import Any
 from app.cards import Card, codes
 from app.native.handeval import bj_total
 from app.rules.blackjack_settle import Outcome
+from app.rules.engine import Event
 from app.rules.money import ZERO, Money, money_json
 from app.rules.table_rules import TableRules
 
@@ -27,6 +28,7 @@ class Phase(enum.StrEnum):
     PLAY = "play"  # the box owners play their hands in order
     DOUBLE_FOLLOW = "double_follow"  # an owner doubled: bettors behind decide to follow
     SETTLED = "settled"  # dealer played, every bet settled
+    DEALING = "dealing"  # the round waits for a card (``Round.need`` says where it goes)
 
 
 class HandStatus(enum.StrEnum):
@@ -135,6 +137,28 @@ class Hand:
         }
 
 
+class CardStep(enum.StrEnum):
+    """What the round does with the card it waits for."""
+
+    DEAL = "deal"  # the initial deal (``CardNeed.dealt`` cards are out)
+    HAND = "hand"  # a hit, a double, a split hand's card: then play on
+    DEALER_SECOND = "dealer_second"  # the dealer's second card under ENHC
+    DEALER = "dealer"  # the dealer draws to 17
+
+
+@dataclass(frozen=True)
+class CardNeed:
+    """The card the round waits for: to hand ``hand`` of box ``box``, or (``box``
+    None) to the dealer, ``face_down`` for the peek hole card. ``step`` and ``dealt``
+    are the engine's bookkeeping (how to go on once the card is in)."""
+
+    box: int | None
+    hand: int | None
+    step: CardStep
+    face_down: bool = False
+    dealt: int = 0
+
+
 @dataclass(frozen=True)
 class InsuranceBet:
     """An insurance bet of ``player`` for his stake on ``box``."""
@@ -167,18 +191,23 @@ def is_pair(a: Card, b: Card, split_by: str) -> bool:
 
 
 class Reads:
-    """Queries shared by the frozen round and its working copy."""
+    """Queries shared by the frozen round and its working copy (the fields they both
+    hold are named here, so that the view and the machine read either)."""
 
     rules: TableRules
     bankrolls: Mapping[str, Money] | None
     phase: Phase
     hands: Sequence[Hand]
     dealer: Sequence[Card]
+    hole_revealed: bool
     insurance: Sequence[InsuranceBet]
     side_bets: Sequence[SideBet]
     pending: Sequence[tuple[str, int]]
     follow_pending: Sequence[str]
     turn: int | None
+    #: The card the round waits for (phase ``dealing``), else None.
+    need: CardNeed | None
+    events: Sequence[Event]
 
     def wagered(self, player: str) -> Money:
         """Everything ``player`` has put on the table this round."""
@@ -211,6 +240,10 @@ class Reads:
     def net(self, player: str) -> Money:
         """``player``'s result so far (final once the round is settled)."""
         return self.paid_back(player) - self.wagered(player)
+
+    def results(self) -> dict[str, Money]:
+        """Each bettor's net result (final once the round is settled)."""
+        return {p: self.net(p) for p in self.players()}
 
     def players(self) -> tuple[str, ...]:
         """Everyone with money on the table, in order of first bet."""
@@ -247,6 +280,8 @@ class Reads:
 
 
 __all__ = [
+    "CardNeed",
+    "CardStep",
     "Hand",
     "HandStatus",
     "InsuranceBet",

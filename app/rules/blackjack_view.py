@@ -7,11 +7,11 @@ table is dealt face up. The round's own ``to_json``, ``public_events`` and
 ``dealer_total``, the presenter (:mod:`app.views.bj_vm`) and the history all go through
 it; :func:`full_view` is the omniscient snapshot for replays and tests.
 
->>> from app.rules.blackjack import Round
+>>> from app.rules.blackjack_deal import ShoeRound
 >>> from app.rules.shoe import Shoe
 >>> from app.rules.table_rules import TableRules
->>> r = Round.new(TableRules(), Shoe.scripted("9s Td 7h Ks"), {"ann": 100})
->>> r = r.act("bet", "ann", 1, 10).act("deal")       # 9+7 against T and a hole card
+>>> t = ShoeRound.new(TableRules(), Shoe.scripted("9s Td 7h Ks"), {"ann": 100})
+>>> r = t.act("bet", "ann", 1, 10).act("deal").round   # 9+7 against T and a hole card
 >>> v = view_for(r, "ann")
 >>> v.dealer, v.dealer_total, [a.kind.value for a in v.legal]
 ((Card('Td'), None), 10, ['hit', 'stand', 'double'])
@@ -22,24 +22,21 @@ it; :func:`full_view` is the omniscient snapshot for replays and tests.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.cards import Card, codes
 from app.native.handeval import bj_total, is_blackjack
 from app.rules import blackjack_events as ev
-from app.rules.blackjack_legal import BjLegal
+from app.rules.blackjack_legal import BjLegal, Legal
 from app.rules.blackjack_state import Hand, InsuranceBet, Phase, SideBet
 from app.rules.engine import Event
 from app.rules.money import Money, money_json
-
-if TYPE_CHECKING:
-    from app.rules.blackjack import Round
 
 #: How a face-down card shows in :meth:`RoundView.to_json`.
 FACE_DOWN = "??"
 
 
-def hole_hidden(r: Round) -> bool:
+def hole_hidden(r: Legal) -> bool:
     """The dealer's second card is face down now (peek rule, not yet turned)."""
     return len(r.dealer) > 1 and r.rules.hole_card == "peek" and not r.hole_revealed
 
@@ -65,6 +62,8 @@ class RoundView:
     legal: tuple[BjLegal, ...]
     events: tuple[Event, ...]
     net: dict[str, Money]
+    #: Phase ``dealing``: the box and hand (None, None: the dealer) the card goes to.
+    need: tuple[int | None, int | None] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON snapshot for views and replays (a face-down card is ``"??"``)."""
@@ -88,9 +87,11 @@ class RoundView:
         }
 
 
-def _project(r: Round, viewer: str | None, hide: bool) -> RoundView:
+def _project(r: Legal, viewer: str | None, hide: bool) -> RoundView:
     hidden = hide and hole_hidden(r)
-    dealer: tuple[Card | None, ...] = (r.dealer[0], None, *r.dealer[2:]) if hidden else r.dealer
+    dealer: tuple[Card | None, ...] = tuple(r.dealer)
+    if hidden:
+        dealer = (r.dealer[0], None, *r.dealer[2:])
     shown = [c for c in dealer if c is not None]
     total, soft = bj_total(codes(shown)) if shown else (0, False)
     events = tuple(
@@ -104,21 +105,22 @@ def _project(r: Round, viewer: str | None, hide: bool) -> RoundView:
         dealer_total=total,
         dealer_soft=soft,
         dealer_blackjack=len(shown) == 2 and is_blackjack(codes(shown)),
-        hands=r.hands,
-        insurance=r.insurance,
-        side_bets=r.side_bets,
+        hands=tuple(r.hands),
+        insurance=tuple(r.insurance),
+        side_bets=tuple(r.side_bets),
         legal=r.legal_actions(viewer),
         events=events,
         net=r.results(),
+        need=None if r.need is None else (r.need.box, r.need.hand),
     )
 
 
-def view_for(r: Round, player: str | None) -> RoundView:
+def view_for(r: Legal, player: str | None) -> RoundView:
     """``r`` as ``player`` may see it (None: a spectator)."""
     return _project(r, player, hide=True)
 
 
-def full_view(r: Round) -> RoundView:
+def full_view(r: Legal) -> RoundView:
     """Everything, the hole card included (replays of a finished scenario, tests)."""
     return _project(r, None, hide=False)
 

@@ -4,13 +4,17 @@
 round makes one per action, lets it run the action (checked first by
 :meth:`~app.rules.blackjack_legal.Legal.verify`, so a refusal changes nothing) and
 freezes the result. Everything that happens is appended to ``events``.
+
+The machine draws no card: where it needs one it stops with ``need`` set (phase
+``dealing``) and goes on where it stopped when the table's ``card`` action brings it
+(:meth:`Work._card`): the initial deal card by card, a hand's card (then play goes on),
+the dealer's second card under ENHC, the dealer's draws.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from app.cards import Card, Rank, codes
 from app.native.handeval import bj_total, is_triple_seven
@@ -25,6 +29,8 @@ from app.rules.blackjack_settle import (
     returned,
 )
 from app.rules.blackjack_state import (
+    CardNeed,
+    CardStep,
     Hand,
     HandStatus,
     InsuranceBet,
@@ -36,10 +42,6 @@ from app.rules.blackjack_state import (
 from app.rules.engine import Event
 from app.rules.money import ZERO, Money
 
-if TYPE_CHECKING:
-    from app.rules.blackjack import Round
-
-
 #: Hand states whose stakes may wait for the dealer's second card (see ``Work._held``).
 _HELD = (HandStatus.BUST, HandStatus.SURRENDERED)
 
@@ -48,9 +50,8 @@ class Work(Legal):
     """A mutable working copy of a round: an action runs here (after
     :meth:`~app.rules.blackjack_legal.Legal.verify`); the round freezes the result."""
 
-    def __init__(self, r: Round) -> None:  # the frozen round, read field by field
+    def __init__(self, r: Legal) -> None:  # the frozen round, read field by field
         self.rules = r.rules
-        self.shoe = r.shoe
         self.bankrolls = r.bankrolls
         self.phase = r.phase
         self.hands: list[Hand] = list(r.hands)
@@ -61,14 +62,19 @@ class Work(Legal):
         self.pending: list[tuple[str, int]] = list(r.pending)
         self.follow_pending: list[str] = list(r.follow_pending)
         self.turn = r.turn
+        self.need: CardNeed | None = r.need
         self.events: list[Event] = list(r.events)
 
     def do(self, a: Action) -> None:
         """Run ``a`` (IllegalAction, raised before anything changes, if not allowed)."""
         self.verify(a)
+        k = a.kind
+        if k is ActionKind.CARD:  # (the most frequent action: first)
+            assert a.card is not None
+            self._card(a.card, a.shuffled)
+            return
         if isinstance(a.amount, int):  # verified positive: keep money exact
             a = replace(a, amount=Fraction(a.amount))
-        k = a.kind
         if k is ActionKind.BET:
             self._bet(a)
         elif k is ActionKind.SIDE_BET:
@@ -101,31 +107,59 @@ class Work(Legal):
 
     # -- dealing ---------------------------------------------------------------------------
 
-    def _draw(self) -> Card:
-        card, self.shoe, reshuffled = self.shoe.draw_with_reshuffle()
-        if reshuffled:
-            self.events.append(ev.Shuffled("shoe_empty"))
-        return card
+    def _want(self, need: CardNeed) -> None:
+        """Stop here until the table's card comes (:meth:`_card` goes on)."""
+        self.need = need
+        self.phase = Phase.DEALING
 
-    def _give(self, i: int) -> None:
+    def _want_hand(self, i: int) -> None:
         h = self.hands[i]
-        card = self._draw()
-        self.hands[i] = replace(h, cards=(*h.cards, card))
-        self.events.append(ev.PlayerCard(h.box, h.number, card))
+        self._want(CardNeed(h.box, h.number, CardStep.HAND))
 
-    def _give_dealer(self, face_down: bool = False) -> None:
-        card = self._draw()
-        self.dealer.append(card)
-        self.events.append(ev.DealerCard(card, face_down))
+    def _deal_target(self, k: int) -> CardNeed:
+        """Card ``k`` of the initial deal: a card to each box, the dealer's up card, a
+        second card to each box, then under ``peek`` the hole card."""
+        n = len(self.hands)
+        if k == n or k == 2 * n + 1:
+            return CardNeed(None, None, CardStep.DEAL, face_down=k > n, dealt=k)
+        h = self.hands[k if k < n else k - n - 1]
+        return CardNeed(h.box, h.number, CardStep.DEAL, dealt=k)
+
+    def _card(self, card: Card, shuffled: bool) -> None:
+        """The table's card for :attr:`need`; the machine goes on where it stopped."""
+        need = self.need
+        assert need is not None  # verified: the phase is dealing
+        self.need = None
+        if shuffled:
+            self.events.append(ev.Shuffled("shoe_empty"))
+        if need.box is None:
+            self.dealer.append(card)
+            self.events.append(ev.DealerCard(card, need.face_down))
+        else:
+            i = 0
+            while (self.hands[i].box, self.hands[i].number) != (need.box, need.hand):
+                i += 1
+            h = self.hands[i]
+            self.hands[i] = replace(h, cards=(*h.cards, card))
+            self.events.append(ev.PlayerCard(h.box, h.number, card))
+        if need.step is CardStep.DEAL:
+            total = 2 * len(self.hands) + 1 + (self.rules.hole_card == "peek")
+            if need.dealt + 1 < total:
+                self._want(self._deal_target(need.dealt + 1))
+            else:
+                self._after_deal()
+        elif need.step is CardStep.HAND:
+            self._after_card(i)
+            self._advance()
+        elif need.step is CardStep.DEALER_SECOND:
+            self._dealer_second()
+        else:
+            self._dealer_draws()
 
     def _deal(self) -> None:
-        for i in range(len(self.hands)):
-            self._give(i)
-        self._give_dealer()
-        for i in range(len(self.hands)):
-            self._give(i)
-        if self.rules.hole_card == "peek":
-            self._give_dealer(face_down=True)
+        self._want(self._deal_target(0))
+
+    def _after_deal(self) -> None:
         for i, h in enumerate(self.hands):
             if h.natural:
                 self._end_hand(i, HandStatus.BLACKJACK)
@@ -260,16 +294,14 @@ class Work(Legal):
 
     def _advance(self) -> None:
         """Move to the next hand needing a decision, or let the dealer play."""
-        i = 0
-        while i < len(self.hands):
-            if self.hands[i].status is HandStatus.WAITING:
-                self._give(i)
-                self._after_card(i)
-            if self.hands[i].status is HandStatus.PLAYING:
+        for i, h in enumerate(self.hands):
+            if h.status is HandStatus.WAITING:  # a split hand's second card, then on
+                self._want_hand(i)
+                return
+            if h.status is HandStatus.PLAYING:
                 self.turn = i
                 self.phase = Phase.PLAY
                 return
-            i += 1
         self.turn = None
         self._dealer_turn()
 
@@ -279,18 +311,18 @@ class Work(Legal):
         h = self.hands[i]
         self.events.append(ev.PlayerActed(p, h.box, h.number, a.kind.value))
         if a.kind is ActionKind.HIT:
-            self._give(i)
-            self._after_card(i)
-        elif a.kind is ActionKind.STAND:
+            self._want_hand(i)
+            return
+        if a.kind is ActionKind.STAND:
             self._end_hand(i, HandStatus.STOOD)
         elif a.kind is ActionKind.SURRENDER:
             self._end_hand(i, HandStatus.SURRENDERED)
         elif a.kind is ActionKind.DOUBLE:
             self._double(i)
-            if self.phase is Phase.DOUBLE_FOLLOW:
-                return
+            return
         elif a.kind is ActionKind.SPLIT:
             self._split(i)
+            return
         if self.hands[i].status is not HandStatus.PLAYING:
             self._advance()
 
@@ -310,8 +342,7 @@ class Work(Legal):
         if self.follow_pending:
             self.phase = Phase.DOUBLE_FOLLOW
         else:
-            self._give(i)
-            self._after_card(i)
+            self._want_hand(i)
 
     def _follow(self, a: Action) -> None:
         p = a.player
@@ -329,10 +360,7 @@ class Work(Legal):
             self.events.append(ev.DoubleStake(p, h.box, h.number, ZERO, False))
         self.follow_pending.remove(p)
         if not self.follow_pending:
-            self.phase = Phase.PLAY
-            self._give(i)
-            self._after_card(i)
-            self._advance()
+            self._want_hand(i)
 
     def _split(self, i: int) -> None:
         h = self.hands[i]
@@ -362,8 +390,7 @@ class Work(Legal):
         for k in range(i + 2, len(self.hands)):  # renumber later hands of the box
             if self.hands[k].box == h.box:
                 self.hands[k] = replace(self.hands[k], number=self.hands[k].number + 1)
-        self._give(i)
-        self._after_card(i)
+        self._want_hand(i)
 
     # -- the dealer ---------------------------------------------------------------------------
 
@@ -378,22 +405,37 @@ class Work(Legal):
         side_live = any(b.won is None for b in self.side_bets)
         ins_live = any(i.won is None for i in self.insurance)
         up = self.dealer[0]
-        held = [i for i, h in enumerate(self.hands) if h.live and h.status in _HELD]
+        held = any(h.live and h.status in _HELD for h in self.hands)
         if self.rules.hole_card == "enhc":
             bj_possible = card_value(up) in (1, 10)
             if compare_needed or side_live or ins_live or held or (naturals and bj_possible):
-                self._give_dealer()
-                if bj_total(codes(self.dealer))[0] == 21:
-                    self._dealer_blackjack()
-                    return
-                self._settle_insurance(False)
-                for i in held:
-                    self._settle_held(i)
+                self._want(CardNeed(None, None, CardStep.DEALER_SECOND))
+                return
         else:
             self._reveal()
-        if compare_needed or side_live:  # the dealer plays out for a live side bet too
-            while self._dealer_should_hit():
-                self._give_dealer()
+        self._dealer_draws()
+
+    def _dealer_second(self) -> None:
+        """The dealer's second card under ENHC is in: a blackjack ends the round, else
+        insurance and the held busts and surrenders are settled."""
+        if bj_total(codes(self.dealer))[0] == 21:
+            self._dealer_blackjack()
+            return
+        self._settle_insurance(False)
+        for i, h in enumerate(self.hands):
+            if h.live and h.status in _HELD:
+                self._settle_held(i)
+        self._dealer_draws()
+
+    def _dealer_draws(self) -> None:
+        """The dealer draws to 17 (card by card, each the table's), then all settles."""
+        live = [h for h in self.hands if h.live]
+        compare_needed = any(h.status is HandStatus.STOOD for h in live)
+        side_live = any(b.won is None for b in self.side_bets)
+        # the dealer plays out for a live side bet too
+        if (compare_needed or side_live) and self._dealer_should_hit():
+            self._want(CardNeed(None, None, CardStep.DEALER))
+            return
         total = bj_total(codes(self.dealer))[0]
         self.events.append(ev.DealerDone(tuple(self.dealer), total, False, total > 21))
         for i, h in enumerate(self.hands):
@@ -468,6 +510,7 @@ class Work(Legal):
         self.turn = None
         self.pending = []
         self.follow_pending = []
+        self.need = None
         nets = {p: self.net(p) for p in self.players()}
         self.events.append(ev.RoundSettled(nets, -sum(nets.values(), ZERO)))
 

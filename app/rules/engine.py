@@ -5,18 +5,21 @@ events)`` or raises :class:`~app.rules.errors.IllegalAction` (a stable ``code``)
 changes nothing; ``state.legal_actions(player)`` lists what may be done now as
 :class:`LegalAction` values, computed by the same checks ``apply`` runs (one source of
 legality, in the spirit of pokerkit's ``can_``/``verify_``); ``state.over`` says the game
-is finished. Every event derives from :class:`Event` and has one :meth:`Event.to_json`;
-:func:`decode_event` reads it back. What a player may see is decided in exactly one
-place per game, its ``view_for(state, player)`` (:mod:`app.rules.blackjack_view`,
-:mod:`app.rules.oczko_views`): presenters, the history and replays render that view and
-never hide anything themselves.
+is finished. No engine holds a card it was not given: a card comes in as the value of
+a table action (no player): Oczko's deal and draw, blackjack's ``card``; a state that
+waits for one lists exactly that action, and whoever holds the cards (a shoe on this
+phone, the SRA deck or shoe across phones) supplies it. Every event derives from
+:class:`Event` and has one :meth:`Event.to_json`; :func:`decode_event` reads it back.
+What a player may see is decided in exactly one place per game, its
+``view_for(state, player)`` (:mod:`app.rules.blackjack_view`, :mod:`app.rules.oczko_views`):
+presenters, the history and replays render that view and never hide anything themselves.
 
 Driving any engine through the contract (the bots, the tests and the replay all do):
 
+>>> from app.cards import Card
 >>> from app.rules.blackjack import Round
->>> from app.rules.shoe import Shoe
 >>> from app.rules.table_rules import TableRules
->>> state = Round.new(TableRules(), Shoe.scripted("As 9d Kh 7c"), {"ann": 100})
+>>> state = Round.new(TableRules(), {"ann": 100})
 >>> bet = next(a for a in state.legal_actions("ann") if a.kind.value == "bet")
 >>> bet.min_amount, bet.max_amount        # the amount range the table allows
 (Fraction(10, 1), Fraction(100, 1))
@@ -25,6 +28,14 @@ Driving any engine through the contract (the bots, the tests and the replay all 
 [{'event': 'bet', 'player': 'ann', 'box': 1, 'amount': 10, 'behind': False}]
 >>> deal, = [a for a in state.legal_actions() if a.player is None]
 >>> state, events = state.apply(deal.action())
+
+Cards come in as actions (the engines never shuffle or hold a deck): a round that
+waits for one lists the table's card action (no player), which carries the card:
+
+>>> [(a.kind.value, a.player, a.box) for a in state.legal_actions()]
+[('card', None, 1)]
+>>> for text in ["As", "9d", "Kh", "7c"]:
+...     state, events = state.apply(state.legal_actions()[0].action(Card.parse(text)))
 >>> state.over, [e.kind for e in events][-1]
 (True, 'round_settled')
 >>> from app.rules.blackjack_events import EVENTS
@@ -43,7 +54,6 @@ wrong_phase
 The same loop drives Oczko; a card (the deck is an input, the engine never shuffles)
 is the value of a deal or a draw:
 
->>> from app.cards import Card
 >>> from app.rules.oczko import Match, OczkoOptions
 >>> m, _ = Match.new(2, OczkoOptions(rounds=1))
 >>> [(a.kind.value, a.player) for a in m.legal_actions()][:2]

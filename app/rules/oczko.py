@@ -139,7 +139,6 @@ from app.rules.oczko_events import (
     RoundEnded,
     RoundStarted,
     TurnStarted,
-    redact,
 )
 from app.rules.oczko_match import (
     MAX_PLAYERS,
@@ -150,7 +149,7 @@ from app.rules.oczko_match import (
     decided_leader,
 )
 from app.rules.oczko_round import Hand, Phase, Round, Status, total_of
-from app.rules.oczko_views import MatchView, SeatView, view, view_events, view_for
+from app.rules.oczko_views import MatchView, SeatView, redact, view, view_events, view_for
 
 __all__ = [
     "MAX_PLAYERS",

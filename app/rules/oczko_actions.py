@@ -13,14 +13,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from app.cards import Card
-from app.rules.engine import Event, LegalAction
+from app.rules.engine import Engine, Event, LegalAction
 from app.rules.errors import IllegalAction
 
-if TYPE_CHECKING:
-    from app.rules.oczko_match import Match
+#: the match an action applies to (``oczko_match.Match``, which imports this module:
+#: named here through the engine contract, so the two never import each other)
+M = TypeVar("M", bound="Engine[Action, Event]")
 
 #: Every ``IllegalAction.code`` the Oczko engine raises (the UI translates these).
 ERROR_CODES: tuple[str, ...] = (
@@ -104,7 +105,7 @@ class Action:
         if k is ActionKind.REVEAL and any(c is None for c in cs):
             raise IllegalAction("bad_action", "a reveal shows every card")
 
-    def apply(self, m: Match) -> tuple[Match, tuple[Event, ...]]:
+    def apply(self, m: M) -> tuple[M, tuple[Event, ...]]:
         """Apply this action to match ``m`` (same as ``m.apply(self)``)."""
         return m.apply(self)
 

@@ -9,13 +9,12 @@ is given.
 Every event derives from the one :class:`app.rules.engine.Event` base (one
 ``to_json``; :data:`EVENTS` reads them back with :func:`app.rules.engine.decode_event`).
 An event about a card another phone must not see yet (a dealt or drawn card, a total) is
-projected for one seat by :func:`app.rules.oczko_views.view_for` (``redact`` is its
-event part).
+projected for one seat by :func:`app.rules.oczko_views.view_for` (its event part is
+:func:`app.rules.oczko_views.redact`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -195,14 +194,6 @@ EVENTS = event_registry(
 )
 
 
-def redact(events: Iterable[Event], seat: int | None) -> tuple[Event, ...]:
-    """The events as the phone of ``seat`` may see them (None: a spectator); the hiding
-    itself is :func:`app.rules.oczko_views.view_events`, the one place that decides it."""
-    from app.rules.oczko_views import view_events
-
-    return view_events(events, seat)
-
-
 __all__ = [
     "EVENTS",
     "Busted",
@@ -220,5 +211,4 @@ __all__ = [
     "RoundEnded",
     "RoundStarted",
     "TurnStarted",
-    "redact",
 ]

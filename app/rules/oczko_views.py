@@ -129,6 +129,11 @@ def view_events(events: Iterable[Event], seat: int | None) -> tuple[Event, ...]:
     return tuple(out)
 
 
+#: The events as the phone of ``seat`` may see them (None: a spectator): the name the
+#: history and the tables use for :func:`view_events`.
+redact = view_events
+
+
 def view_for(m: Match, viewer: int | None, events: Iterable[Event] = ()) -> MatchView:
     """``m`` (and the ``events`` that led to it) as seen by seat ``viewer`` (None: a
     spectator, who sees no hidden card)."""

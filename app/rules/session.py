@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from app.rules.blackjack import Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.blackjack_events import Shuffled
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, money_json
@@ -85,20 +86,22 @@ class Session:
             v < self.rules.min_bet for v in self.balances.values()
         )
 
-    def new_round(self) -> Round:
-        """The next round, in its betting phase, with the players' current balances."""
+    def new_round(self) -> ShoeRound:
+        """The next round, in its betting phase, with the players' current balances,
+        dealt from the session's shoe."""
         if self.over:
             raise SessionError("session_over", "the session is over")
-        return Round.new(self.rules, self.shoe, self.balances)
+        return ShoeRound.new(self.rules, self.shoe, self.balances)
 
-    def record(self, rnd: Round) -> Session:
+    def record(self, dealt: ShoeRound) -> Session:
         """The session after a settled round; checks that no chips were created."""
+        rnd, shoe = dealt.round, dealt.shoe
         if not rnd.settled:
             raise IllegalAction("round_not_settled", "the round is not finished yet")
         if (
             rnd.rules != self.rules
             or dict(rnd.bankrolls or {}) != dict(self.balances)
-            or not _dealt_after(self.shoe, rnd)
+            or not _dealt_after(self.shoe, rnd, shoe)
         ):
             raise IllegalAction("foreign_round", "this round was not dealt from this session")
         nets = rnd.results()
@@ -114,7 +117,7 @@ class Session:
         return Session(
             self.rules,
             MappingProxyType(balances),
-            rnd.shoe,
+            shoe,
             self.rounds_played + 1,
             house,
             (*self.history, MappingProxyType(dict(nets))),
@@ -144,13 +147,13 @@ class Session:
         }
 
 
-def _dealt_after(before: Shoe, rnd: Round) -> bool:
-    """Whether ``rnd`` was dealt from shoe ``before`` (the session's shoe).
+def _dealt_after(before: Shoe, rnd: Round, after: Shoe) -> bool:
+    """Whether ``rnd``, leaving shoe ``after``, was dealt from shoe ``before`` (the
+    session's shoe).
 
     Why: equal balances alone let a round with no net result be recorded twice, or a
     round dealt from an older session state be recorded, which counted an extra round
     and rewound the shoe (the same cards dealt again)."""
-    after = rnd.shoe
     if after.shuffles != before.shuffles:
         # Reshuffled: at the start because the cut card was out, or mid-round because
         # the shoe ran empty.

@@ -51,9 +51,10 @@ from app.table.messages import (
     register,
 )
 
-#: What a player may ask for: the engine's actions but the table's deal, and the boxes.
+#: What a player may ask for: the engine's actions but the table's deal and card (the
+#: cards come from the shoe on every phone, never in a frame), and the boxes.
 INTENTS: tuple[str, ...] = (
-    *(k.value for k in ActionKind if k is not ActionKind.DEAL),
+    *(k.value for k in ActionKind if k not in (ActionKind.DEAL, ActionKind.CARD)),
     "take_box",
     "leave_box",
     "done",  # my bets are in: deal as soon as everybody said so

@@ -13,11 +13,11 @@ into the log chain, a signed intent is checked, and the shoe events (a new shoe,
 shoes a leaver can no longer open) update the shoe table. The engine events then wait
 in a queue, applied in order by :meth:`pump` as far as the cards allow.
 
-**Cards.** All cards at a casino table are dealt face up; the engine draws from a
-:class:`~app.rules.shoe.Shoe` holding the cards this round has opened so far. When it
-needs one more (``ShoeEmpty``), every phone opens the next position of the table's card
-stream through its :class:`~app.table.shoe_dealer.ShoeDealer` and retries once the card
-is open. The stream is a pure function of the log: the shoes in the order they were
+**Cards.** All cards at a casino table are dealt face up; the engine holds no shoe:
+after an action it waits for a card (its table action ``card``). Every phone then opens
+the next position of the table's card stream through its
+:class:`~app.table.shoe_dealer.ShoeDealer` and applies the card-carrying action once the
+card is open. The stream is a pure function of the log: the shoes in the order they were
 started, each up to its end (or, for a shoe a leaver shuffled, up to the positions that
 opened before he left: ``CLeft.dead``), and at the first round after a shoe's cut card
 came out the next shoe. So every phone opens the same positions and deals the same
@@ -51,7 +51,6 @@ from app.rules.blackjack_events import EVENTS
 from app.rules.blackjack_state import Phase
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, stake_ok, table_money
-from app.rules.shoe import Shoe, ShoeEmpty
 from app.rules.table_rules import networked_rules
 from app.table.casino_digests import (
     AGREE_CONTEXT,
@@ -94,7 +93,6 @@ from app.table.shoe_dealer import ShoeDealer
 HOST = "p0"
 #: What a time-out (or a player gone) chooses for each kind of pending decision.
 DEFAULTS = (ActionKind.STAND, ActionKind.DECLINE_INSURANCE, ActionKind.DECLINE_DOUBLE)
-_NEVER = 1 << 30  # the engine's own cut card: never reached (the table cuts the shoe)
 
 
 class CasinoPhone(PhoneCopy[ShoeDealer]):
@@ -638,7 +636,7 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
         self.boxes = {b: p for b, p in self.boxes.items() if self.players[p].present}
         rolls = {p.pid: p.chips for p in self.players.values() if p.present}
         self._cards, self.sources = [], []
-        self.round = Round.new(self.rules, Shoe((), self.rules.decks, _NEVER), rolls)
+        self.round = Round.new(self.rules, rolls)
         self.done = {p for p, rec in self.players.items() if not rec.present}
         self._round_from = len(self.log)
         self._tell("bets_open", round=number)
@@ -728,19 +726,25 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
         self._engine(action)
 
     def _engine(self, action: Action) -> None:
-        """Apply ``action`` to the engine; Waiting while the cards it needs open."""
+        """Apply ``action`` to the engine, then the card-carrying actions it waits for,
+        each with the next open card of the stream; Waiting while a card is not open
+        (nothing applied: the head is applied again from the same round)."""
         r = self.round
         assert r is not None
+        used = len(r.table_cards())  # (this round's open cards the engine holds)
         if action.kind is ActionKind.DEAL and self._need == 0:
             extra = 1 if r.rules.hole_card == "enhc" else 2
-            self._need = max(0, 2 * len(r.hands) + extra - (len(self._cards) - r.shoe.position))
+            self._need = max(0, 2 * len(r.hands) + extra - (len(self._cards) - used))
         while True:
             if self._need:
                 self._fill()
-            shoe = replace(r.shoe, cards=tuple(self._cards))
-            try:
-                after, events = replace(r, shoe=shoe).apply(action)
-            except ShoeEmpty:
+            after, events = r.apply(action)
+            for card in self._cards[used:]:
+                if after.need is None:
+                    break
+                after, dealt = after.apply(Action.deal_card(card))
+                events += dealt
+            if after.need is not None:  # open the next card of the stream, then again
                 self._need += 1
                 continue
             self.round = after

@@ -3,7 +3,8 @@
 The rules and the money are the engine's (:mod:`app.rules.blackjack`,
 :mod:`app.rules.session`); this module seats the players, lets the bots make their
 decisions and hands the player's intents to the engine. The deck is shuffled by the
-engine's shoe from the random source passed in (``secrets`` by default).
+session's shoe from the random source passed in (``secrets`` by default), which
+supplies the cards the round asks for (:class:`app.rules.blackjack_deal.ShoeRound`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.rules.blackjack import Round
+    from app.rules.blackjack_deal import ShoeRound
     from app.rules.blackjack_legal import BjLegal
     from app.rules.blackjack_state import Hand
     from app.rules.session import Session
@@ -72,7 +74,8 @@ class BlackjackGame:
         self.session: Session = Session.start(
             rules, [me, *self.bots], rng or secrets.SystemRandom(), shoe=shoe
         )
-        self.round: Round | None = None
+        #: the round in play and the shoe it is dealt from
+        self.dealt: ShoeRound | None = None
         #: the player's bets in this round and in the last one, as ("bet", box, amount)
         #: or ("side_bet", 0, amount): what "Rebet" places again
         self.bets: list[tuple[str, int, Any]] = []
@@ -80,6 +83,11 @@ class BlackjackGame:
         self.new_round()
 
     # -- queries -----------------------------------------------------------------------
+    @property
+    def round(self) -> Round | None:
+        """The round in play (None between rounds)."""
+        return None if self.dealt is None else self.dealt.round
+
     @property
     def over(self) -> bool:
         """The session is over (all rounds played or nobody can bet)."""
@@ -108,8 +116,8 @@ class BlackjackGame:
 
     # -- the player's intents (IllegalAction propagates: the view shows it) ------------
     def _apply(self, action: Any) -> None:
-        assert self.round is not None  # a round is always open while the player acts
-        self.round, _ = self.round.apply(action)
+        assert self.dealt is not None  # a round is always open while the player acts
+        self.dealt, _ = self.dealt.apply(action)
         self._run_bots()
         from app.history.live import RECORDER
 
@@ -155,7 +163,7 @@ class BlackjackGame:
         """Take the player's bets of this round back: the betting starts again (no card
         has been dealt, the bots bet as before)."""
         if self.betting:
-            self.round = None
+            self.dealt = None
             self.bets = []
             self.new_round()
 
@@ -183,9 +191,9 @@ class BlackjackGame:
 
     def next_round(self) -> None:
         """Book the settled round; start the next unless the session is over."""
-        if self.round is not None and self.round.settled:
-            self.session = self.session.record(self.round)
-            self.round = None
+        if self.dealt is not None and self.dealt.settled:
+            self.session = self.session.record(self.dealt)
+            self.dealt = None
             if self.bets:
                 self.last_bets, self.bets = self.bets, []
         if not self.session.over:
@@ -200,14 +208,15 @@ class BlackjackGame:
             legal = [a for a in r.legal_actions(bot) if a.kind.value == "bet" and a.box == box]
             if legal:
                 r, _ = r.apply(legal[0].action(legal[0].min_amount))
-        self.round = r
+        self.dealt = r
 
     def _run_bots(self) -> None:
         from app.rules.blackjack_view import view_for
 
-        r = self.round
-        assert r is not None
-        while not r.over and r.phase.value != "betting":
+        t = self.dealt
+        assert t is not None
+        while not t.over and t.round.phase.value != "betting":
+            r = t.round
             moves = [a for a in r.legal_actions() if a.player in self.bots]
             if not moves:
                 break
@@ -218,5 +227,5 @@ class BlackjackGame:
             assert hand is not None
             # a bot sees the table as a player does: the dealer's total of the shown cards
             up = view_for(r, bot).dealer_total
-            r, _ = r.apply(bot_choice(legal, hand, up).action())
-        self.round = r
+            t, _ = t.apply(bot_choice(legal, hand, up).action())
+        self.dealt = t

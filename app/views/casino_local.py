@@ -1,7 +1,8 @@
 """A casino table played on this phone: the table's part for the screenshots and tests.
 
 :class:`LocalCasinoTable` implements :class:`app.table.casino_snapshot.CasinoTable`
-over a real multi-player :class:`app.rules.blackjack.Round`: bots own boxes, bet on
+over a real multi-player :class:`app.rules.blackjack.Round` dealt from a shoe on
+this phone (:class:`app.rules.blackjack_deal.ShoeRound`): bots own boxes, bet on
 them, bet behind the player's boxes and take the dealer-busts bet, and decide with
 :func:`app.views.bj_game.bot_choice`; the player's intents are checked by the real
 engine (an illegal one raises and changes nothing) and logged in ``intents``. What a
@@ -21,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.rules.blackjack import Action, Round
+from app.rules.blackjack_deal import ShoeRound
 from app.rules.blackjack_view import view_for
 from app.rules.errors import IllegalAction
 from app.rules.shoe import Shoe
@@ -64,7 +66,8 @@ class LocalCasinoTable:
         self.behind, self.side_bets = behind, side_bets
         self.shoe = Shoe.stacked(prefix, rules.decks, Fraction(3, 4), random.Random(seed))
         self.stage = CasinoStage.LOBBY
-        self.round: Round | None = None
+        #: the round in play and the shoe it is dealt from
+        self.dealt: ShoeRound | None = None
         self.deadline: float | None = None
         self.turn: str | None = None
         self.notices: list[Notice] = []
@@ -77,6 +80,11 @@ class LocalCasinoTable:
         #: the bots decide only when :meth:`bot_moves` says so (tests, demos)
         self.slow_bots = False
         self._lock = threading.Lock()
+
+    @property
+    def round(self) -> Round | None:
+        """The round in play (None before the first and after the table ends)."""
+        return None if self.dealt is None else self.dealt.round
 
     # -- the CasinoTable interface ---------------------------------------------------------
     def snapshot(self) -> CasinoSnapshot:
@@ -101,7 +109,7 @@ class LocalCasinoTable:
             )
 
     def shoe_left(self) -> int:
-        shoe = self.round.shoe if self.round is not None else self.shoe
+        shoe = self.dealt.shoe if self.dealt is not None else self.shoe
         return max(0, shoe.cut - shoe.position)
 
     def take_box(self, box: int) -> None:
@@ -121,11 +129,11 @@ class LocalCasinoTable:
         self._changed()
 
     def act(self, action: Action) -> None:
-        if self.round is None or self.stage is CasinoStage.OVER:
+        if self.dealt is None or self.stage is CasinoStage.OVER:
             raise IllegalAction("wrong_phase", "no round is open")
         if action.player != self.me:
             raise IllegalAction("unknown_player", "a phone acts for its own player only")
-        self.round, _events = self.round.apply(action)  # raises: nothing recorded
+        self.dealt, _events = self.dealt.apply(action)  # raises: nothing recorded
         self.intents.append(("act", action))
         if action.kind.value == "bet" and self.behind:
             self._bots_behind(action.box)
@@ -152,41 +160,41 @@ class LocalCasinoTable:
     # -- the table's part (what a networked table reports; demos and tests) ---------------
     def close_bets(self) -> None:
         """The bet time ran out: deal (boxes without a bet sit out)."""
-        assert self.round is not None
-        self.round = self.round.act("deal")
+        assert self.dealt is not None
+        self.dealt = self.dealt.act("deal")
         self.stage = CasinoStage.PLAYING
         self._run_bots()
         self._changed()
 
     def time_out(self) -> None:
         """The player's decision time ran out: his hand stands."""
-        assert self.round is not None
-        legal = [a for a in self.round.legal_actions(self.me)]
+        assert self.dealt is not None
+        legal = [a for a in self.dealt.legal_actions(self.me)]
         stand = next((a for a in legal if a.kind.value in ("stand", "decline_insurance")), None)
         stand = stand or next((a for a in legal if a.kind.value == "decline_double"), None)
         if stand is not None:
-            self.round = self.round.apply(stand.action())[0]
+            self.dealt = self.dealt.apply(stand.action())[0]
             self.notices.append(Notice("decision_timeout", {"player": self.me}))
         self._run_bots()
         self._changed()
 
     def next_round(self) -> None:
         """Book the settled round and open the next bets."""
-        assert self.round is not None and self.round.settled
-        for p, net in self.round.results().items():
+        assert self.dealt is not None and self.dealt.settled
+        for p, net in self.dealt.round.results().items():
             self.chips[p] += net
-        self.house += self.round.house_result()
-        self.shoe = self.round.shoe
+        self.house += self.dealt.round.house_result()
+        self.shoe = self.dealt.shoe
         self._new_round()
         self._changed()
 
     def host_leaves(self) -> None:
         """The host leaves: the table ends with each player's chips as they were (a
         settled round booked)."""
-        if self.round is not None and self.round.settled:
-            for p, net in self.round.results().items():
+        if self.dealt is not None and self.dealt.settled:
+            for p, net in self.dealt.round.results().items():
                 self.chips[p] += net
-            self.round = None
+            self.dealt = None
         self.stage = CasinoStage.OVER
         self.turn = self.deadline = None
         self.notices.append(Notice("host_left"))
@@ -203,10 +211,9 @@ class LocalCasinoTable:
 
     # -- the bots ------------------------------------------------------------------------------
     def _new_round(self) -> None:
-        self.round = Round.new(self.rules, self.shoe, self.chips)
+        r = ShoeRound.new(self.rules, self.shoe, self.chips)
         self.stage = CasinoStage.BETTING
         self.next_shoe = 0.5
-        r = self.round
         for box, owner in sorted(self.boxes.items()):
             if owner != self.me:
                 r = r.act("bet", owner, box, self.rules.min_bet)
@@ -214,21 +221,21 @@ class LocalCasinoTable:
             bot = next((p for b, p in sorted(self.boxes.items()) if p != self.me), None)
             if bot is not None:
                 r = r.act("side_bet", bot, None, self.rules.min_bet)
-        self.round = r
+        self.dealt = r
 
     def _bots_behind(self, box: int | None) -> None:
         """A bot bets behind the player's box (the first bot with room)."""
-        assert self.round is not None
+        assert self.dealt is not None
         if box is None or not self.rules.betting_behind or self.boxes.get(box) != self.me:
             return
         for bot in self.players:
             if bot == self.me:
                 continue
             legal = [
-                a for a in self.round.legal_actions(bot) if a.kind.value == "bet" and a.box == box
+                a for a in self.dealt.legal_actions(bot) if a.kind.value == "bet" and a.box == box
             ]
             if legal:
-                self.round = self.round.apply(legal[0].action(legal[0].min_amount))[0]
+                self.dealt = self.dealt.apply(legal[0].action(legal[0].min_amount))[0]
                 return
 
     def bot_moves(self, moves: int = 1) -> None:
@@ -238,11 +245,12 @@ class LocalCasinoTable:
         self._changed()
 
     def _run_bots(self, moves: int | None = None) -> None:
-        r = self.round
-        assert r is not None
+        t = self.dealt
+        assert t is not None
         if moves is None and self.slow_bots:
             moves = 0
-        while r.phase.value not in ("betting", "settled") and moves != 0:
+        while t.round.phase.value not in ("betting", "settled") and moves != 0:
+            r = t.round
             waiting = r.waiting_for()
             bots = [p for p in waiting if p != self.me]
             if not bots:
@@ -251,8 +259,9 @@ class LocalCasinoTable:
             legal = r.legal_actions(bots[0])
             hand = r.current if r.current is not None else r.box_hands(legal[0].box or 1)[0]
             up_total = view_for(r, bots[0]).dealer_total  # what a bot sees of the dealer
-            r = r.apply(bot_choice(legal, hand, up_total).action())[0]
-        self.round = r
+            t = t.apply(bot_choice(legal, hand, up_total).action())[0]
+        self.dealt = t
+        r = t.round
         waiting = r.waiting_for() if r.phase.value != "betting" else ()
         self.turn = waiting[0] if waiting else None
         if r.settled:

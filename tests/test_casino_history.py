@@ -115,8 +115,8 @@ def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> Non
     import app.history.live as live
     from app.table.casino_bot import casino_bot
     from app.table.service import TableService, tcp_transport
-    from app.views.casino_net import CasinoNet
-    from tests.test_casino_net import until
+    from app.views.casino_net import CasinoNet, Start
+    from tests.test_casino_net import HEADLESS, ask, until
 
     rec = Recorder()
     rec.configure(tmp_path)
@@ -126,18 +126,21 @@ def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> Non
     rules = TableRules.preset("european")
     host = CasinoNet(
         hosting=True, service=service, name="Ann", lang="en", rules=rules, bot=casino_bot,
-        round_pause=0.0,
+        round_pause=0.0, **HEADLESS,
     )  # fmt: skip
     guest = None
     try:
         assert host.wait_open()
         guest = CasinoNet(
             hosting=False, service=service, address=host.address, name="Bob", lang="pl",
-            bot=casino_bot,
+            bot=casino_bot, **HEADLESS,
         )  # fmt: skip
         assert guest.wait_open()
-        until(lambda: len(host.snapshot().players) == 2, "the guest in the host's lobby")
-        until(lambda: host.send("start") == "", "the start")
+        until(
+            lambda: (s := host.snapshot()) is not None and len(s.players) == 2,
+            "the guest in the host's lobby",
+        )
+        until(lambda: ask(host, Start()) == "", "the start")
         # (each phone's record of round 1: both phones share this process's store)
         until(lambda: rec.store.count("blackjack") >= 2, "round 1 in the history")
     finally:

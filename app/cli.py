@@ -17,13 +17,16 @@ from app.i18n import _, detect_language, set_language
 COMMANDS: dict[str, tuple[str, str]] = {
     "app": ("app.views.main:main", "run the app (the default)"),
     "replay": ("app.replay:main", "run a scenario file through a rules engine, print JSON"),
-    "table": ("app.table.cli:table_main", "host or join a networked Oczko table in the terminal"),
-    "casino": ("app.table.cli:casino_main", "host or join a networked casino table"),
+    "table": (
+        "app.terminal.commands:table_main",
+        "host or join a networked Oczko table in the terminal",
+    ),
+    "casino": ("app.terminal.commands:casino_main", "host or join a networked casino table"),
     "demo": (
-        "app.table.cli:demo_main",
+        "app.terminal.commands:demo_main",
         "bots play a full Oczko match (or --game blackjack) over loopback",
     ),
-    "soak": ("app.table.soak:main", "many simulated matches of phones with random faults"),
+    "soak": ("app.sim.soak:main", "many simulated matches of phones with random faults"),
     "edge": ("app.strategy.cli:edge_main", "house edge and basic-strategy chart of table rules"),
     "sim": ("app.strategy.cli:sim_main", "Monte-Carlo simulation of table rules"),
     "screenshot": ("app.views.screenshot:main", "render a screen of the app to a PNG"),

@@ -61,7 +61,7 @@ from app.protocol.harness import LocalTable
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Message
 from app.protocol.seat import RoundSpec, Seat, TableConfig
-from app.table.sra_shoe import LOCK_MARGIN
+from app.table.casino.sra_shoe import LOCK_MARGIN
 
 GROUP = FFDHE2048
 SHORT_BITS = 256  # the optional short shuffle keys (docs/protocol.md, "Short exponents")

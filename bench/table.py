@@ -1,10 +1,10 @@
 """Benchmark: what a player waits for at a table of 2-7 phones, in the simulation.
 
 Plays whole Oczko matches (``--game oczko``, the default) with the real table code and
-the real SRA dealer (:mod:`app.table.sim`), or casino tables (``--game blackjack``) with
-the real casino host and guests and the real SRA shoe (:mod:`app.table.casino_sim`):
+the real SRA dealer (:mod:`app.sim.oczko`), or casino tables (``--game blackjack``) with
+the real casino host and guests and the real SRA shoe (:mod:`app.sim.casino`):
 every phone's exponentiations are charged to its CPU model
-(:mod:`app.table.phones`), every frame crosses the Bluetooth link model
+(:mod:`app.sim.phone_cpu`), every frame crosses the Bluetooth link model
 (:mod:`app.bluetooth.btmodel`), bots think ``--think`` seconds per decision. Reports,
 per table size, the median and the worst of
 
@@ -45,7 +45,7 @@ Usage::
     python bench/table.py --players 7 --stalls      # links stall (the soak's 0.5-3 s)
 
 ``--stalls``: every link stalls 0.5-3 s at random, on average every
-``app.table.soak.STALL_EVERY_S`` seconds, as in the soak (no app pauses): the waits with
+``app.sim.soak.STALL_EVERY_S`` seconds, as in the soak (no app pauses): the waits with
 the stalls the model has by design, beside the waits without them.
 """
 
@@ -58,10 +58,10 @@ import time
 
 from app.bluetooth.btmodel import link_model
 from app.protocol.group import DEFAULT_GROUP, unsafe_test_group
-from app.table.casino_sim import CASINO_KINDS, CasinoWaits, casino_match
-from app.table.phones import phone_cpu
-from app.table.sim import KINDS, LOBBIES, Waits, match
-from app.table.soak import STALL_EVERY_S
+from app.sim.casino import CASINO_KINDS, CasinoWaits, casino_match
+from app.sim.oczko import KINDS, LOBBIES, Waits, match
+from app.sim.phone_cpu import phone_cpu
+from app.sim.soak import STALL_EVERY_S
 
 #: Issue 32's targets, simulated seconds (7 phones, a53-arm64, rfcomm; worst unless
 #: said): per game, per lobby.
@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--game", choices=("oczko", "blackjack"), default="oczko")
     ap.add_argument("--decks", type=int, default=8, help="decks of the casino shoe (blackjack)")
     ap.add_argument("--lobby", choices=LOBBIES, default="gradual", help="how the table fills")
-    ap.add_argument("--phones", default="a53-arm64", help="phone profile (app/table/phones.py)")
+    ap.add_argument("--phones", default="a53-arm64", help="phone profile (app/sim/phone_cpu.py)")
     ap.add_argument("--peer", default="fast", help="the profile to compare with ('' for none)")
     ap.add_argument("--link", default="rfcomm", help="link model (app/bluetooth/btmodel.py)")
     ap.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6, 7])

@@ -17,7 +17,7 @@ import shuffle as shuffle_bench  # bench/shuffle.py
 from app.protocol.group import FFDHE2048
 from app.protocol.harness import LocalTable
 from app.protocol.seat import RoundSpec
-from app.table.sra_shoe import LOCK_MARGIN
+from app.table.casino.sra_shoe import LOCK_MARGIN
 
 G = FFDHE2048
 

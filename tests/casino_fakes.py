@@ -1,6 +1,6 @@
 """A fake networked casino table for the screens' tests (until the real one lands).
 
-:class:`FakeCasinoTable` is :class:`app.views.casino_local.LocalCasinoTable` (a real
+:class:`FakeCasinoTable` is :class:`app.views.casino.local.LocalCasinoTable` (a real
 multi-player ``Round``, bots at the other boxes, every intent checked by the engine
 and recorded in ``intents``) calling ``on_change`` from a worker thread, as the real
 table does; :class:`FakeCasinoService` hands such tables out as the app's table
@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from app.views.casino_local import LocalCasinoTable
+from app.views.casino.local import LocalCasinoTable
 
 
 class FakeCasinoTable(LocalCasinoTable):

@@ -12,10 +12,10 @@ from typing import Any
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import unsafe_test_group
 from app.rules.table_rules import TableRules
-from app.table.casino_bot import casino_bot
-from app.table.casino_guest import CasinoGuest
-from app.table.casino_host import CasinoHost
-from app.table.casino_open_shoe import OpenShoe
+from app.table.casino.bot import casino_bot
+from app.table.casino.guest import CasinoGuest
+from app.table.casino.host import CasinoHost
+from app.table.casino.open_shoe import OpenShoe
 from app.table.clock import FakeClock
 from tests.table_net import in_flight
 

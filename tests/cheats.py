@@ -1,6 +1,6 @@
 """Cheating phones for the table-level attack tests and the malicious-phone harness.
 
-Each class here is a modified :class:`~app.table.sra_dealer.SraDealer` (the only thing a
+Each class here is a modified :class:`~app.table.oczko.sra_deck.SraDealer` (the only thing a
 cheater changes is his own phone): it lies about its cards, keeps back what it owes,
 or sends frames an honest seat never would. They are built like an honest dealer
 (``kind(seat, players, group=..., rng=...)``), so a test puts one at any seat.
@@ -18,7 +18,7 @@ from app.protocol.messages import ClaimKind, Kind, Message
 from app.protocol.seat import Seat
 from app.protocol.transcript import Round
 from app.table.dealer import CLAIM_PERSIAN
-from app.table.sra_dealer import SraDealer
+from app.table.oczko.sra_deck import SraDealer
 
 TWO = 4  # the card code of a two of spades (the smallest value in Oczko after the jack)
 _LOW = (4, 5, 6, 7, 40, 41, 42, 43)  # the twos and the jacks (2 points each)

@@ -4,7 +4,7 @@ random moment, against the real HostTable,
 GuestTable and SraDealer over TCP links.
 
 A deviation is a function ``(rng) -> dealer class`` in :data:`DEVIATIONS`; the class
-is an :class:`~app.table.sra_dealer.SraDealer` that misbehaves once (or from some
+is an :class:`~app.table.oczko.sra_deck.SraDealer` that misbehaves once (or from some
 point on) and records in ``cheated`` the decks in which it did. More kinds (strangers,
 floods, wrong types) are added by appending to the list. :func:`session` plays one
 seeded match and checks the invariants; it returns a one-line summary.
@@ -28,7 +28,7 @@ import cheats
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.rules.oczko_round import total_of
-from app.table.sra_dealer import SraDealer
+from app.table.oczko.sra_deck import SraDealer
 
 Deviation = Callable[[random.Random], type]
 _BLAMES = ("cheat_named", "violation")

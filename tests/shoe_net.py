@@ -1,4 +1,4 @@
-"""An in-memory star of shoe dealers (:class:`~app.table.shoe_dealer.ShoeDealer`) for
+"""An in-memory star of shoe dealers (:class:`~app.table.casino.shoe_dealer.ShoeDealer`) for
 tests: the host checks each guest frame (``authenticate``) before it relays the same
 bytes to every other guest, as the casino table's host does; every public event (a shoe
 started, positions opened, a shoe finished) is applied on every phone. A
@@ -15,8 +15,8 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.group import Group, unsafe_test_group
 from app.protocol.keys import DeterministicRng
+from app.table.casino.sra_shoe import SraShoe
 from app.table.dealer import DealerViolation
-from app.table.sra_shoe import SraShoe
 
 ShoeKind = Callable[..., SraShoe]
 

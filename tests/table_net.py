@@ -11,7 +11,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.tcp import TcpTransport, parse_address
 from app.table.lobby import HostLobby
 from app.table.messages import Options
-from app.table.table import GuestTable, HostTable, simple_bot
+from app.table.oczko.guest import GuestTable, HostTable, simple_bot
 
 #: player ids by seat (the host is seat 0)
 IDS = [c * 32 for c in "abcdef0123"]

@@ -14,8 +14,8 @@ pytest.importorskip("kivy", reason="Kivy is not installed: the casino screens ca
 
 from app.cards import Card
 from app.i18n import set_language
-from app.views.bj_vm import HandVM
-from app.views.casino_table import (
+from app.views.blackjack.vm import HandVM
+from app.views.casino.table import (
     box_button_text,
     cards_text,
     chip_lines,
@@ -23,7 +23,7 @@ from app.views.casino_table import (
     paired,
     scroll_to_chip,
 )
-from app.views.casino_vm import CasinoBoxVM
+from app.views.casino.vm import CasinoBoxVM
 
 
 @pytest.fixture(autouse=True)

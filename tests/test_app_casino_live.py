@@ -144,12 +144,12 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from kivy_driver import Stall, press, run_steps, tap, wait_for
 
     from app.rules.money import money_text
-    from app.table.casino_snapshot import CasinoStage
+    from app.table.casino.snapshot import CasinoStage
     from app.table.clock import FakeClock
     from app.table.service import TableService, tcp_transport
     from app.views.app import Blu21App
-    from app.views.bj_vm import chips
-    from app.views.casino_vm import name_of
+    from app.views.blackjack.vm import chips
+    from app.views.casino.vm import name_of
 
     clock = FakeClock()  # never moved: no time limit runs out
     service = TableService(tcp_transport, dealer=lambda: "sra", clock=lambda: clock)

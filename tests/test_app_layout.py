@@ -165,8 +165,8 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     from layout_geometry import check_window
 
     from app.table.service import tcp_service
-    from app.views import oczko_network
     from app.views.app import Blu21App
+    from app.views.oczko import network as oczko_network
 
     result: dict = {"runs": {}}
     procs: list[subprocess.Popen] = []

@@ -14,10 +14,10 @@ from kivy_driver import STALL
 
 from app.i18n import set_language
 from app.table.service import tcp_service
-from app.views import oczko_network
-from app.views.oczko_network import NetworkTable
-from app.views.oczko_vm import present
-from app.views.table_bridge import direct, never
+from app.views.oczko import network as oczko_network
+from app.views.oczko.network import NetworkTable
+from app.views.oczko.vm import present
+from app.views.table.bridge import direct, never
 
 # Longer than the default per-test limit (pyproject.toml): a Kivy process plays networked rounds
 # through the screens.

@@ -25,8 +25,8 @@ from app.rules.money import (
     table_money,
 )
 from app.rules.table_rules import TableRules
-from app.table.casino_messages import CIntent, CPlayer, money_wire
-from app.table.casino_snapshot import CasinoStage
+from app.table.casino.messages import CIntent, CPlayer, money_wire
+from app.table.casino.snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.errors import TableError
 from app.table.messages import build, decode, encode

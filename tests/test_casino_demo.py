@@ -12,7 +12,7 @@ import pytest
 from app.i18n import set_language
 from app.rules.errors import IllegalAction
 from app.spawn import blu21_command
-from app.table.casino_cli import _command
+from app.terminal.casino import _command
 
 RUN_TIMEOUT = 600.0  # hang guard for one demo run, not a speed target
 

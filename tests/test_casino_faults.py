@@ -13,16 +13,16 @@ import pytest
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
-from app.table.casino_book import Readmit
-from app.table.casino_bot import casino_bot
-from app.table.casino_guest import CasinoGuest
-from app.table.casino_host import CasinoHost
-from app.table.casino_messages import CAgree, CIntent, CResume, money_wire
-from app.table.casino_phone import CasinoPhone
-from app.table.casino_snapshot import CasinoStage
+from app.table.casino.book import Readmit
+from app.table.casino.bot import casino_bot
+from app.table.casino.guest import CasinoGuest
+from app.table.casino.host import CasinoHost
+from app.table.casino.messages import CAgree, CIntent, CResume, money_wire
+from app.table.casino.phone import CasinoPhone
+from app.table.casino.snapshot import CasinoStage
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.messages import Message, ProtocolFrame
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, IDS, digests, open_table, run, settled, shoes
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")

@@ -2,7 +2,7 @@
 loopback on the fake clock, only the attacker's phone modified.
 
 * The casino table charges every shoe frame to its sender, per shoe, with the budget
-  of app/table/limits.py (the Oczko table's limits, sized for a shoe): frames of a
+  of app/table/frame_budget.py (the Oczko table's limits, sized for a shoe): frames of a
   shoe the table has not started are refused at once (``ahead``), and a sender over
   his budget (thousands of EVIDENCE frames) is removed (``flood``); the honest guests,
   a slow one included, play on.
@@ -24,17 +24,17 @@ from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind
 from app.rules.table_rules import TableRules
-from app.table.casino_bot import casino_bot
-from app.table.casino_digests import AGREE_CONTEXT
-from app.table.casino_guest import CasinoGuest
-from app.table.casino_host import CasinoHost
-from app.table.casino_messages import CAgree, CNo
-from app.table.casino_side import KEEP_NOTICES
+from app.table.casino.bot import casino_bot
+from app.table.casino.digests import AGREE_CONTEXT
+from app.table.casino.guest import CasinoGuest
+from app.table.casino.host import CasinoHost
+from app.table.casino.messages import CAgree, CNo
+from app.table.casino.side import KEEP_NOTICES
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.lobby import MAX_NOTICES
 from app.table.messages import PROTOCOL, Options, ProtocolFrame, Turn
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, IDS, open_table, run, settled
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")

@@ -31,13 +31,13 @@ from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind
 from app.rules.table_rules import TableRules
-from app.table.casino_digests import AGREE_CONTEXT
-from app.table.casino_guest import CasinoGuest
-from app.table.casino_host import CasinoHost
-from app.table.casino_messages import INTENTS, CAgree, CIntent
+from app.table.casino.digests import AGREE_CONTEXT
+from app.table.casino.guest import CasinoGuest
+from app.table.casino.host import CasinoHost
+from app.table.casino.messages import INTENTS, CAgree, CIntent
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.messages import CONTROL, MESSAGES, PROTOCOL, ProtocolFrame
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, HANG, open_table, quiet, run, settled
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")

@@ -113,9 +113,9 @@ def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> Non
     """The casino screen's worker (``CasinoNet``) records each settled round: two
     phones (bots at their seats) over TCP loopback, the app's recorder configured."""
     import app.history.live as live
-    from app.table.casino_bot import casino_bot
+    from app.table.casino.bot import casino_bot
     from app.table.service import TableService, tcp_transport
-    from app.views.casino_net import CasinoNet, Start
+    from app.views.casino.network import CasinoNet, Start
     from tests.test_casino_net import HEADLESS, ask, until
 
     rec = Recorder()
@@ -157,7 +157,7 @@ def test_the_app_s_casino_table_records_its_rounds(tmp_path, monkeypatch) -> Non
 
 
 def test_the_history_screen_tells_a_casino_round_s_shoe_audit() -> None:
-    from app.views import history_vm as vm
+    from app.views.history import vm
 
     rounds = CasinoRounds(session="s", me="p1", names={"p1": "Bob", "p2": "Cy"}, rules={})
     rounds.fingerprint = "654321"

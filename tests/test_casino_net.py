@@ -1,4 +1,4 @@
-"""The screens' side of the real casino table (app/views/casino_net.py), without Kivy:
+"""The screens' side of the real casino table (app/views/casino/network.py), without Kivy:
 two :class:`CasinoNet` (a host and a guest, each stepping its real table on its own
 worker thread) over TCP loopback, on a fake clock that never moves."""
 
@@ -11,12 +11,12 @@ from collections.abc import Callable
 from app.i18n.codes import message_for
 from app.rules.blackjack_actions import Action
 from app.rules.table_rules import EUROPEAN
-from app.table.casino_snapshot import CasinoSnapshot, CasinoStage
+from app.table.casino.snapshot import CasinoSnapshot, CasinoStage
 from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
-from app.views.casino_net import Act, BetsDone, CasinoIntent, CasinoNet, Start, TakeBox
-from app.views.casino_vm import present_casino
-from app.views.table_bridge import Outcome, direct
+from app.views.casino.network import Act, BetsDone, CasinoIntent, CasinoNet, Start, TakeBox
+from app.views.casino.vm import present_casino
+from app.views.table.bridge import Outcome, direct
 
 #: real seconds after which a wait counts as hung (a guard, not a speed target)
 HANG = 240.0  # as tests/casino_net.py: a loaded CI machine is slow, never this slow

@@ -15,7 +15,7 @@ from app.cards import Card
 from app.protocol.keys import Identity
 from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
-from app.table.casino_messages import (
+from app.table.casino.messages import (
     CAgree,
     CBack,
     CBegin,
@@ -30,7 +30,7 @@ from app.table.casino_messages import (
     CShoe,
     CTimeout,
 )
-from app.table.casino_phone import CasinoPhone, cut_range, networked_rules
+from app.table.casino.phone import CasinoPhone, cut_range, networked_rules
 from app.table.dealer import DeckVerdict
 from app.table.errors import TableError
 from app.table.messages import MESSAGES, decode, encode

@@ -1,10 +1,10 @@
-"""The casino host's decisions without sockets: app.table.casino_sequencer.step."""
+"""The casino host's decisions without sockets: app.table.casino.sequencer.step."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from app.table.casino_book import (
+from app.table.casino.book import (
     Announce,
     Back,
     CancelTimer,
@@ -21,8 +21,8 @@ from app.table.casino_book import (
     Stage,
     Started,
 )
-from app.table.casino_messages import CBack, CDeal, CLeft, COpenBets, CShoe, CTimeout
-from app.table.casino_sequencer import step
+from app.table.casino.messages import CBack, CDeal, CLeft, COpenBets, CShoe, CTimeout
+from app.table.casino.sequencer import step
 
 BOTH = frozenset({"p0", "p1"})
 IDLE = CasinoFacts(

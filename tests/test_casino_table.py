@@ -10,10 +10,10 @@ from app.protocol.keys import DeterministicRng
 from app.rules.blackjack_actions import Action
 from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
-from app.table.casino_snapshot import CasinoStage
+from app.table.casino.snapshot import CasinoStage
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.service import TableService
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, digests, open_table, run, settled
 
 # A 1-deck shoe cut at about half: several shoes in a few rounds.

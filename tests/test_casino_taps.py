@@ -17,11 +17,11 @@ from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.money import ZERO
 from app.rules.table_rules import TableRules
 from app.table import lobby
-from app.table.casino_host import MAX_REFUSED, CasinoHost
-from app.table.casino_messages import CIntent, CNo
-from app.table.casino_snapshot import CasinoStage
+from app.table.casino.host import MAX_REFUSED, CasinoHost
+from app.table.casino.messages import CIntent, CNo
+from app.table.casino.snapshot import CasinoStage
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, open_table, run, settled
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")

@@ -1,7 +1,7 @@
 """Issue 37, item 1, the casino table: its decision turn reaches the player wherever he
 is in the app. Two :class:`CasinoNet` (a host and a guest, each stepping its real table
 on its own worker thread) over TCP loopback on a fake clock: while a phone's decision
-is awaited, :func:`app.views.turn_watch.waiting_table` names the casino table screen
+is awaited, :func:`app.views.table.turn_watch.waiting_table` names the casino table screen
 (the app brings him back there), for that phone only, and no longer once he decided.
 The Kivy side (the app bringing him back) is driven in tests/test_turn_reaches.py."""
 
@@ -13,11 +13,11 @@ from test_casino_net import HEADLESS, ask, until  # (the wait with its hang guar
 
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.table_rules import EUROPEAN
-from app.table.casino_snapshot import CasinoStage
+from app.table.casino.snapshot import CasinoStage
 from app.table.clock import FakeClock
 from app.table.service import TableService, tcp_transport
-from app.views.casino_net import Act, BetsDone, CasinoNet, Start, TakeBox
-from app.views.turn_watch import waiting_table
+from app.views.casino.network import Act, BetsDone, CasinoNet, Start, TakeBox
+from app.views.table.turn_watch import waiting_table
 
 
 def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:

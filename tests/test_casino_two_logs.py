@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.table.casino_digests import AGREE_CONTEXT, digest_of
-from app.table.casino_messages import CAgree, CIntent
-from app.table.casino_phone import HOST
+from app.table.casino.digests import AGREE_CONTEXT, digest_of
+from app.table.casino.messages import CAgree, CIntent
+from app.table.casino.phone import HOST
 from app.table.clock import FakeClock
 from app.table.errors import TableError
 from app.table.messages import ProtocolFrame, decode, encode

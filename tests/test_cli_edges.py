@@ -10,7 +10,7 @@ import pytest
 from app.replay import main as replay_main
 from app.rules.table_rules import PRESETS, TableRules
 from app.strategy.cli import edge_main, sim_main
-from app.table.cli import table_main
+from app.terminal.commands import table_main
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -237,11 +237,11 @@ def _edges(limits: tuple[int, int]) -> list[int]:
 def test_the_casino_host_refuses_what_its_guests_would(field: str) -> None:
     from app.bluetooth.tcp import TcpTransport
     from app.rules.table_rules import TableRules
-    from app.table.casino_host import CasinoHost
-    from app.table.casino_messages import BET_TIME_RANGE, CBegin
-    from app.table.cli_common import bounded
+    from app.table.casino.host import CasinoHost
+    from app.table.casino.messages import BET_TIME_RANGE, CBegin
     from app.table.clock import FakeClock
     from app.table.messages import TURN_TIME_RANGE
+    from app.terminal.common import bounded
     from tests.casino_net import shoes
 
     limits = BET_TIME_RANGE if field == "bet_time" else TURN_TIME_RANGE
@@ -270,10 +270,10 @@ def test_the_casino_host_refuses_what_its_guests_would(field: str) -> None:
 
 @pytest.mark.parametrize("field", ["rounds", "turn_time"])
 def test_the_oczko_host_refuses_what_its_guests_would(field: str) -> None:
-    from app.table.cli_common import bounded
     from app.table.errors import TableError
     from app.table.messages import ROUNDS_RANGE, TURN_TIME_RANGE, Options
     from app.table.seating import Seating
+    from app.terminal.common import bounded
 
     limits = ROUNDS_RANGE if field == "rounds" else TURN_TIME_RANGE
     for value in _edges(limits):
@@ -332,7 +332,7 @@ def test_version(capsys) -> None:
 
 
 def test_demo_help_lists_the_game(capsys) -> None:
-    from app.table.cli import demo_main
+    from app.terminal.commands import demo_main
 
     with pytest.raises(SystemExit) as exc:
         demo_main(["--help"])
@@ -447,7 +447,7 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
         RoundSettled,
         Settled,
     )
-    from app.table.casino_cli import event_line, notice_line
+    from app.terminal.casino import event_line, notice_line
 
     names = {"p0": "Ala", "p1": "Bartek"}
     half = Fraction(75, 2)

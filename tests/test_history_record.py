@@ -181,7 +181,7 @@ def test_insurance_decisions_are_reviewed_by_the_hint(recorder, choice):
     from app.rules.shoe import Shoe
     from app.rules.table_rules import TableRules
     from app.strategy.hint import hint
-    from app.views.bj_game import BlackjackGame
+    from app.views.blackjack.game import BlackjackGame
 
     rules = TableRules(rounds=1)
     # player 9s 7d against the dealer's ace (hole: 5c), then the cards to finish
@@ -213,7 +213,7 @@ def test_insurance_decisions_are_reviewed_by_the_hint(recorder, choice):
 def test_even_money_decisions_are_reviewed_against_a_hand_count(recorder, choice, pays):
     from app.rules.shoe import Shoe
     from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
+    from app.views.blackjack.game import BlackjackGame
 
     rules = TableRules(rounds=1, blackjack_pays=pays)
     # the player's blackjack (As Kd) against the dealer's ace (hole: 5c)

@@ -1,4 +1,4 @@
-"""The history screens' presenters (app/views/history_vm.py), without Kivy."""
+"""The history screens' presenters (app/views/history/vm.py), without Kivy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from app import i18n
 from app.history.model import Facts, RoundRecord
-from app.views import history_vm as vm
+from app.views.history import vm
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,23 @@ from app.cards import Card
 from app.rules.oczko import OczkoOptions, Phase
 from app.rules.oczko_match import Match
 from app.table.errors import TableError
-from app.table.host_book import (
+from app.table.messages import (
+    Ahead,
+    Applied,
+    CloseDeal,
+    Deal,
+    Dealt,
+    Drew,
+    Go,
+    Left,
+    NewDeck,
+    Ping,
+    Rejoin,
+    SetUp,
+    Turn,
+    Void,
+)
+from app.table.oczko.book import (
     AfterLeft,
     Announce,
     Back,
@@ -44,23 +60,7 @@ from app.table.host_book import (
     Started,
     Then,
 )
-from app.table.host_sequencer import blockers, everyone_read, step
-from app.table.messages import (
-    Ahead,
-    Applied,
-    CloseDeal,
-    Deal,
-    Dealt,
-    Drew,
-    Go,
-    Left,
-    NewDeck,
-    Ping,
-    Rejoin,
-    SetUp,
-    Turn,
-    Void,
-)
+from app.table.oczko.sequencer import blockers, everyone_read, step
 
 PLAYING = HostBook(stage=Stage.PLAY, deck=1, went=frozenset({1}))
 

@@ -383,7 +383,7 @@ def test_catalog_writer_and_parser_round_trip(pairs: list[tuple[str, str]]) -> N
 
 
 def test_device_services_are_harmless_on_the_desktop() -> None:
-    from app.views.device import system_bar_insets, vibrate
+    from app.views.setup.device import system_bar_insets, vibrate
 
     assert vibrate() is False
     assert system_bar_insets() is None

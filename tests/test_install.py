@@ -74,8 +74,8 @@ def test_demo_from_the_clone_after_a_plain_install(tmp_path: Path) -> None:
 def test_a_bot_that_cannot_start_is_reported_as_such(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import app.table.bot_guests as bot_guests
-    import app.table.cli as table_cli
+    import app.terminal.bot_processes as bot_guests
+    import app.terminal.commands as table_cli
 
     # Bots whose interpreter fails before reaching the table (as an ImportError would).
 

@@ -49,6 +49,8 @@ _LAYER_OF_PACKAGE = {
     "views": "views",
     "i18n": "i18n",
     "history": "history",
+    "sim": "tools",  # the phone and link simulation, the soak
+    "terminal": "tools",  # the terminal tables (blu21 table, blu21 casino)
 }
 _LAYER_OF_MODULE = {
     "cards": "base",
@@ -133,9 +135,9 @@ def test_a_new_arrow_against_the_direction_is_caught() -> None:
     bad = [
         ("app.rules.oczko", "app.views.app"),  # the rules reading the screen
         ("app.native", "app.cards"),  # the native core is a leaf
-        ("app.views.bj_table", "app.bluetooth.tcp"),  # a view picking a transport
-        ("app.views.oczko_network", "app.table.cli"),  # a view picking the dealer
-        ("app.protocol.seat", "app.table.table"),  # the protocol knowing the table
+        ("app.views.blackjack.table", "app.bluetooth.tcp"),  # a view picking a transport
+        ("app.views.oczko.network", "app.terminal.commands"),  # a view picking the dealer
+        ("app.protocol.seat", "app.table.oczko.guest"),  # the protocol knowing the table
     ]
     assert len(violations(bad)) == len(bad)
-    assert violations([("app.table.table", "app.protocol.seat")]) == []
+    assert violations([("app.table.oczko.guest", "app.protocol.seat")]) == []

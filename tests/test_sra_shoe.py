@@ -1,4 +1,4 @@
-"""The casino shoe over SRA (app/table/sra_shoe.py): 1-8 decks shuffled across 2-7
+"""The casino shoe over SRA (app/table/casino/sra_shoe.py): 1-8 decks shuffled across 2-7
 phones in memory, every card opened to everybody, the cut card from the joint seed,
 the next shoe shuffled in the background, and the audit against the opened cards."""
 
@@ -18,9 +18,9 @@ from shoe_net import ShoeKind, ShoeStar, TcpShoeStar
 from app.protocol.encoding import DECK_SIZE
 from app.protocol.messages import Kind, Message
 from app.protocol.transcript import Round
+from app.table.casino.shoe_dealer import ShoeDealer
+from app.table.casino.sra_shoe import SraShoe, sra_shoe_factory
 from app.table.dealer import DealerViolation, DeckVerdict
-from app.table.shoe_dealer import ShoeDealer
-from app.table.sra_shoe import SraShoe, sra_shoe_factory
 
 
 def deal_out(star: ShoeStar, shoe: int, start: int, end: int, batch: int = 5) -> None:

@@ -15,8 +15,8 @@ from test_table_sra import make_table as sra_table
 
 from app.table.clock import FakeClock
 from app.table.messages import Ahead, Deal, Go
-from app.table.play import PhoneMatch
-from app.table.table import simple_bot
+from app.table.oczko.guest import simple_bot
+from app.table.oczko.phone import PhoneMatch
 
 #: Simulated seconds a bot looks at its cards before deciding (a person does): the deck
 #: shuffled ahead starts once the cards the next draws need are locked, which instant

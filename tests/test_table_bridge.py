@@ -1,4 +1,4 @@
-"""The one bridge between the screens and a table's worker (app/views/table_bridge.py),
+"""The one bridge between the screens and a table's worker (app/views/table/bridge.py),
 issue 31 item 4: typed intents answered through a callback, a tap that never waits for
 the worker, and updates pushed to the UI thread through Kivy's clock.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from app.i18n import set_language
 from app.i18n.codes import message_for
 from app.rules.errors import IllegalAction
-from app.views.table_bridge import ACCEPTED, Outcome, TableBridge, clock_post, direct, never
+from app.views.table.bridge import ACCEPTED, Outcome, TableBridge, clock_post, direct, never
 
 #: real seconds after which a wait counts as hung (a guard, not a speed target)
 HANG = 60.0

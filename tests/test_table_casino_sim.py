@@ -1,4 +1,4 @@
-"""The casino table in simulated time (app/table/casino_sim.py): the real casino host and
+"""The casino table in simulated time (app/sim/casino.py): the real casino host and
 guests with the real SRA shoe on phone CPUs and Bluetooth links, its waits, and the
 casino soak. Everything runs on the fake clock: no assertion here depends on the speed
 of the machine."""
@@ -11,10 +11,10 @@ import pytest
 
 from app.bluetooth.btmodel import LINKS
 from app.protocol.group import unsafe_test_group
-from app.table.casino_sim import CASINO_KINDS, casino_match, open_casino, play_casino
-from app.table.phones import PROFILES
-from app.table.sim import JOIN_EVERY_S, open_table
-from app.table.soak import soak
+from app.sim.casino import CASINO_KINDS, casino_match, open_casino, play_casino
+from app.sim.oczko import JOIN_EVERY_S, open_table
+from app.sim.phone_cpu import PROFILES
+from app.sim.soak import soak
 
 TOY = unsafe_test_group()
 A53 = PROFILES["a53-arm64"]

@@ -280,7 +280,7 @@ def test_a_named_cheater_is_refused_at_the_casino_table_too() -> None:
     table plays on without him. (Before: readmitted between rounds with his chips.)"""
     from test_casino_faults import RULES, CardClaimingGuest, _join, honest_agree, left
 
-    from app.table.casino_guest import CasinoGuest
+    from app.table.casino.guest import CasinoGuest
     from tests.casino_net import open_table as casino_table
     from tests.casino_net import run as casino_run
     from tests.casino_net import settled

@@ -54,7 +54,7 @@ def test_host_and_join_from_the_command_line() -> None:
 
 
 def test_bad_arguments_are_clear_errors(capsys) -> None:
-    from app.table.cli import demo_main, table_main
+    from app.terminal.commands import demo_main, table_main
 
     with pytest.raises(SystemExit):
         table_main([])  # --host or --join is required

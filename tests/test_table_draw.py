@@ -4,7 +4,7 @@ The drawer opens his card before he checks the key shares' signatures, the host 
 the frames waiting in its inbox in one batch and relays a drawn card's key shares to
 the drawer before any onlooker's copy, and a phone sends what a step produced (a key
 share, its ``Drew``) before it computes more. Played in simulated time
-(:mod:`app.table.sim`), so nothing here depends on the machine's speed.
+(:mod:`app.sim.oczko`), so nothing here depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any, ClassVar
 
 import pytest
 
-import app.table.sim as sim_module
+import app.sim.oczko as sim_module
 from app.bluetooth.btmodel import link_model
 from app.protocol.group import unsafe_test_group
 from app.protocol.messages import Kind, Message
+from app.sim.oczko import Table, open_table, play
+from app.sim.phone_cpu import phone_cpu
 from app.table.dealer import OpenDealer
 from app.table.messages import Options, ProtocolFrame
-from app.table.phones import phone_cpu
-from app.table.play import PhoneMatch
-from app.table.sim import Table, open_table, play
-from app.table.sra_dealer import SraDealer
+from app.table.oczko.phone import PhoneMatch
+from app.table.oczko.sra_deck import SraDealer
 
 TOY = unsafe_test_group()
 PLAYERS = 4

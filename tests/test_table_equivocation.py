@@ -13,10 +13,10 @@ from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import VERSION, Kind, Message
 from app.rules.table_rules import TableRules
-from app.table.casino_host import CasinoHost
+from app.table.casino.host import CasinoHost
+from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.messages import ProtocolFrame
-from app.table.sra_shoe import SraShoe
 from tests.casino_net import GROUP, open_table
 from tests.casino_net import run as run_casino
 

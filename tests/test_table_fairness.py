@@ -141,7 +141,7 @@ def test_a_guest_saying_persian_21_without_proof_is_named_not_the_host() -> None
 def test_a_void_round_says_so_in_every_language() -> None:
     from app.i18n import set_language
     from app.rules.oczko import Match
-    from app.views.oczko_vm import round_result_text
+    from app.views.oczko.vm import round_result_text
 
     m, _ = Match.new(2)
     m, _ = m.void_round()

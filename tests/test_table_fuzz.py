@@ -31,7 +31,7 @@ from app.protocol.group import unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.table.clock import FakeClock
-from app.table.limits import buffer_bound
+from app.table.frame_budget import buffer_bound
 from app.table.messages import (
     CONTROL,
     MESSAGES,
@@ -42,8 +42,8 @@ from app.table.messages import (
     ProtocolFrame,
     encode,
 )
-from app.table.sra_dealer import SraDealer
-from app.table.table import HostTable
+from app.table.oczko.guest import HostTable
+from app.table.oczko.sra_deck import SraDealer
 
 GROUP = unsafe_test_group()
 _WRONG = [None, True, -1, 1.5, 2**70, "", "x" * 40, [], [1, [2]], {}, {"a": {}}]

@@ -13,7 +13,7 @@ from app.rules.oczko import OczkoOptions
 from app.rules.oczko_match import Match
 from app.table.dealer import DeckVerdict, OpenDealer
 from app.table.messages import Applied, CloseDeal, Deal, Go, Left, Options
-from app.table.play import PhoneMatch
+from app.table.oczko.phone import PhoneMatch
 
 
 class KeysNotIn(OpenDealer):

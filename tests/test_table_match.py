@@ -12,9 +12,9 @@ from table_net import open_table
 
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
-from app.table.host_book import Stage
 from app.table.messages import Options
-from app.table.table import simple_bot
+from app.table.oczko.book import Stage
+from app.table.oczko.guest import simple_bot
 
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 

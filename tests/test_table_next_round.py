@@ -15,7 +15,7 @@ import table_net
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.messages import NextRound, Options
-from app.table.table import GuestTable, HostTable
+from app.table.oczko.guest import GuestTable, HostTable
 
 HANG = 30.0  # a guard against a hang, not a speed target
 

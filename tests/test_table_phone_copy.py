@@ -1,4 +1,4 @@
-"""What both games' phone copies share (app/table/phone_base.py), over real TCP links:
+"""What both games' phone copies share (app/table/phone_copy.py), over real TCP links:
 the round-end hook and the fairness record, and the Oczko guest's own check of its
 decisions before it sends them (as the casino guest checks its intents)."""
 
@@ -14,12 +14,12 @@ from table_net import open_table
 from app.rules.errors import IllegalAction
 from app.rules.oczko_actions import ActionKind
 from app.rules.table_rules import TableRules
-from app.table.casino_messages import money_wire
+from app.table.casino.messages import money_wire
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.messages import Act, Options
-from app.table.phone_base import RoundEnd
-from app.table.table import simple_bot
+from app.table.oczko.guest import simple_bot
+from app.table.phone_copy import RoundEnd
 from tests.casino_net import open_table as open_casino
 from tests.casino_net import run
 

@@ -26,7 +26,7 @@ from app.protocol.transcript import Round
 from app.table.clock import FakeClock
 from app.table.dealer import OpenDealer
 from app.table.errors import TableError
-from app.table.limits import DECK_FRAMES, KIND_LIMITS, FrameBudget, buffer_bound
+from app.table.frame_budget import DECK_FRAMES, KIND_LIMITS, FrameBudget, buffer_bound
 from app.table.lobby import EVENTS_PER_STEP, JOIN_WITHIN, MAX_UNSEATED
 from app.table.messages import (
     CONTROL,
@@ -38,8 +38,8 @@ from app.table.messages import (
     Welcome,
     encode,
 )
-from app.table.sra_dealer import SraDealer, sra_dealer_factory
-from app.table.table import GuestTable, HostTable
+from app.table.oczko.guest import GuestTable, HostTable
+from app.table.oczko.sra_deck import SraDealer, sra_dealer_factory
 
 WAIT = 30.0
 
@@ -197,8 +197,8 @@ def test_a_wrong_card_key_names_the_cheater_and_crashes_nobody(cheater: int) -> 
 def test_without_the_native_module_no_table_opens(monkeypatch) -> None:
     import sys
 
-    from app.table.cli import default_dealer, table_main
     from app.table.errors import TableError
+    from app.terminal.commands import default_dealer, table_main
 
     monkeypatch.setitem(sys.modules, "app.native.sra", None)  # import fails
     with pytest.raises(TableError) as info:
@@ -208,7 +208,7 @@ def test_without_the_native_module_no_table_opens(monkeypatch) -> None:
 
 
 def test_the_open_dealer_only_by_choice_and_every_phone_says_so() -> None:
-    from app.table.cli import dealer_factory, table_options
+    from app.terminal.commands import dealer_factory, table_options
 
     clock = FakeClock()
     options = table_options(Options(rounds=1, turn_time=30), "open")
@@ -401,7 +401,7 @@ def test_a_host_relaying_bytes_that_are_no_frame_is_named_not_the_seat_they_name
 
 
 def test_the_frame_budget_per_sender_and_deck() -> None:
-    """The limits of app/table/limits.py, one by one (each sender and deck apart)."""
+    """The limits of app/table/frame_budget.py, one by one (each sender and deck apart)."""
     group = unsafe_test_group()
 
     def frame(kind: Kind, deck: int, sender: int = 1, values=()) -> bytes:

@@ -22,6 +22,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.link import ListenerBase, StreamLink
 from app.bluetooth.tcp import TcpTransport
 from app.table.errors import TableError
+from app.table.oczko.guest import GuestTable, HostTable
 from app.table.readiness import Situation
 from app.table.service import (
     FoundTable,
@@ -30,8 +31,7 @@ from app.table.service import (
     platform_service,
     tcp_service,
 )
-from app.table.table import GuestTable, HostTable
-from app.views.table_bridge import direct, never
+from app.views.table.bridge import direct, never
 
 # -- an in-memory transport --------------------------------------------------------------
 
@@ -215,7 +215,7 @@ def test_the_player_reads_why_no_table_opens_in_his_language(
 ) -> None:
     from app.i18n import set_language
     from app.i18n.codes import message_for
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     monkeypatch.setitem(sys.modules, "app.native.sra", None)
     mem = MemoryTransport()

@@ -1,4 +1,4 @@
-"""The table in simulated time (app/table/sim.py): phone CPUs, Bluetooth links, waits,
+"""The table in simulated time (app/sim/oczko.py): phone CPUs, Bluetooth links, waits,
 time-outs that hold, and the soak. Everything runs on the fake clock: no assertion
 here depends on the speed of the machine."""
 
@@ -16,14 +16,14 @@ import pytest
 from app.bluetooth.btmodel import LINKS, LinkModel, Radio, Wire, link_model, pauses
 from app.protocol.group import unsafe_test_group
 from app.rules.oczko import Phase
-from app.table import sim as sim_module
+from app.sim import oczko as sim_module
+from app.sim.oczko import match, open_table, play
+from app.sim.phone_cpu import PROFILES, CpuMeter, MeteredGroup, phone_cpu
+from app.sim.soak import Report, one_match, soak
 from app.table.lobby import PING_EVERY, SILENCE_LIMIT
 from app.table.messages import PROTOCOL
-from app.table.phones import PROFILES, CpuMeter, MeteredGroup, phone_cpu
-from app.table.play import PhoneMatch
-from app.table.sim import match, open_table, play
-from app.table.soak import Report, one_match, soak
-from app.table.table import HostTable
+from app.table.oczko.guest import HostTable
+from app.table.oczko.phone import PhoneMatch
 
 TOY = unsafe_test_group()
 A53 = PROFILES["a53-arm64"]
@@ -78,7 +78,7 @@ def test_the_phone_profiles_charge_the_kernels_ci_counts() -> None:
     """The phones' costs come from the instruction counts CI gates in
     tools/arm-baseline.json (the kernel each phone runs): a kernel made faster or
     slower there moves the model with it, or this fails."""
-    from app.table import phones
+    from app.sim import phone_cpu as phones
 
     counts = json.loads(BASELINE.read_text())["counts"]
     assert counts["aarch64 sra-a64"] == phones.INSNS_A53_A64
@@ -219,7 +219,7 @@ def test_soak_prints_its_counts() -> None:
 
 
 def test_the_demo_runs_in_the_simulation(capsys) -> None:
-    from app.table.cli import demo_main
+    from app.terminal.commands import demo_main
 
     code = demo_main(
         ["--players", "2", "--rounds", "1", "--phones", "fast", "--link", "loopback", "--quiet"]

@@ -1,4 +1,4 @@
-"""Whole matches with the real dealer: the SRA mental-poker seat (app/table/sra_dealer.py
+"""Whole matches with the real dealer: the SRA mental-poker seat (app/table/oczko/sra_deck.py
 over app.protocol), host and guests over TCP links (127.0.0.1) in one process, with the
 small test group for speed (one run on the real ffdhe2048 group)."""
 
@@ -15,10 +15,10 @@ from app.protocol.group import DEFAULT_GROUP, unsafe_test_group
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.table.clock import FakeClock
-from app.table.host_book import Announce
 from app.table.messages import Applied, NewDeck, Options, ProtocolFrame
-from app.table.sra_dealer import SraDealer
-from app.table.table import GuestTable, HostTable, simple_bot
+from app.table.oczko.book import Announce
+from app.table.oczko.guest import GuestTable, HostTable, simple_bot
+from app.table.oczko.sra_deck import SraDealer
 
 HANG = table_net.HANG  # a guard against a hung test, not a speed target
 

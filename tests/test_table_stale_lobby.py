@@ -28,7 +28,7 @@ from app.table.dealer import OpenDealer
 from app.table.errors import TableError
 from app.table.lobby import PING_EVERY, GuestLobby
 from app.table.messages import Options
-from app.table.table import HostTable, simple_bot
+from app.table.oczko.guest import HostTable, simple_bot
 
 HANG = 120.0  # seconds: a guard against a hang, not a speed target
 

@@ -20,11 +20,11 @@ from test_table_sra import departures, finished, make_table, run
 from app.rules.oczko import Phase
 from app.rules.oczko_actions import Action, ActionKind
 from app.rules.oczko_events import RoundEnded
-from app.table import host_sequencer
 from app.table.errors import TableError
-from app.table.host_book import Announce
 from app.table.messages import CONTROL, Deal, Void, decode
-from app.table.play import PhoneMatch, Waiting
+from app.table.oczko import sequencer as host_sequencer
+from app.table.oczko.book import Announce
+from app.table.oczko.phone import PhoneMatch, Waiting
 
 
 def showdown_winner(phone: PhoneMatch) -> tuple[int, int | None] | None:

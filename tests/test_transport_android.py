@@ -716,7 +716,7 @@ def scenario_a_lobby_open_longer_than_300_s_asks_to_stay_visible(fakes: Fakes) -
     """Android makes a phone visible for at most 300 s per request; a host whose lobby
     stays open asks again when the time runs out, and the lobby shows the time left. A
     refused request ends it (paired phones only)."""
-    from app.views.bt_setup import Visibility
+    from app.views.setup.bluetooth import Visibility
 
     S = fakes.Standin
     adapter = fakes.jnius.autoclass("android.bluetooth.BluetoothAdapter")
@@ -921,7 +921,7 @@ def scenario_hosting_asks_for_bluetooth_and_visibility(fakes: Fakes) -> None:
 def scenario_first_run_flow_for_a_host(fakes: Fakes) -> None:
     """The set-up screen's controller on a fresh phone with Bluetooth off: permissions,
     the switch, visibility, each asked when the player taps, each refusal explained."""
-    from app.views.bt_setup import BluetoothSetup
+    from app.views.setup.bluetooth import BluetoothSetup
 
     S = fakes.Standin
     S.setEnabled(False)
@@ -965,7 +965,7 @@ def scenario_first_run_flow_for_a_guest(fakes: Fakes) -> None:
     """A guest asked for connect + scan; he refuses the search: paired phones only. On
     Android 11 with Location off he is told, and may go on with paired phones."""
     from app.table.readiness import can_search
-    from app.views.bt_setup import BluetoothSetup
+    from app.views.setup.bluetooth import BluetoothSetup
 
     S = fakes.Standin
     S.setAnswer("android.permission.BLUETOOTH_SCAN", "deny")
@@ -1056,8 +1056,8 @@ def _child_main(name: str) -> int:
 
 
 def scenario_the_screen_stays_on_while_a_table_runs(fakes: Fakes) -> None:
-    from app.views import device
-    from app.views.device import keep_screen_on
+    from app.views.setup import device
+    from app.views.setup.device import keep_screen_on
 
     window = fakes.jnius.autoclass("org.kivy.android.PythonActivity").mActivity.getWindow()
     keep = fakes.jnius.autoclass("android.view.WindowManager$LayoutParams").FLAG_KEEP_SCREEN_ON
@@ -1085,7 +1085,7 @@ def scenario_the_screen_stays_on_while_a_table_runs(fakes: Fakes) -> None:
 
 def scenario_vibration_on_every_api_level(fakes: Fakes) -> None:
     """VibrationEffect needs API 26; phones on 24-25 (minapi 24) vibrate by millis."""
-    from app.views import device
+    from app.views.setup import device
 
     vibrator = fakes.jnius.autoclass("android.os.Vibrator")
     os.environ["ANDROID_ARGUMENT"] = "standin"
@@ -1105,7 +1105,7 @@ def scenario_a_whole_oczko_match_over_android_links(fakes: Fakes) -> None:
     from app.table.clock import FakeClock
     from app.table.dealer import OpenDealer
     from app.table.messages import Options
-    from app.table.table import GuestTable, HostTable, simple_bot
+    from app.table.oczko.guest import GuestTable, HostTable, simple_bot
 
     clock = FakeClock()
     host = HostTable(
@@ -1163,7 +1163,7 @@ def scenario_a_dropped_link_is_a_lost_connection_and_a_goodbye_is_a_leave(fakes:
     from app.i18n.codes import message_for
     from app.table.clock import FakeClock
     from app.table.dealer import OpenDealer
-    from app.table.table import GuestTable, HostTable
+    from app.table.oczko.guest import GuestTable, HostTable
 
     clock = FakeClock()
     host = HostTable(
@@ -1208,7 +1208,7 @@ def scenario_a_dropped_link_is_a_lost_connection_and_a_goodbye_is_a_leave(fakes:
     celina.leave()  # tapped Leave: a goodbye, then the link closes
     run(lambda: len(gone()) == 2)
     assert gone() == {"Bartek": "lost", "Celina": "left"}, gone()
-    from app.views.oczko_network import _LEFT_MESSAGES
+    from app.views.oczko.network import _LEFT_MESSAGES
 
     code = _LEFT_MESSAGES.get("lost", "player_lost")
     texts = []
@@ -1288,7 +1288,7 @@ def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
     from app.table.clock import FakeClock
     from app.table.dealer import OpenDealer
     from app.table.messages import Options
-    from app.table.table import GuestTable, HostTable, simple_bot
+    from app.table.oczko.guest import GuestTable, HostTable, simple_bot
 
     process = _declare(fakes)
     fakes.Standin.setSdk(34)  # Android 14: the cached-apps freezer
@@ -1318,7 +1318,7 @@ def _host_in_the_background(fakes: Fakes, service: bool) -> dict[str, Any]:
         for c, name in (("b", "Bartek"), ("c", "Celina"))
     ]
     texts = ("Blu21: your table is open", "Tap to return to it.", "Open table")
-    if service:  # the table opened, on screen: the service starts (app.views.device)
+    if service:  # the table opened, on screen: the service starts (app.views.setup.device)
         assert host_transport.keep_table_open(True, lambda: texts)
         _until(lambda: process.isForeground(SERVICE), "the foreground service")
     frozen_seen = []
@@ -1571,8 +1571,8 @@ def test_the_casino_screen_says_a_dropped_link_was_lost(reason: str, expected: s
     from fractions import Fraction
 
     from app.rules.table_rules import TableRules
-    from app.table.casino_snapshot import CasinoSnapshot, Notice
-    from app.views.casino_vm import notice_text
+    from app.table.casino.snapshot import CasinoSnapshot, Notice
+    from app.views.casino.vm import notice_text
 
     s = CasinoSnapshot(
         me="me",

@@ -78,9 +78,9 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from kivy.clock import Clock
     from kivy_driver import Stall, run_steps, tap
 
-    from app.table.cli import default_dealer
-    from app.views import oczko_network
+    from app.terminal.commands import default_dealer
     from app.views.app import Blu21App
+    from app.views.oczko import network as oczko_network
 
     result: dict = {"away": 0, "brought_back": 0, "brought_back_turns": [], "timed_out": []}
     procs: list[subprocess.Popen] = []

@@ -10,8 +10,8 @@ from app import i18n
 from app.cards import Card
 from app.rules.shoe import Shoe
 from app.rules.table_rules import PRESETS, TableRules
-from app.views.bj_game import BlackjackGame
-from app.views.bj_vm import BACK, chip_choices, chips, present, summary_lines, total_text
+from app.views.blackjack.game import BlackjackGame
+from app.views.blackjack.vm import BACK, chip_choices, chips, present, summary_lines, total_text
 
 
 @pytest.fixture(autouse=True)
@@ -237,7 +237,7 @@ def test_hint_in_german_uses_a_decimal_comma() -> None:
 
 def test_saved_rules_from_the_preferences() -> None:
     from app.prefs import Prefs
-    from app.views.bj_game import saved_rules
+    from app.views.blackjack.game import saved_rules
 
     assert saved_rules(Prefs()) == (PRESETS["classic"], None)
     assert saved_rules(Prefs(bj_preset="german")) == (PRESETS["german"], None)
@@ -266,7 +266,7 @@ def test_the_dealer_busts_bet_stays_on_the_table_until_settled() -> None:
 
 
 def test_polish_chips_follow_the_plural_rule() -> None:
-    from app.views.bj_vm import won_lost_text
+    from app.views.blackjack.vm import won_lost_text
 
     i18n.set_language("pl")
     assert won_lost_text(1, won=True) == "Wygrywasz w tej rundzie 1 żeton."
@@ -322,7 +322,7 @@ CONFLICTS = [
 def test_a_rules_conflict_says_why(lang, rules, field, value, code) -> None:
     from app.i18n.codes import message_for
     from app.rules.table_rules import RulesError
-    from app.views.bj_vm import rule_change
+    from app.views.blackjack.vm import rule_change
 
     with pytest.raises(RulesError) as info:
         rules.replace(**{field: value})
@@ -341,7 +341,7 @@ def test_a_rules_conflict_says_why(lang, rules, field, value, code) -> None:
 @pytest.mark.parametrize("lang", ["en", "de", "pl"])
 def test_the_terminal_says_the_same_as_the_rules_screen(lang, capsys) -> None:
     from app.strategy.cli import edge_main
-    from app.views.bj_vm import rule_change
+    from app.views.blackjack.vm import rule_change
 
     i18n.set_language(lang)
     try:

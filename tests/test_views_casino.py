@@ -1,5 +1,5 @@
-"""The casino table's presenter (app/views/casino_vm.py) and its controller
-(app/views/casino_net.py), without Kivy: snapshots from a fake table over a real
+"""The casino table's presenter (app/views/casino/vm.py) and its controller
+(app/views/casino/network.py), without Kivy: snapshots from a fake table over a real
 multi-player Round (tests/casino_fakes.py)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from app.i18n import set_language
 from app.rules.blackjack import Action
 from app.rules.engine import kinds_of
 from app.rules.table_rules import EUROPEAN, TableRules
-from app.table.casino_snapshot import CasinoSnapshot, Notice
+from app.table.casino.snapshot import CasinoSnapshot, Notice
 from app.table.clock import FakeClock
-from app.views.casino_net import CasinoNet, TakeBox
-from app.views.casino_vm import action_for, present_casino
-from app.views.table_bridge import ACCEPTED, Outcome, direct
+from app.views.casino.network import CasinoNet, TakeBox
+from app.views.casino.vm import action_for, present_casino
+from app.views.table.bridge import ACCEPTED, Outcome, direct
 
 NAMES = {"me": "Zosia", "b0": "Ola", "b1": "Jürgen", "b2": "Ann"}
 
@@ -254,9 +254,9 @@ def test_a_casino_table_offers_bets_in_whole_chips_only() -> None:
 def test_the_casino_table_shows_the_shoes_fingerprint_and_audit() -> None:
     """As Oczko's table shows its deck's fingerprint and audit, the casino table shows
     its shoe's (read from the casino phone's dealer and log by the one adapter,
-    app/views/table_fairness.py); the lines are the shared ones, in the player's
+    app/views/table/fairness.py); the lines are the shared ones, in the player's
     language."""
-    from app.views.table_fairness import Audit, CasinoFairness, Fairness
+    from app.views.table.fairness import Audit, CasinoFairness, Fairness
 
     class Dealer:
         fingerprint = "pending"
@@ -303,8 +303,8 @@ def test_the_casino_table_shows_the_shoes_fingerprint_and_audit() -> None:
 def test_the_casino_lobby_lists_names_and_readiness_as_oczkos_does() -> None:
     """Each player by name with whether he is ready (he has a box, named), the same
     words as the Oczko lobby's lines (lobby_vm.player_line)."""
-    from app.views.casino_vm import lobby_players
-    from app.views.lobby_vm import present_lobby
+    from app.views.casino.vm import lobby_players
+    from app.views.table.lobby_lines import present_lobby
 
     snap = CasinoSnapshot(
         me="p0", rules=EUROPEAN, players=("p0", "p1", "p2"),
@@ -324,9 +324,9 @@ def test_the_casino_lobby_lists_names_and_readiness_as_oczkos_does() -> None:
 
 def test_the_turn_watcher_looks_when_a_table_pushes_an_update() -> None:
     """Issue 37, item 1, without the 0.2 s poll: the app's turn watcher is called on
-    every update a table pushes to the UI thread (app/views/turn_watch.py), and only
+    every update a table pushes to the UI thread (app/views/table/turn_watch.py), and only
     then."""
-    from app.views.turn_watch import on_table_update
+    from app.views.table.turn_watch import on_table_update
 
     looked: list[str] = []
     stop = on_table_update(lambda: looked.append("looked"))

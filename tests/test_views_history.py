@@ -156,7 +156,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from app.history.live import RECORDER
     from app.views.app import Blu21App, Toast
     from app.views.cardtex import HandView
-    from app.views.history import Chart
+    from app.views.history.screen import Chart
 
     result: dict = {"layouts": []}
 
@@ -353,7 +353,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             result["delete"] = {"asked": asked, "kept_on_no": kept, "after_yes": store.count()}
 
     def _line(r):
-        from app.views.history_vm import list_line
+        from app.views.history.vm import list_line
 
         return list_line(r)
 

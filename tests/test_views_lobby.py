@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app import i18n
-from app.views.lobby_vm import present_lobby
 from app.views.rules_text import BLACKJACK_RULES, OCZKO_RULES, blackjack_rules, oczko_rules
+from app.views.table.lobby_lines import present_lobby
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +84,7 @@ def test_both_lobbies_keep_a_hosts_visibility_through_one_helper() -> None:
     guest shows nothing, a transport that cannot tell shows nothing and stops no lobby,
     a host kept visible shows the time left (issue 33)."""
     from app.i18n import set_language
-    from app.views.bt_setup import lobby_visible_text
+    from app.views.setup.bluetooth import lobby_visible_text
 
     set_language("en")
 

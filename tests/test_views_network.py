@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from kivy_driver import STALL, run_driver
 
-from app.views.table_bridge import direct, never
+from app.views.table.bridge import direct, never
 
 # Longer than the default per-test limit (pyproject.toml): a Kivy process plays a hosted match
 # through the screens.
@@ -170,7 +170,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from kivy_driver import Stall, press, run_steps, tap
 
     from app.i18n.codes import message_for
-    from app.table.cli import default_dealer
+    from app.terminal.commands import default_dealer
     from app.views.app import Blu21App
 
     result: dict = {}
@@ -396,7 +396,7 @@ def test_table_messages_name_the_player_and_the_violation() -> None:
     from app.i18n import set_language
     from app.i18n.codes import message_for
     from app.table.lobby import Notice
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     set_language("en")
     net = NetworkTable(
@@ -422,7 +422,7 @@ def test_table_messages_name_the_player_and_the_violation() -> None:
 
 def test_joining_nowhere_reports_the_failure() -> None:
     from app.bluetooth.tcp import TcpTransport
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     listener = TcpTransport().listen()
     address = listener.address
@@ -445,7 +445,7 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
     import threading
 
     from app.bluetooth.tcp import TcpTransport
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     calls: list[bool] = []
     threads: list[threading.Thread] = []
@@ -502,9 +502,9 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
     from app.protocol.messages import Kind, Message
     from app.table.clock import SystemClock
     from app.table.messages import ProtocolFrame
-    from app.table.sra_dealer import sra_dealer_factory
-    from app.table.table import GuestTable
-    from app.views.oczko_network import NetworkTable
+    from app.table.oczko.guest import GuestTable
+    from app.table.oczko.sra_deck import sra_dealer_factory
+    from app.views.oczko.network import NetworkTable
 
     set_language("de")
     net = NetworkTable(  # (headless: pushed on the worker thread)
@@ -569,9 +569,9 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
     import time
 
     from app.i18n import set_language
-    from app.views import oczko_network
-    from app.views.oczko_network import NetworkTable
-    from app.views.oczko_vm import present
+    from app.views.oczko import network as oczko_network
+    from app.views.oczko.network import NetworkTable
+    from app.views.oczko.vm import present
 
     set_language("en")
     monkeypatch.setattr(oczko_network, "ROUND_PAUSE", 0.6)
@@ -635,7 +635,7 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
     import time
 
     from app.i18n import set_language
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     set_language("en")
     host = NetworkTable(  # (headless: pushed on the worker thread)
@@ -712,7 +712,7 @@ def test_start_names_the_guest_who_is_not_ready() -> None:
     from app.i18n.codes import message_for
     from app.table.clock import SystemClock
     from app.table.lobby import GuestLobby
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     set_language("pl")
     net = NetworkTable(  # (headless: pushed on the worker thread)
@@ -760,7 +760,7 @@ def test_a_void_round_says_whose_it_was_in_every_language() -> None:
     from app.i18n import set_language
     from app.i18n.codes import message_for
     from app.table.lobby import Notice
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     net = NetworkTable(
         post=direct, later=never, service=_tcp(), hosting=True, name="Host", dealer="open"

@@ -14,8 +14,8 @@ from app.i18n.codes import MESSAGES
 from app.rules.oczko import Match, OczkoOptions
 from app.rules.oczko_views import view
 from app.strategy.oczko import bust_probability
-from app.views.oczko_practice import PracticeMatch, bot_wants_card
-from app.views.oczko_vm import BACK, present, round_result_text
+from app.views.oczko.practice import PracticeMatch, bot_wants_card
+from app.views.oczko.vm import BACK, present, round_result_text
 
 NAMES = ["Ala", "Bartek", "Celina"]
 
@@ -222,7 +222,7 @@ def test_between_rounds_the_finished_hands_are_shown_open() -> None:
 
 
 def test_practice_match_is_a_table_controller() -> None:
-    from app.views.oczko_controller import OczkoTableController
+    from app.views.oczko.controller import OczkoTableController
 
     p = PracticeMatch(NAMES[:2], rounds=1, rng=random.Random(1), now=0)
     assert isinstance(p, OczkoTableController)

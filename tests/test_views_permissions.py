@@ -172,7 +172,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
     from app.table.readiness import Situation
     from app.table.service import TableService
     from app.views.app import Blu21App
-    from app.views.bt_setup import BluetoothSetup
+    from app.views.setup.bluetooth import BluetoothSetup
 
     result: dict = {"states": {}, "flow": {}}
     step_states = {
@@ -237,7 +237,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             calls: list[Any] = []
             host = self.go("oczko_host")
             yield
-            from app.views.permissions import ensure_bluetooth
+            from app.views.setup.permissions import ensure_bluetooth
 
             ensure_bluetooth(self, "host", calls.append)
             screen = self.sm.get_screen("bt_setup")

@@ -40,7 +40,7 @@ TEST_GLOBS=(tests/test_sra*.py tests/test_handeval*.py tests/test_hands*.py
             tests/test_cards*.py tests/test_build*.py)
 # Tests of the native sources that build and run host tools (cc, valgrind) rather than
 # import the wheel: they belong to the host run and prove nothing about ARM. The SRA
-# shoe's tests (app/table/sra_shoe.py: whole multi-deck shoes among up to 7 seats over
+# shoe's tests (app/table/casino/sra_shoe.py: whole multi-deck shoes among up to 7 seats over
 # TCP) are protocol and table logic in Python: the modexp they call is covered by
 # test_sra.py here, and under qemu they ran for a quarter of an hour on aarch64 and
 # were killed for memory on armhf.

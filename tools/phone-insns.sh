@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per 2048-bit modexp of our portable kernels (c64, c32) on the phones' CPUs,
-# and what that means in milliseconds. The phone profiles in app/table/phones.py charge
+# and what that means in milliseconds. The phone profiles in app/sim/phone_cpu.py charge
 # the kernels the phones run (a64, neon), from tools/arm-baseline.json (tools/armcount.py).
 #
 #   tools/phone-insns.sh [REPS]        # default 4

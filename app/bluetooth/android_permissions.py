@@ -2,7 +2,7 @@
 
 Android 12+ asks for BLUETOOTH_CONNECT / BLUETOOTH_SCAN / BLUETOOTH_ADVERTISE; API 23-30
 for ACCESS_FINE_LOCATION before a discovery. They are requested when the player is about to
-host or join (app/views/permissions.py walks him through them) and *checked again before
+host or join (app/views/setup/permissions.py walks him through them) and *checked again before
 every use*: a refused or revoked permission is a ``permission_denied``
 :class:`~app.bluetooth.errors.TransportError` (details: ``missing``), never a crash.
 """

@@ -5,7 +5,7 @@ says *when* a frame sent on a link arrives at the other phone: after the time th
 take on the air (cut into RFCOMM frames, each with its headers, at the link's rate and
 through the host's one radio, which all its links share), one-way latency and jitter,
 and any stall of the link. It also says when a seat's app is paused (Android stops an
-app in the background). The simulator (:mod:`app.table.sim`) uses it on its in-memory
+app in the background). The simulator (:mod:`app.sim.oczko`) uses it on its in-memory
 links; the figures behind the defaults are in docs/transport.md ("The link model").
 
 >>> import random

@@ -3,7 +3,7 @@
 The input is the stream of ``event.to_json()`` dicts (seats as numbers), already
 redacted for this phone (:func:`app.rules.oczko_views.redact`), each with the time it
 happened: the practice match's events, or a networked phone's log
-(:attr:`app.table.play.PhoneMatch.log`, which also carries ``audit`` and ``violation``
+(:attr:`app.table.oczko.phone.PhoneMatch.log`, which also carries ``audit`` and ``violation``
 entries). :class:`OczkoRounds` collects a round from ``round_started`` to
 ``round_ended`` and returns its :class:`~app.history.model.RoundRecord`; a match end or
 an audit verdict that comes later is returned as an amended record of an earlier round.

@@ -72,7 +72,7 @@ def max_audit_data(element: int, host_frames: int) -> int:
     """Bytes of an honest AUDIT's data at most, in a group of ``element``-byte values,
     for a round in which the host sends at most ``host_frames`` passes and locks: the
     seed and an attestation of each (within :func:`max_attested`). What the table's
-    frame budgets must let through (app/table/limits.py).
+    frame budgets must let through (app/table/frame_budget.py).
 
     >>> max_audit_data(256, 2), max_audit_data(256, 10_000)
     (644, 65516)

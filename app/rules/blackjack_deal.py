@@ -3,7 +3,7 @@
 The round (:class:`~app.rules.blackjack.Round`) holds no shoe: when it needs a card its
 phase is ``dealing`` and its one legal action is the table's ``card``, which carries the
 card. Whoever holds the cards supplies them. At a networked table every phone opens the
-next card of the SRA shoe (:mod:`app.table.casino_phone`); on one phone (one-phone
+next card of the SRA shoe (:mod:`app.table.casino.phone`); on one phone (one-phone
 blackjack, the bots, the scenarios, the session, the tests) :func:`deal` draws
 them from a :class:`~app.rules.shoe.Shoe`, and :class:`ShoeRound` pairs a round with
 its shoe so that it is driven like any engine: ``apply`` runs the action and then deals

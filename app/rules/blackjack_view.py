@@ -4,7 +4,7 @@
 peek rule the dealer's face-down card (and its event) stays hidden until the dealer
 turns it, and the dealer's total counts only the cards shown. Every other card of the
 table is dealt face up. The round's own ``to_json``, ``public_events`` and
-``dealer_total``, the presenter (:mod:`app.views.bj_vm`) and the history all go through
+``dealer_total``, the presenter (:mod:`app.views.blackjack.vm`) and the history all go through
 it; :func:`full_view` is the omniscient snapshot for replays and tests.
 
 >>> from app.rules.blackjack_deal import ShoeRound

@@ -2,9 +2,9 @@
 table hears and the effects every table asks for (no I/O).
 
 A host is one pure function ``step(book, event, facts) -> (book, effects)`` per game
-(:mod:`app.table.host_sequencer` for Oczko, :mod:`app.table.casino_sequencer` for the
-casino) over the values below; each game's book module (:mod:`app.table.host_book`,
-:mod:`app.table.casino_book`) adds only what its game alone has (its book, its facts,
+(:mod:`app.table.oczko.sequencer` for Oczko, :mod:`app.table.casino.sequencer` for the
+casino) over the values below; each game's book module (:mod:`app.table.oczko.book`,
+:mod:`app.table.casino.book`) adds only what its game alone has (its book, its facts,
 its reports and its readmission). A player is named by ``Who``: his seat at an Oczko
 table, his player id at a casino table.
 """

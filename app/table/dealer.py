@@ -5,7 +5,7 @@ events (a deck is started for a round, positions are dealt to seats, a seat prov
 its hand) and relays the frames it produces; the dealer tells the table which cards
 its own seat holds and which cards other seats have proven.
 
-* :class:`SraDealer` (``app/table/sra_dealer.py``) is the real one: the SRA mental
+* :class:`SraDealer` (``app/table/oczko/sra_deck.py``) is the real one: the SRA mental
   poker seat of :mod:`app.protocol`, where nobody, not even the host, learns another
   player's cards.
 * :class:`OpenDealer` here is for tests of the table flow only: the host's dealer
@@ -50,7 +50,7 @@ class DeckVerdict:
 class FrameDealer(Protocol):
     """What every seat's dealer does with frames (opaque bytes to the table): the set-up,
     the host's check before relaying, and the background work. Oczko's :class:`Dealer`
-    and the casino's :class:`~app.table.shoe_dealer.ShoeDealer` are both one."""
+    and the casino's :class:`~app.table.casino.shoe_dealer.ShoeDealer` are both one."""
 
     seat: int
 
@@ -177,7 +177,7 @@ class Dealer(FrameDealer, Protocol):
 
 class OpenSetup:
     """The set-up of a test dealer without secrecy (Oczko's :class:`OpenDealer`, the
-    casino's :class:`~app.table.casino_open_shoe.OpenShoe`): nothing to set up, no
+    casino's :class:`~app.table.casino.open_shoe.OpenShoe`): nothing to set up, no
     background work; the host (``host``) shuffles with ``rng`` and sends JSON frames."""
 
     def __init__(self, seat: int, host: int = 0, rng: random.Random | None = None) -> None:

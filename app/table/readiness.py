@@ -1,7 +1,7 @@
 """What still stands between the player and hosting or joining a table over Bluetooth.
 
 A pure function of what the phone reports (:class:`Situation`) gives the next
-:class:`Step` the app walks the player through (app/views/permissions.py renders it):
+:class:`Step` the app walks the player through (app/views/setup/permissions.py renders it):
 the runtime permissions, Bluetooth's switch, and then for a host the "visible to nearby
 phones" dialog, for a guest the search (with its own permission, and on Android 10/11
 the Location switch). Order: permissions first (Android 12+ needs BLUETOOTH_CONNECT even

@@ -23,16 +23,16 @@ from typing import Any, TypedDict
 
 from app.bluetooth.ids import new_player_id
 from app.rules.table_rules import TableRules
-from app.table.casino_guest import CasinoGuest
-from app.table.casino_host import CasinoHost, ShoeFactory
-from app.table.casino_side import CasinoBot
+from app.table.casino.guest import CasinoGuest
+from app.table.casino.host import CasinoHost, ShoeFactory
+from app.table.casino.side import CasinoBot
 from app.table.clock import Clock, SystemClock
 from app.table.dealer import OpenDealer
 from app.table.errors import TableError
 from app.table.lobby import Notice
 from app.table.messages import Options
+from app.table.oczko.guest import DealerFactory, GuestTable, HostTable
 from app.table.readiness import Situation, can_search
-from app.table.table import DealerFactory, GuestTable, HostTable
 
 #: a transport: ``listen()`` / ``connect(address, ...)`` (app.bluetooth.link.Transport);
 #: on Android also the set-up calls (permissions, ``state()``, ``paired_devices()``, ...)
@@ -62,7 +62,7 @@ def dealer_factory(kind: str, seed: int | None = None) -> DealerFactory:
     """``sra``: the SRA mental-poker dealer (when app.protocol is available); ``open``:
     the test dealer (no secrecy; shuffled from ``secrets`` unless ``seed`` is given)."""
     if kind == "sra":
-        from app.table.sra_dealer import sra_dealer_factory  # needs app.protocol
+        from app.table.oczko.sra_deck import sra_dealer_factory  # needs app.protocol
 
         factory: DealerFactory = sra_dealer_factory()
         return factory
@@ -78,7 +78,7 @@ def default_dealer() -> str:
     :class:`TableError` ``no_secure_dealer``, so that no networked table opens."""
     try:
         import app.native.sra
-        import app.table.sra_dealer  # noqa: F401
+        import app.table.oczko.sra_deck  # noqa: F401
     except ImportError as exc:
         raise TableError(
             "no_secure_dealer", f"the SRA dealer cannot load ({exc}); no table without it"
@@ -381,10 +381,10 @@ class TableService:
 
 def shoe_factory(kind: str, seed: int | None = None) -> ShoeFactory:
     """Every phone's shoe at a casino table: ``sra`` (the SRA shoe, once
-    ``app/table/sra_shoe.py`` is there) or ``open`` (the test shoe: no secrecy)."""
+    ``app/table/casino/sra_shoe.py`` is there) or ``open`` (the test shoe: no secrecy)."""
     if kind == "sra":
         try:  # (helper "shoe" of issue 19 brings it; no silent fall-back without it)
-            module = importlib.import_module("app.table.sra_shoe")
+            module = importlib.import_module("app.table.casino.sra_shoe")
         except ImportError as exc:
             raise TableError(
                 "no_secure_dealer", f"the SRA shoe cannot load ({exc}); no table without it"
@@ -392,7 +392,7 @@ def shoe_factory(kind: str, seed: int | None = None) -> ShoeFactory:
         factory: ShoeFactory = module.sra_shoe_factory()
         return factory
     if kind == "open":
-        from app.table.casino_open_shoe import OpenShoe
+        from app.table.casino.open_shoe import OpenShoe
 
         rng = random.SystemRandom() if seed is None else random.Random(seed)
         return lambda seat, players: OpenShoe(seat, rng=rng)

@@ -134,7 +134,7 @@ class Blu21App(App):
         """The one table service of the app (the screens receive it from here)."""
         if self._service is None:
             from app.table.service import platform_service
-            from app.views.device import on_android
+            from app.views.setup.device import on_android
 
             self._service = platform_service(android=on_android())
         return self._service
@@ -161,13 +161,13 @@ class Blu21App(App):
 
     def on_start(self) -> None:
         from app.history.live import start_recording
-        from app.views.device import prepare
+        from app.views.setup.device import prepare
 
         prepare()  # Java classes looked up on the main thread (issue 22)
         start_recording(self)  # hand history in data_dir (issue 20)
         # a networked table's turn reaches the player on any screen (issue 37, item 1)
-        # (when a table pushes an update: app/views/turn_watch.py)
-        from app.views.turn_watch import on_table_update
+        # (when a table pushes an update: app/views/table/turn_watch.py)
+        from app.views.table.turn_watch import on_table_update
 
         on_table_update(self.watch_turns)
         if self.prefs_warning:
@@ -178,7 +178,7 @@ class Blu21App(App):
         if "ANDROID_ARGUMENT" in os.environ:
             from kivy.metrics import dp
 
-            from app.views.device import system_bar_insets
+            from app.views.setup.device import system_bar_insets
 
             insets = system_bar_insets()
             theme.inset_top, theme.inset_bottom = insets or (dp(24), dp(48))
@@ -260,7 +260,7 @@ class Blu21App(App):
         Returns the table screen he was brought to (None: nothing to do)."""
         if self.root_widget is None:
             return None
-        from app.views.turn_watch import waiting_table
+        from app.views.table.turn_watch import waiting_table
 
         target = waiting_table(self.controllers)
         if target is None or self.sm.current == target:

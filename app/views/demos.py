@@ -290,7 +290,7 @@ def oczko_lobby(app: Blu21App) -> DemoSteps:
     over the loopback link (the desktop's transport)."""
     import time
 
-    from app.views.oczko_network import NetworkTable
+    from app.views.oczko.network import NetworkTable
 
     yield from open_screen(app, "oczko_host")
     press(app.sm.get_screen("oczko_host").ids.open)
@@ -331,7 +331,7 @@ def session(
     rules in force already, and start a session from the blackjack menu."""
     import random
 
-    from app.views.bj_game import saved_rules
+    from app.views.blackjack.game import saved_rules
 
     rules, _warning = saved_rules(app.prefs)
     if app.prefs.bj_preset != preset or (rounds and rules.rounds != rounds):
@@ -451,7 +451,7 @@ class _SampleTransport:
 def _bt_setup(
     app: Blu21App, purpose: str, transport: _SampleTransport, refused: set[str]
 ) -> DemoSteps:
-    from app.views.bt_setup import BluetoothSetup
+    from app.views.setup.bluetooth import BluetoothSetup
 
     screen = app.screen("bt_setup")
     setup = BluetoothSetup(transport, purpose, on_change=screen.refresh)
@@ -534,11 +534,11 @@ CASINO_BOTS = {2: "b0", 4: "b1", 5: "b2", 6: "b3", 7: "b4"}
 
 def _casino_lobby(app: Blu21App) -> Generator[None, None, Any]:
     """The host screen with casino blackjack chosen, then the lobby of a table on this
-    phone (:class:`app.views.casino_local.LocalCasinoTable`: five bots at their
+    phone (:class:`app.views.casino.local.LocalCasinoTable`: five bots at their
     boxes, a pair of eights and of nines for the player) with box 1 taken by a tap."""
     from app.rules.table_rules import EUROPEAN
-    from app.views.casino_local import LocalCasinoTable
-    from app.views.casino_net import CasinoNet
+    from app.views.casino.local import LocalCasinoTable
+    from app.views.casino.network import CasinoNet
 
     yield from open_screen(app, "oczko_host")
     host = app.sm.get_screen("oczko_host")

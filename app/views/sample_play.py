@@ -9,16 +9,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.views.bj_game import BlackjackGame
-    from app.views.oczko_practice import PracticeMatch
+    from app.views.blackjack.game import BlackjackGame
+    from app.views.oczko.practice import PracticeMatch
 
 
 def play_practice(
     names: Sequence[str] = ("Me", "Ada", "Bruno"), rounds: int = 3, seed: int = 1
 ) -> PracticeMatch:
     """A practice match against bots to its end (the player draws 40 % of the time);
-    returns the finished :class:`app.views.oczko_practice.PracticeMatch`."""
-    from app.views.oczko_practice import PracticeMatch
+    returns the finished :class:`app.views.oczko.practice.PracticeMatch`."""
+    from app.views.oczko.practice import PracticeMatch
 
     rng = random.Random(seed)
     m = PracticeMatch(list(names), rounds=rounds, rng=random.Random(seed + 1))
@@ -38,9 +38,9 @@ def play_blackjack(
     me: str = "Me", bots: Sequence[str] = ("Bot",), rounds: int = 6, seed: int = 1
 ) -> BlackjackGame:
     """A blackjack session to its end: the player bets 10 on box 1 and picks his
-    decisions at random; returns the finished :class:`app.views.bj_game.BlackjackGame`."""
+    decisions at random; returns the finished :class:`app.views.blackjack.game.BlackjackGame`."""
     from app.rules.table_rules import TableRules
-    from app.views.bj_game import BlackjackGame
+    from app.views.blackjack.game import BlackjackGame
 
     rng = random.Random(seed)
     g = BlackjackGame(TableRules(rounds=rounds), me, bots=list(bots), rng=random.Random(seed + 1))

@@ -68,7 +68,7 @@ def turn_alert(prefs: Any, data_dir: Path) -> None:
     """Make the player's turn unmissable, as his settings say: a vibration
     (``vibrate_on_turn``) and the chime (``sound_on_turn``)."""
     if prefs.vibrate_on_turn:
-        from app.views.device import vibrate
+        from app.views.setup.device import vibrate
 
         vibrate()
     if prefs.sound_on_turn:

@@ -1,0 +1,1 @@
+"""app/table: see docs/architecture.md."""

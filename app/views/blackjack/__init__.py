@@ -1,0 +1,1 @@
+"""The one-phone blackjack screens: menu, game, table and their view-model."""

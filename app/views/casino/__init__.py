@@ -1,0 +1,1 @@
+"""The casino table's screens: lobby, table, view-model, the networked and local tables."""

@@ -1,0 +1,1 @@
+"""The hand history's screen and view-model."""

@@ -1,0 +1,1 @@
+"""Getting a phone ready for a table: Bluetooth, permissions, the device's facts."""

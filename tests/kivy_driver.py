@@ -229,6 +229,25 @@ def step_through(app, steps, result: dict, out: Path, finish=None, delay: float 
     step(0)
 
 
+def draw_on_demand() -> Callable[[], None]:  # pragma: no cover - runs in the subprocess
+    """In a driver, once the window exists: frames go on laying out, updating textures and
+    canvas instructions (everything the checks read), but the window is no longer drawn
+    to the screen each frame, which nobody looks at (a quarter of a driver's time went
+    into drawing). Returns ``draw()``, which draws the window now: call it right before
+    ``Window.screenshot`` (which reads the drawn pixels)."""
+    from kivy.core.window import Window
+
+    kind = type(Window)
+    # (the event loop dispatches these by name: instance attributes shadow the methods)
+    Window.on_draw = lambda *_args: None
+    Window.on_flip = lambda *_args: None
+
+    def draw() -> None:
+        kind.on_draw(Window)
+
+    return draw
+
+
 def start_headless(out: Path, width: int, height: int) -> Path:
     """In a driver subprocess: a fresh data folder with English prefs for "Zosia", the
     project and tests/ importable, Kivy headless at ``width`` x ``height``; returns the

@@ -132,7 +132,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
     data_dir = start_headless(out, 360, 640)
     from kivy.clock import Clock
-    from kivy_driver import Stall, press, run_steps, tap, wait_for
+    from kivy_driver import Stall, draw_on_demand, press, run_steps, tap, wait_for
 
     from app.rules.money import money_text
     from app.table.casino_snapshot import CasinoStage
@@ -292,6 +292,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
         def on_start(self) -> None:
             super().on_start()
+            self.draw = draw_on_demand()  # (nobody looks: laid out, not drawn)
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
 
         def home(self) -> Any:

@@ -91,6 +91,26 @@ def tier_of(module: str) -> str:
     return "unit"
 
 
+#: the longest modules first, then by tier: with parallel workers (``-n auto --dist
+#: loadfile``, README "Tests") a long module started last would leave one core idle while
+#: the other finishes it; the many short unit modules fill the gaps at the end
+LONGEST = (
+    "test_screenshot_states",
+    "test_app_layout",
+    "test_install",
+    "test_app_casino",
+    "test_app_kivy",
+    "test_app_casino_live",
+)
+ORDER = ("gui", "install", "net", "android", "referee", "cross", "unit")
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    stem = item.path.stem
+    first = LONGEST.index(stem) if stem in LONGEST else len(LONGEST)
+    return first, ORDER.index(tier_of(stem))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tiers = {"unit", *TIERS}
     for item in items:
@@ -98,3 +118,4 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         # module's tier then is not added, so `-m unit` leaves it out)
         if not any(m.name in tiers for m in item.iter_markers()):
             item.add_marker(getattr(pytest.mark, tier_of(item.path.stem)))
+    items.sort(key=_rank)  # (stable: a module's tests stay together and in order)

@@ -8,6 +8,16 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
+# -- parallel workers (pytest-xdist, README "Tests") -------------------------------------------
+# Each worker gets a Kivy home and user folders of its own (Kivy writes its config.ini there
+# on import; the app its prefs and history): two workers never share one. Tests use
+# tmp_path and port 0 for the rest.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _home = tempfile.mkdtemp(prefix=f"blu21-{os.environ['PYTEST_XDIST_WORKER']}-")
+    atexit.register(shutil.rmtree, _home, True)
+    for _var in ("KIVY_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        os.environ[_var] = os.path.join(_home, _var.lower())
+
 settings.register_profile(
     "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -89,6 +99,31 @@ def tier_of(module: str) -> str:
     return "unit"
 
 
+#: the longest modules first, then by tier: with parallel workers (``-n auto --dist
+#: loadfile``, README "Tests") a long module started last would leave one core idle while
+#: the other finishes it; the many short unit modules fill the gaps at the end
+LONGEST = (
+    "test_screenshot_states",
+    "test_app_layout",
+    "test_install",
+    "test_app_casino",
+    "test_app_kivy",
+    "test_app_casino_live",
+)
+ORDER = ("gui", "install", "net", "android", "referee", "cross", "unit")
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    stem = item.path.stem
+    first = LONGEST.index(stem) if stem in LONGEST else len(LONGEST)
+    return first, ORDER.index(tier_of(stem))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tiers = {"unit", *TIERS}
     for item in items:
-        item.add_marker(getattr(pytest.mark, tier_of(item.path.stem)))
+        # (a case may name its own tier, e.g. a real-size group in a unit module: the
+        # module's tier then is not added, so `-m unit` leaves it out)
+        if not any(m.name in tiers for m in item.iter_markers()):
+            item.add_marker(getattr(pytest.mark, tier_of(item.path.stem)))
+    items.sort(key=_rank)  # (stable: a module's tests stay together and in order)

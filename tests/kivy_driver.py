@@ -24,6 +24,9 @@ from typing import Any
 #: starts again at every sign of progress, so a slow machine only makes runs longer.
 STALL = 240.0
 
+#: frames a second in a driver (:func:`draw_on_demand`; Kivy's default is 60)
+FPS = 250.0
+
 #: where a driver process beats (set by :func:`run_driver` for its subprocess)
 PROGRESS_ENV = "BLU21_DRIVER_PROGRESS"
 
@@ -227,6 +230,32 @@ def step_through(app, steps, result: dict, out: Path, finish=None, delay: float 
             Clock.schedule_once(step, delay)
 
     step(0)
+
+
+def draw_on_demand() -> Callable[[], None]:  # pragma: no cover - runs in the subprocess
+    """In a driver, once the window exists: frames go on laying out, updating textures and
+    canvas instructions (everything the checks read), but the window is no longer drawn
+    to the screen each frame, which nobody looks at (a quarter of a driver's time went
+    into drawing), and frames follow each other at up to :data:`FPS` a second, not 60
+    (most of a driver's frames take a millisecond or two). Returns ``draw()``, which
+    draws the window now: call it right before ``Window.screenshot`` (which reads the
+    drawn pixels)."""
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+
+    # A step of a driver waits for the next frame, not for a 60th of a second: frames
+    # come as fast as their work allows, up to FPS a second (a wait on another process
+    # then costs a few percent of a core, not a spinning one).
+    Clock._max_fps = FPS
+    kind = type(Window)
+    # (the event loop dispatches these by name: instance attributes shadow the methods)
+    Window.on_draw = lambda *_args: None
+    Window.on_flip = lambda *_args: None
+
+    def draw() -> None:
+        kind.on_draw(Window)
+
+    return draw
 
 
 def start_headless(out: Path, width: int, height: int) -> Path:

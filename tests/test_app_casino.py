@@ -183,7 +183,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     from kivy.clock import Clock
     from kivy.core.window import Window
     from kivy.uix.scrollview import ScrollView
-    from kivy_driver import press, run_steps, tap
+    from kivy_driver import draw_on_demand, press, run_steps, tap
     from layout_geometry import check_window
 
     from app.rules.engine import kinds_of
@@ -225,11 +225,13 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     class TestApp(Blu21App):
         def on_start(self) -> None:
             super().on_start()
+            self.draw = draw_on_demand()  # (nobody looks: laid out, not drawn)
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
 
         def check(self, rec: dict, where: str) -> None:
             if shots:  # the screenshot pass: every checked state as a PNG (under /tmp)
                 name = f"{rec['key']}-{len(rec['problems'])}-{where}".replace(":", "_")
+                self.draw()
                 made = Window.screenshot(name=str(Path(shots) / "shot.png"))
                 Path(made).rename(Path(shots) / (name.replace(" ", "_").replace(",", "") + ".png"))
             problems = check_window(self, f"{rec['key']}:{where}")

@@ -141,7 +141,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
     data_dir = start_headless(out, 360, 640)
     from kivy.clock import Clock
-    from kivy_driver import Stall, press, run_steps, tap, wait_for
+    from kivy_driver import Stall, draw_on_demand, press, run_steps, tap, wait_for
 
     from app.rules.money import money_text
     from app.table.casino.snapshot import CasinoStage
@@ -263,6 +263,22 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
             "log": [] if phone is None else [str(e)[:200] for e in phone.log[-12:]],
         }
 
+    def notices(net: Any) -> int:
+        """How many notices this phone's table has given so far (it keeps the newest)."""
+        table = net.table
+        return 0 if table is None else int(getattr(table, "notes_total", 0))
+
+    def refused_since(net: Any, total: int) -> bool:
+        """Whether a notice given since there were ``total`` is a refused intent (read
+        from the driver's thread while the table's worker runs: the list is replaced,
+        never changed in place)."""
+        grown = notices(net) - total
+        newest = list(getattr(net.table, "_notes", []))[-grown:] if grown > 0 else []
+        me = net.snapshot().me  # (a host also notes the intents of others it refused)
+        return any(
+            n.code == "intent_refused" and dict(n.params).get("player", me) == me for n in newest
+        )
+
     def compare(rec: dict, screen: Any, net: Any) -> Any:
         """Wait until the screen has drawn the table's newest snapshot (it follows
         the table by itself), then check that it shows exactly that snapshot."""
@@ -301,6 +317,7 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
 
         def on_start(self) -> None:
             super().on_start()
+            self.draw = draw_on_demand()  # (nobody looks: laid out, not drawn)
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
 
         def home(self) -> Any:
@@ -516,19 +533,31 @@ def drive(out: Path) -> None:  # pragma: no cover - runs in the subprocess
                     continue
                 rec["decisions"] += 1
 
-                def decided(b: Any = before, n: int = told) -> bool:
+                said = notices(net)
+
+                def decided(b: Any = before, n: int = told, r: int = said) -> bool:
                     # (or the table ended meanwhile: said below, not waited for until
                     # the hang guard; or the tap was refused: the player is told why,
-                    # and taps again if it is still his turn)
-                    return net.snapshot().round is not b or net.closed or len(toasts) > n
+                    # and taps again if it is still his turn. The phone refuses a tap
+                    # with a toast; the host refuses one it relayed (CNo) with a notice
+                    # on the screen's message line, and the round stays as it was: a
+                    # wait for the round alone waited for a change that never came)
+                    return (
+                        net.snapshot().round is not b
+                        or net.closed
+                        or len(toasts) > n
+                        or refused_since(net, r)
+                    )
 
                 try:
                     yield from frames(decided, "the decision")
                 except AssertionError:
                     rec["stuck"] = stuck(net, kind)  # (what the table was waiting for)
                     raise
-                if len(toasts) > told and net.snapshot().round is before:
-                    rec["refused_taps"] = [*rec.get("refused_taps", []), toasts[-1]]
+                refused = len(toasts) > told or refused_since(net, said)
+                if refused and net.snapshot().round is before:
+                    why = toasts[-1] if len(toasts) > told else screen.ids.message.text
+                    rec["refused_taps"] = [*rec.get("refused_taps", []), why]
                     rec["decisions"] -= 1
                     continue
                 last = net.snapshot()

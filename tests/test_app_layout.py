@@ -161,7 +161,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     Config.set("graphics", "height", "480")
     from kivy.clock import Clock
     from kivy.core.window import Window
-    from kivy_driver import Stall, press, run_steps, tap
+    from kivy_driver import Stall, draw_on_demand, press, run_steps, tap
     from layout_geometry import check_window
 
     from app.table.service import tcp_service
@@ -179,6 +179,7 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     class TestApp(Blu21App):
         def on_start(self) -> None:
             super().on_start()
+            self.draw = draw_on_demand()  # (nobody looks: laid out, not drawn)
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
 
         def on_stop(self) -> None:

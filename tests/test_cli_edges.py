@@ -535,7 +535,8 @@ def test_the_readme_names_every_command_and_how_to_start() -> None:
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
     # the two set-up commands stay first, exactly
     assert text.split("```sh\n")[1].split("```")[0] == "pip install . && blu21\n"
-    assert text.split("```sh\n")[2].split("```")[0] == "pip install -e '.[test]' && pytest\n"
+    setup = "pip install -e '.[test]' && pytest -n auto --dist loadfile\n"  # (issue 34)
+    assert text.split("```sh\n")[2].split("```")[0] == setup
     commands = text.split("## Commands")[1].split("\n## ")[0]
     for name in COMMANDS:
         assert f"`blu21 {name}" in commands, name

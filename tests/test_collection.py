@@ -20,7 +20,7 @@ import sys
 class _NoKivy:
     def find_spec(self, name, path=None, target=None):
         if name == "kivy" or name.startswith("kivy."):
-            raise ImportError("No module named 'kivy' (blocked by the test)")
+            raise ModuleNotFoundError("No module named 'kivy' (blocked by the test)")
         return None
 
 sys.meta_path.insert(0, _NoKivy())

@@ -249,7 +249,9 @@ def test_honest_rounds_toy_group(n):
     _check_round(t, 2, order)
 
 
-@pytest.mark.parametrize("n", [2, 7])
+# (seven seats in the real group cost seconds: the `net` tier, with the tables over TCP
+# that pay the same; two seats in the real group stay in the unit tier)
+@pytest.mark.parametrize("n", [2, pytest.param(7, marks=pytest.mark.net)])
 def test_honest_round_ffdhe2048(n):
     t = LocalTable(n, FFDHE2048, seed=11)
     t.setup()
@@ -319,7 +321,10 @@ def test_lock_only_what_is_needed_and_extend_on_demand():
 
 
 def test_persian_21_claim_is_accepted_when_true():
-    for seed in range(2000):  # (a seat holds two aces in about 1 deal of 110)
+    # (a seat holds two aces in about 1 deal of 110: 353 is the first seed that deals them,
+    # found by this loop run from 0, which cost 350 set-ups each run; should the dealing
+    # change, the search goes on from there)
+    for seed in range(353, 2353):
         t = LocalTable(2, TOY, seed=seed)
         t.setup()
         t.start(RoundSpec(1, (0, 1), lock_ahead=4))

@@ -66,6 +66,23 @@ def test_every_listed_state_was_reached_in_every_language_and_size(run: dict) ->
     assert {k.split(":")[-1] for k in run["checked"]} == shipped
 
 
+def test_every_screen_and_state_renders(run: dict) -> None:
+    """(from tests/test_app_kivy.py: there every screen was rendered a second time)"""
+    from app.views.registry import SCREENS
+
+    assert set(SCREENS) <= set(run["screens"])
+    assert len(run["screens"]) > len(SCREENS)  # the extra states rendered too
+    for name, info in run["screens"].items():
+        assert Path(info["png"]).stat().st_size > 2000, name  # something was drawn
+        assert info["size"][0] > 0, name
+
+
+def test_touch_targets_are_at_least_48dp(run: dict) -> None:
+    """(from tests/test_app_kivy.py; the layout check also asks 48 dp of the width)"""
+    assert run["buttons_checked"] > 20
+    assert run["small_buttons"] == []
+
+
 def test_deal_and_flip_follow_the_animation_speed(run: dict) -> None:
     slow, off = run["animation"]["slow"], run["animation"]["off"]
     assert slow[0] < 1 and slow[1] < 1 and slow[2] == [[1, "flip"]]
@@ -165,18 +182,32 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
     headless_environment()
     from kivy.clock import Clock
     from kivy.core.window import Window
-    from kivy_driver import run_steps
+    from kivy.metrics import dp
+    from kivy.uix.button import Button
+    from kivy_driver import draw_on_demand, run_steps
     from layout_geometry import check_window
 
     from app.views.app import Blu21App
     from app.views.demos import DEMOS, states
 
-    result: dict = {"checked": {}}
+    result: dict = {"checked": {}, "screens": {}, "buttons_checked": 0, "small_buttons": []}
 
     class TestApp(Blu21App):
         def on_start(self) -> None:
             super().on_start()
+            self.draw = draw_on_demand()  # (drawn only for the screenshots)
             Clock.schedule_once(lambda _dt: run_steps(self, self.checks(), out, result), 0.1)
+
+        def buttons(self, key: str, png: str) -> None:
+            """Every button of the state's screen that is shown (also outside the window,
+            in a scroll view) at least 48 dp tall (moved from tests/test_app_kivy.py)."""
+            screen = self.sm.get_screen(key.split(":")[0])
+            result["screens"][key] = {"size": list(screen.size), "png": png}
+            for w in screen.walk():
+                if isinstance(w, Button) and w.opacity > 0 and w.width > 0:
+                    result["buttons_checked"] += 1
+                    if w.height < dp(48) - 0.5:
+                        result["small_buttons"].append(f"{key}:{w.text}:{w.height}")
 
         def checks(self):
             for size in SIZES:
@@ -201,7 +232,10 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                         result["checked"][where] = check_window(self, where)
                         if size == SIZES[0]:
                             name = f"{key.replace(':', '-')}-{lang}.png"
-                            Window.screenshot(name=str(out / name))
+                            self.draw()
+                            made = Window.screenshot(name=str(out / name))
+                            if lang == "en":
+                                self.buttons(key, made)
             for _ in DEMOS["home"](self):  # closes what the last state opened
                 pass
             # deal and flip animations follow the animation-speed setting

@@ -25,8 +25,8 @@ from app.rules.errors import ScenarioError
 #: ScenarioError); with a viewer the output is that player's view (the game's
 #: ``view_for``, the one place that hides cards; the replay hides nothing itself).
 RUNNERS: dict[str, str] = {
-    "oczko": "app.rules.oczko_scenario",
-    "blackjack": "app.rules.blackjack_scenario",
+    "oczko": "app.rules.oczko.scenario",
+    "blackjack": "app.rules.blackjack.scenario",
 }
 
 

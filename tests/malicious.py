@@ -27,7 +27,7 @@ import cheats
 
 from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
-from app.rules.oczko_round import total_of
+from app.rules.oczko.round import total_of
 from app.table.oczko.sra_deck import SraDealer
 
 Deviation = Callable[[random.Random], type]

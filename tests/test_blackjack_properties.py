@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Action, ActionKind, LegalAction, Phase, Round
-from app.rules.blackjack_deal import ShoeRound
+from app.rules.blackjack.deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe

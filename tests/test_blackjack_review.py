@@ -28,8 +28,8 @@ from app.rules.blackjack import (
     Round,
     Stake,
 )
-from app.rules.blackjack_deal import ShoeRound
-from app.rules.blackjack_settle import Outcome
+from app.rules.blackjack.deal import ShoeRound
+from app.rules.blackjack.settle import Outcome
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe

@@ -12,7 +12,7 @@ import pytest
 from app.cards import Card
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Action, ActionKind, HandStatus, Phase, Round
-from app.rules.blackjack_deal import ShoeRound
+from app.rules.blackjack.deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
 from app.rules.shoe import Shoe
@@ -316,10 +316,10 @@ def test_error_codes_are_listed() -> None:
 
     import app.rules.blackjack as bj
 
-    # the round's code is split by concern over app/rules/blackjack*.py
+    # the round's code is split by concern over app/rules/blackjack/*.py
     src = "".join(
-        f.read_text(encoding="utf-8") for f in Path(bj.__file__).parent.glob("blackjack*.py")
-        if f.name != "blackjack_scenario.py"
+        f.read_text(encoding="utf-8") for f in Path(bj.__file__).parent.glob("*.py")
+        if f.name != "scenario.py"
     )
     raised = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', src))
     raised |= {f"cannot_{k.value}" for k in bj.PLAY_KINDS}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.replay import main, run
-from app.rules.blackjack_scenario import run_scenario
+from app.rules.blackjack.scenario import run_scenario
 from app.rules.errors import ScenarioError
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("blackjack_*.json"))

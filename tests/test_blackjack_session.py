@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from app.rules.blackjack import Round
-from app.rules.blackjack_deal import ShoeRound
+from app.rules.blackjack.deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session, SessionError
 from app.rules.shoe import Shoe

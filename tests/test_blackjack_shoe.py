@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.cards import parse_cards
 from app.cards import shoe as full_shoe
-from app.rules.blackjack_deal import ShoeRound
+from app.rules.blackjack.deal import ShoeRound
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.blackjack_actions import Action
-from app.rules.blackjack_state import Phase
+from app.rules.blackjack.actions import Action
+from app.rules.blackjack.state import Phase
 from app.rules.money import (
     MAX_CHIPS,
     MAX_DENOMINATOR,

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from app.i18n.codes import message_for
-from app.rules.blackjack_actions import Action
+from app.rules.blackjack.actions import Action
 from app.rules.table_rules import EUROPEAN
 from app.table.casino.snapshot import CasinoSnapshot, CasinoStage
 from app.table.clock import FakeClock

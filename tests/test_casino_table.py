@@ -7,7 +7,7 @@ import pytest
 
 from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
-from app.rules.blackjack_actions import Action
+from app.rules.blackjack.actions import Action
 from app.rules.errors import IllegalAction
 from app.rules.table_rules import TableRules
 from app.table.casino.snapshot import CasinoStage

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.protocol.keys import DeterministicRng
-from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.blackjack.actions import Action, ActionKind
 from app.rules.money import ZERO
 from app.rules.table_rules import TableRules
 from app.table import lobby

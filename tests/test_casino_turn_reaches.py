@@ -11,7 +11,7 @@ import time
 
 from test_casino_net import HEADLESS, ask, until  # (the wait with its hang guard)
 
-from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.blackjack.actions import Action, ActionKind
 from app.rules.table_rules import EUROPEAN
 from app.table.casino.snapshot import CasinoStage
 from app.table.clock import FakeClock

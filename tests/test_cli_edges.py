@@ -439,7 +439,7 @@ def test_the_casino_lines_read_as_sentences_with_decimal_amounts(english_after) 
 
     from app import i18n
     from app.cards import Card
-    from app.rules.blackjack_events import (
+    from app.rules.blackjack.events import (
         BetPlaced,
         DealerPeeked,
         InsuranceTaken,

@@ -31,15 +31,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cards import DECK, Card
-from app.rules import blackjack, blackjack_events, oczko_actions, oczko_events
+from app.rules import blackjack
 from app.rules.blackjack import Round
-from app.rules.blackjack_deal import ShoeRound
-from app.rules.blackjack_view import hole_hidden
-from app.rules.blackjack_view import view_for as bj_view_for
+from app.rules.blackjack import events as blackjack_events
+from app.rules.blackjack.deal import ShoeRound
+from app.rules.blackjack.view import hole_hidden
+from app.rules.blackjack.view import view_for as bj_view_for
 from app.rules.engine import Engine, Event, LegalAction, decode_event
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status
-from app.rules.oczko_views import view_for as oczko_view_for
+from app.rules.oczko import actions as oczko_actions
+from app.rules.oczko import events as oczko_events
+from app.rules.oczko.views import view_for as oczko_view_for
 from app.rules.shoe import Shoe
 from app.rules.table_rules import PRESETS, TableRules
 
@@ -416,8 +419,8 @@ def test_oczko_codes_are_listed() -> None:
 
     src = "".join(
         f.read_text(encoding="utf-8")
-        for f in Path(oczko_actions.__file__).parent.glob("oczko*.py")
-        if f.name != "oczko_scenario.py"
+        for f in Path(oczko_actions.__file__).parent.glob("*.py")
+        if f.name != "scenario.py"
     )
     raised = set(re.findall(r'IllegalAction\(\s*"([a-z_]+)"', src))
     assert raised == set(oczko_actions.ERROR_CODES)

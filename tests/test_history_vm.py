@@ -46,7 +46,7 @@ def test_oczko_replay_hides_what_the_phone_did_not_see_until_revealed():
 
 def test_blackjack_replay_follows_a_split():
     from app.history.blackjack_record import blackjack_record
-    from app.rules.blackjack_deal import ShoeRound
+    from app.rules.blackjack.deal import ShoeRound
     from app.rules.shoe import Shoe
     from app.rules.table_rules import TableRules
 

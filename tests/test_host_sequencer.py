@@ -15,7 +15,7 @@ import pytest
 
 from app.cards import Card
 from app.rules.oczko import OczkoOptions, Phase
-from app.rules.oczko_match import Match
+from app.rules.oczko.match import Match
 from app.table.errors import TableError
 from app.table.messages import (
     Ahead,

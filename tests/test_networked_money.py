@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from app.cards import Card, Rank, parse_cards
 from app.cards import shoe as full_shoe
 from app.rules.blackjack import Round
-from app.rules.blackjack_deal import ShoeRound
+from app.rules.blackjack.deal import ShoeRound
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules, networked_rules
 

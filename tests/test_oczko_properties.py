@@ -29,8 +29,8 @@ from app.rules.oczko import (
     redact,
     view,
 )
-from app.rules.oczko_actions import CARD_ACTIONS, TABLE_ACTIONS
-from app.rules.oczko_scenario import run_scenario
+from app.rules.oczko.actions import CARD_ACTIONS, TABLE_ACTIONS
+from app.rules.oczko.scenario import run_scenario
 
 MAX_STEPS = 20_000
 

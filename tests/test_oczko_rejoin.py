@@ -25,7 +25,7 @@ from app.rules.oczko import (
     Rejoined,
     RoundStarted,
 )
-from app.rules.oczko_scenario import run_scenario
+from app.rules.oczko.scenario import run_scenario
 
 C = Card.parse
 

@@ -15,7 +15,7 @@ from app.cards import Card
 from app.cli import main as cli_main
 from app.rules.errors import ScenarioError
 from app.rules.oczko import Match, OczkoOptions, Persian21, RoundEnded
-from app.rules.oczko_scenario import run_scenario
+from app.rules.oczko.scenario import run_scenario
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 SEED = SCENARIOS / "oczko_seed_example.json"

@@ -4,8 +4,8 @@ Every ``import`` of a module in ``app/rules`` is read from the source, function-
 ones and those under ``if TYPE_CHECKING:`` included (a circle kept "for type hints only"
 is still a circle a reader has to untangle), and the graph of rules module -> rules
 module must have no cycle. Shared types live in a module both sides import (for
-blackjack: ``blackjack_state`` and ``blackjack_legal``, read by the view and the
-machine; for Oczko: ``oczko_round``, ``oczko_actions``).
+blackjack: ``blackjack.state`` and ``blackjack.legal``, read by the view and the
+machine; for Oczko: ``oczko.round``, ``oczko.actions``).
 """
 
 from __future__ import annotations
@@ -19,21 +19,24 @@ PACKAGE = "app.rules"
 
 
 def rules_modules() -> dict[str, Path]:
-    """``{module name: path}`` of every module in ``app/rules``."""
+    """``{module name: path}`` of every module in ``app/rules`` and its game packages
+    (a package's ``__init__`` under the package's name)."""
     folder = ROOT / "app" / "rules"
     out = {}
-    for path in sorted(folder.glob("*.py")):
-        name = PACKAGE if path.stem == "__init__" else f"{PACKAGE}.{path.stem}"
-        out[name] = path
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
     return out
 
 
-def imported(source: str, module: str, known: Iterable[str]) -> set[str]:
+def imported(source: str, module: str, known: Iterable[str], is_package: bool = False) -> set[str]:
     """The rules modules ``module`` imports anywhere in ``source`` (``import a.b``,
     ``from a.b import c``, ``from a import b`` where ``b`` is a module, relative
     imports)."""
     names = set(known)
-    package = module if module == PACKAGE else module.rsplit(".", 1)[0]
+    package = module if module == PACKAGE or is_package else module.rsplit(".", 1)[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -44,7 +47,12 @@ def imported(source: str, module: str, known: Iterable[str]) -> set[str]:
                 parts = package.split(".")
                 head = parts[: len(parts) - (node.level - 1)]
                 base = ".".join([*head, base] if base else head)
-            candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            # ``from pkg import sub`` imports the module ``sub`` (its package is only the
+            # parent every submodule has); ``from mod import name`` imports ``mod``
+            candidates = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in names else base
+                for alias in node.names
+            ]
         else:
             continue
         found |= {c for c in candidates if c in names and c != PACKAGE}
@@ -55,7 +63,10 @@ def imported(source: str, module: str, known: Iterable[str]) -> set[str]:
 def graph() -> dict[str, set[str]]:
     """Rules module -> the rules modules it imports."""
     modules = rules_modules()
-    return {m: imported(path.read_text("utf-8"), m, modules) for m, path in modules.items()}
+    return {
+        m: imported(path.read_text("utf-8"), m, modules, path.stem == "__init__")
+        for m, path in modules.items()
+    }
 
 
 def circles(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.oczko import OczkoOptions
-from app.rules.oczko_match import Match
+from app.rules.oczko.match import Match
 from app.table.dealer import DeckVerdict, OpenDealer
 from app.table.messages import Applied, CloseDeal, Deal, Go, Left, Options
 from app.table.oczko.phone import PhoneMatch

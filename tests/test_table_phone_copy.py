@@ -12,7 +12,7 @@ import table_net
 from table_net import open_table
 
 from app.rules.errors import IllegalAction
-from app.rules.oczko_actions import ActionKind
+from app.rules.oczko.actions import ActionKind
 from app.rules.table_rules import TableRules
 from app.table.casino.messages import money_wire
 from app.table.clock import FakeClock

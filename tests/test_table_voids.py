@@ -18,8 +18,8 @@ from cheats import Cheat, FalseComplaint, RevealingFalseComplaint, keep_seed
 from test_table_sra import departures, finished, make_table, run
 
 from app.rules.oczko import Phase
-from app.rules.oczko_actions import Action, ActionKind
-from app.rules.oczko_events import RoundEnded
+from app.rules.oczko.actions import Action, ActionKind
+from app.rules.oczko.events import RoundEnded
 from app.table.errors import TableError
 from app.table.messages import CONTROL, Deal, Void, decode
 from app.table.oczko import sequencer as host_sequencer

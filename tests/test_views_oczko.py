@@ -12,7 +12,7 @@ from app import i18n
 from app.cards import Card, parse_cards
 from app.i18n.codes import MESSAGES
 from app.rules.oczko import Match, OczkoOptions
-from app.rules.oczko_views import view
+from app.rules.oczko.views import view
 from app.strategy.oczko import bust_probability
 from app.views.oczko.practice import PracticeMatch, bot_wants_card
 from app.views.oczko.vm import BACK, present, round_result_text

@@ -26,7 +26,7 @@ from typing import Any
 
 from app.history.blackjack_record import EPSILON, PUSHED, WON, is_decision, review_entry
 from app.history.model import PENDING, Facts, RoundRecord, audit_status
-from app.rules.blackjack_events import EVENTS
+from app.rules.blackjack.events import EVENTS
 from app.rules.money import Money, money_json, to_money
 
 

@@ -128,7 +128,7 @@ class Recorder:
         self._guard(lambda: self._practice(match, tuple(events)))
 
     def _practice(self, match: Any, events: tuple[Any, ...]) -> None:
-        from app.rules.oczko_views import redact
+        from app.rules.oczko.views import redact
 
         state = self._games.get(match)
         if state is None:

@@ -1,7 +1,7 @@
 """Oczko rounds as records, built from the engine's events as one phone saw them.
 
 The input is the stream of ``event.to_json()`` dicts (seats as numbers), already
-redacted for this phone (:func:`app.rules.oczko_views.redact`), each with the time it
+redacted for this phone (:func:`app.rules.oczko.views.redact`), each with the time it
 happened: the practice match's events, or a networked phone's log
 (:attr:`app.table.oczko.phone.PhoneMatch.log`, which also carries ``audit`` and ``violation``
 entries). :class:`OczkoRounds` collects a round from ``round_started`` to

@@ -11,7 +11,7 @@ waits for one lists exactly that action, and whoever holds the cards (a shoe on 
 phone, the SRA deck or shoe across phones) supplies it. Every event derives from
 :class:`Event` and has one :meth:`Event.to_json`; :func:`decode_event` reads it back.
 What a player may see is decided in exactly one place per game, its
-``view_for(state, player)`` (:mod:`app.rules.blackjack_view`, :mod:`app.rules.oczko_views`):
+``view_for(state, player)`` (:mod:`app.rules.blackjack.view`, :mod:`app.rules.oczko.views`):
 presenters, the history and replays render that view and never hide anything themselves.
 
 Driving any engine through the contract (the bots, the tests and the replay all do):
@@ -38,7 +38,7 @@ waits for one lists the table's card action (no player), which carries the card:
 ...     state, events = state.apply(state.legal_actions()[0].action(Card.parse(text)))
 >>> state.over, [e.kind for e in events][-1]
 (True, 'round_settled')
->>> from app.rules.blackjack_events import EVENTS
+>>> from app.rules.blackjack.events import EVENTS
 >>> decode_event(events[-1].to_json(), EVENTS) == events[-1]
 True
 
@@ -197,7 +197,7 @@ def _decode(hint: Any, v: Any) -> Any:
 def decode_event(data: Any, registry: Mapping[str, type[Event]]) -> Event:
     """The event that :meth:`Event.to_json` (without names) wrote; ValueError if malformed.
 
-    >>> from app.rules.oczko_events import EVENTS, RoundEnded
+    >>> from app.rules.oczko.events import EVENTS, RoundEnded
     >>> e = RoundEnded(1, False, 0, "showdown", ((0, 20), (1, None)), ((0, "held"),), (1, 0))
     >>> decode_event(e.to_json(), EVENTS) == e
     True

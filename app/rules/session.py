@@ -26,8 +26,8 @@ from types import MappingProxyType
 from typing import Any
 
 from app.rules.blackjack import Round
-from app.rules.blackjack_deal import ShoeRound
-from app.rules.blackjack_events import Shuffled
+from app.rules.blackjack.deal import ShoeRound
+from app.rules.blackjack.events import Shuffled
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, money_json
 from app.rules.shoe import RandomSource, Shoe

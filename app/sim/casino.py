@@ -35,7 +35,7 @@ from app.bluetooth.btmodel import LinkModel, pauses
 from app.bluetooth.link import InboxEvent
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import DeterministicRng
-from app.rules.blackjack_state import Phase
+from app.rules.blackjack.state import Phase
 from app.rules.table_rules import TableRules
 from app.sim.oczko import JOIN_EVERY_S, LOBBIES, THINK_S, Sim, SimNet, SimPhone
 from app.sim.phone_cpu import MeteredGroup, PhoneCpu

@@ -23,7 +23,7 @@ from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import _, decimal_mark
 from app.i18n.codes import MESSAGES, message_for
-from app.rules.blackjack_actions import Action, ActionKind
+from app.rules.blackjack.actions import Action, ActionKind
 from app.rules.errors import IllegalAction
 from app.rules.money import money_text, to_money
 from app.rules.table_rules import PRESETS, RulesError, TableRules

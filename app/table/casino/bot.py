@@ -14,8 +14,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.cards import Rank
-from app.rules.blackjack_actions import ActionKind
-from app.rules.blackjack_state import Phase
+from app.rules.blackjack.actions import ActionKind
+from app.rules.blackjack.state import Phase
 from app.rules.money import ZERO, Money
 from app.table.casino.phone import CasinoPhone
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from app.rules.blackjack_actions import ActionKind
+from app.rules.blackjack.actions import ActionKind
 from app.rules.money import MAX_CHIPS, ZERO, Money, MoneyError, table_money
 from app.rules.table_rules import RulesError, TableRules
 from app.table.messages import (

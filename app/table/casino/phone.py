@@ -46,9 +46,9 @@ from app.cards import Card
 from app.protocol.group import Group
 from app.protocol.keys import Identity, verify
 from app.rules.blackjack import Round
-from app.rules.blackjack_actions import Action, ActionKind
-from app.rules.blackjack_events import EVENTS
-from app.rules.blackjack_state import Phase
+from app.rules.blackjack.actions import Action, ActionKind
+from app.rules.blackjack.events import EVENTS
+from app.rules.blackjack.state import Phase
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, stake_ok, table_money
 from app.rules.table_rules import networked_rules

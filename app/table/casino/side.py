@@ -14,7 +14,7 @@ from typing import Any
 
 from app.protocol.group import Group
 from app.protocol.keys import Identity
-from app.rules.blackjack_actions import Action
+from app.rules.blackjack.actions import Action
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money
 from app.rules.table_rules import TableRules, networked_rules

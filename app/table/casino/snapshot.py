@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from app.rules.blackjack import Round
-from app.rules.blackjack_actions import Action
+from app.rules.blackjack.actions import Action
 from app.rules.money import Money
 from app.rules.table_rules import TableRules
 from app.table.notice import Notice as Notice  # (re-exported: one class for both games)

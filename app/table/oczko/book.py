@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.rules.oczko_match import Match
+from app.rules.oczko.match import Match
 from app.table.book import Announce as Announce
 from app.table.book import Back as Back
 from app.table.book import CancelTimer as CancelTimer

@@ -31,7 +31,7 @@ from typing import Any
 
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Phase
-from app.rules.oczko_actions import ActionKind
+from app.rules.oczko.actions import ActionKind
 from app.table.clock import Clock
 from app.table.dealer import Dealer, OpenDealer
 from app.table.errors import TableError

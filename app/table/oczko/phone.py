@@ -34,9 +34,9 @@ from typing import Any, TypeGuard
 from app.cards import Card
 from app.rules.errors import IllegalAction
 from app.rules.oczko import Match, OczkoOptions, Phase, Status, total_of
-from app.rules.oczko_actions import Action, ActionKind
-from app.rules.oczko_events import Event, MatchEnded, RoundEnded, RoundStarted
-from app.rules.oczko_match import VOID
+from app.rules.oczko.actions import Action, ActionKind
+from app.rules.oczko.events import Event, MatchEnded, RoundEnded, RoundStarted
+from app.rules.oczko.match import VOID
 from app.table.dealer import CLAIM_PERSIAN, CLAIM_SHOWDOWN, Dealer, DealerViolation, Rekeyed
 from app.table.messages import (
     Ahead,

@@ -4,7 +4,7 @@ The rules and the money are the engine's (:mod:`app.rules.blackjack`,
 :mod:`app.rules.session`); this module seats the players, lets the bots make their
 decisions and hands the player's intents to the engine. The deck is shuffled by the
 session's shoe from the random source passed in (``secrets`` by default), which
-supplies the cards the round asks for (:class:`app.rules.blackjack_deal.ShoeRound`).
+supplies the cards the round asks for (:class:`app.rules.blackjack.deal.ShoeRound`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.rules.blackjack import Round
-    from app.rules.blackjack_deal import ShoeRound
-    from app.rules.blackjack_legal import BjLegal
-    from app.rules.blackjack_state import Hand
+    from app.rules.blackjack.deal import ShoeRound
+    from app.rules.blackjack.legal import BjLegal
+    from app.rules.blackjack.state import Hand
     from app.rules.session import Session
     from app.rules.table_rules import TableRules
 
@@ -211,7 +211,7 @@ class BlackjackGame:
         self.dealt = r
 
     def _run_bots(self) -> None:
-        from app.rules.blackjack_view import view_for
+        from app.rules.blackjack.view import view_for
 
         t = self.dealt
         assert t is not None

@@ -12,13 +12,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from app.i18n import _, decimal_mark, localize_decimal, ngettext
-from app.rules.blackjack_view import view_for
+from app.rules.blackjack.view import view_for
 from app.rules.engine import kinds_of
 
 if TYPE_CHECKING:
     from app.rules.blackjack import Round
-    from app.rules.blackjack_legal import BjLegal
-    from app.rules.blackjack_state import Hand
+    from app.rules.blackjack.legal import BjLegal
+    from app.rules.blackjack.state import Hand
     from app.rules.table_rules import TableRules
     from app.views.blackjack.game import BlackjackGame
 

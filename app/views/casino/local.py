@@ -2,7 +2,7 @@
 
 :class:`LocalCasinoTable` implements :class:`app.table.casino.snapshot.CasinoTable`
 over a real multi-player :class:`app.rules.blackjack.Round` dealt from a shoe on
-this phone (:class:`app.rules.blackjack_deal.ShoeRound`): bots own boxes, bet on
+this phone (:class:`app.rules.blackjack.deal.ShoeRound`): bots own boxes, bet on
 them, bet behind the player's boxes and take the dealer-busts bet, and decide with
 :func:`app.views.blackjack.game.bot_choice`; the player's intents are checked by the real
 engine (an illegal one raises and changes nothing) and logged in ``intents``. What a
@@ -22,8 +22,8 @@ from fractions import Fraction
 from typing import Any
 
 from app.rules.blackjack import Action, Round
-from app.rules.blackjack_deal import ShoeRound
-from app.rules.blackjack_view import view_for
+from app.rules.blackjack.deal import ShoeRound
+from app.rules.blackjack.view import view_for
 from app.rules.errors import IllegalAction
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from app.rules.blackjack_actions import Action
+from app.rules.blackjack.actions import Action
 from app.table.casino.snapshot import CasinoSnapshot, CasinoStage, CasinoTable
 from app.views.table.bridge import (
     ANSWER,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.i18n import N_, _
 from app.i18n.codes import MESSAGES, message_for
-from app.rules.blackjack_view import view_for
+from app.rules.blackjack.view import view_for
 from app.rules.engine import kinds_of
 from app.table.casino.snapshot import CasinoSnapshot, CasinoStage, Notice
 from app.views.blackjack.vm import (
@@ -44,8 +44,8 @@ from app.views.table.lobby_lines import player_line
 
 if TYPE_CHECKING:
     from app.rules.blackjack import Round
-    from app.rules.blackjack_actions import Action
-    from app.rules.blackjack_legal import BjLegal
+    from app.rules.blackjack.actions import Action
+    from app.rules.blackjack.legal import BjLegal
 
 #: the stages between rounds: a box may be taken or given up
 BETWEEN_ROUNDS = (CasinoStage.LOBBY, CasinoStage.BETTING, CasinoStage.SETTLED)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from app.rules.oczko_views import MatchView
+    from app.rules.oczko.views import MatchView
 
 
 @runtime_checkable
@@ -31,7 +31,7 @@ class OczkoTableController(Protocol):
         ...
 
     def view(self) -> MatchView:
-        """This phone's view of the match: ``app.rules.oczko_views.view_for(match, me)``
+        """This phone's view of the match: ``app.rules.oczko.views.view_for(match, me)``
         (the one place that hides other players' cards)."""
         ...
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.rules.oczko_actions import ActionKind
-from app.rules.oczko_match import Match
+from app.rules.oczko.actions import ActionKind
+from app.rules.oczko.match import Match
 from app.table.lobby import Notice
 from app.table.messages import VOID_REASONS
 from app.table.service import OnMain, TableService
@@ -551,7 +551,7 @@ class NetworkTable:
         return self._match
 
     def view(self) -> Any:
-        from app.rules.oczko_views import view
+        from app.rules.oczko.views import view
 
         match = self._match
         assert match is not None  # (the table screen shows a table once it has a match)

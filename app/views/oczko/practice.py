@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.cards import DECK, Card
-from app.rules.oczko_actions import Action, ActionKind
+from app.rules.oczko.actions import Action, ActionKind
 
 if TYPE_CHECKING:
-    from app.rules.oczko_events import Event
-    from app.rules.oczko_views import MatchView
+    from app.rules.oczko.events import Event
+    from app.rules.oczko.views import MatchView
 
 #: A bot draws while its chance to bust on the next card is below this.
 BOT_RISK = 0.4
@@ -111,7 +111,7 @@ class PracticeMatch:
 
     def view(self) -> MatchView:
         """The player's view of the match (the engine's MatchView)."""
-        from app.rules.oczko_views import view
+        from app.rules.oczko.views import view
 
         return view(self.match, self.me)
 

@@ -16,8 +16,8 @@ from app.views.table.fairness import fingerprint_text
 
 if TYPE_CHECKING:
     from app.cards import Card
-    from app.rules.oczko_match import RoundResult
-    from app.rules.oczko_views import MatchView
+    from app.rules.oczko.match import RoundResult
+    from app.rules.oczko.views import MatchView
 
 BACK = -1  # a face-down card (see app.views.cardtex)
 

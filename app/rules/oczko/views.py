@@ -27,9 +27,9 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.engine import Event, kinds_of
-from app.rules.oczko_events import Busted, CardDealt, CardDrawn, Held
-from app.rules.oczko_match import Match, RoundResult
-from app.rules.oczko_round import Phase, Status
+from app.rules.oczko.events import Busted, CardDealt, CardDrawn, Held
+from app.rules.oczko.match import Match, RoundResult
+from app.rules.oczko.round import Phase, Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,9 @@ from typing import Any
 
 from app.cards import Card
 from app.rules.blackjack import Round
-from app.rules.blackjack_actions import Action, ActionKind
-from app.rules.blackjack_legal import BjLegal
-from app.rules.blackjack_state import CardNeed
+from app.rules.blackjack.actions import Action, ActionKind
+from app.rules.blackjack.legal import BjLegal
+from app.rules.blackjack.state import CardNeed
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction
 from app.rules.money import MoneyError

@@ -10,7 +10,7 @@ Cards come in as actions, as in Oczko: the round holds no shoe. When it needs a 
 ``dealing`` and its one legal action is the table action ``card`` (no player) naming
 the box and hand, or the dealer (box None), that takes it; ``Action.deal_card(c)`` carries
 the card. Whoever holds the cards (a :class:`~app.rules.shoe.Shoe` on this phone, the
-SRA shoe across phones) supplies them (:mod:`app.rules.blackjack_deal`).
+SRA shoe across phones) supplies them (:mod:`app.rules.blackjack.deal`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 :class:`Work` is a mutable working copy of a :class:`app.rules.blackjack.Round`; the
 round makes one per action, lets it run the action (checked first by
-:meth:`~app.rules.blackjack_legal.Legal.verify`, so a refusal changes nothing) and
+:meth:`~app.rules.blackjack.legal.Legal.verify`, so a refusal changes nothing) and
 freezes the result. Everything that happens is appended to ``events``.
 
 The machine draws no card: where it needs one it stops with ``need`` set (phase
@@ -18,17 +18,17 @@ from fractions import Fraction
 
 from app.cards import Card, Rank, codes
 from app.native.handeval import bj_total, is_triple_seven
-from app.rules import blackjack_events as ev
-from app.rules.blackjack_actions import Action, ActionKind
-from app.rules.blackjack_legal import Legal
-from app.rules.blackjack_settle import (
+from app.rules.blackjack import events as ev
+from app.rules.blackjack.actions import Action, ActionKind
+from app.rules.blackjack.legal import Legal
+from app.rules.blackjack.settle import (
     Outcome,
     compare,
     dealer_busts_returned,
     insurance_returned,
     returned,
 )
-from app.rules.blackjack_state import (
+from app.rules.blackjack.state import (
     CardNeed,
     CardStep,
     Hand,
@@ -48,7 +48,7 @@ _HELD = (HandStatus.BUST, HandStatus.SURRENDERED)
 
 class Work(Legal):
     """A mutable working copy of a round: an action runs here (after
-    :meth:`~app.rules.blackjack_legal.Legal.verify`); the round freezes the result."""
+    :meth:`~app.rules.blackjack.legal.Legal.verify`); the round freezes the result."""
 
     def __init__(self, r: Legal) -> None:  # the frozen round, read field by field
         self.rules = r.rules

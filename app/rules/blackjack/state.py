@@ -1,8 +1,8 @@
 """The state of a blackjack round: phases, hands, stakes, and the queries on them.
 
 :class:`Reads` holds the queries shared by the frozen :class:`app.rules.blackjack.Round`
-and the working copy an action runs in (:mod:`app.rules.blackjack_work`): money on the
-table, boxes, the hand in play. What is allowed is :mod:`app.rules.blackjack_legal`.
+and the working copy an action runs in (:mod:`app.rules.blackjack.work`): money on the
+table, boxes, the hand in play. What is allowed is :mod:`app.rules.blackjack.legal`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from app.cards import Card, codes
 from app.native.handeval import bj_total
-from app.rules.blackjack_settle import Outcome
+from app.rules.blackjack.settle import Outcome
 from app.rules.engine import Event
 from app.rules.money import ZERO, Money, money_json
 from app.rules.table_rules import TableRules

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.cards import Card
-from app.rules import oczko_round as rnd
 from app.rules.engine import LegalAction
 from app.rules.errors import IllegalAction
-from app.rules.oczko_actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
-from app.rules.oczko_events import (
+from app.rules.oczko import round as rnd
+from app.rules.oczko.actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
+from app.rules.oczko.events import (
     Disconnected,
     Event,
     MatchEnded,
@@ -38,7 +38,7 @@ from app.rules.oczko_events import (
     RoundEnded,
     RoundStarted,
 )
-from app.rules.oczko_round import Hand, Phase, Round
+from app.rules.oczko.round import Hand, Phase, Round
 
 Events = tuple[Event, ...]
 

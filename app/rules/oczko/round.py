@@ -1,6 +1,6 @@
 """One Oczko round as an immutable state: deal, Persian 21 check, turns, showdown.
 
-The match (:mod:`app.rules.oczko_match`) drives these functions; other code uses
+The match (:mod:`app.rules.oczko.match`) drives these functions; other code uses
 :class:`app.rules.oczko.Match`. Every function takes a :class:`Round` and returns
 ``(new_round, events)``, or raises :class:`~app.rules.errors.IllegalAction` and
 changes nothing.
@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from app.cards import Card
 from app.native import handeval
 from app.rules.errors import IllegalAction
-from app.rules.oczko_actions import ActionKind
-from app.rules.oczko_events import (
+from app.rules.oczko.actions import ActionKind
+from app.rules.oczko.events import (
     Busted,
     CardDealt,
     CardDrawn,

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from app.cards import Card
-from app.rules.blackjack_actions import PLAY_KINDS, Action, ActionKind, LegalAction
-from app.rules.blackjack_state import Hand, HandStatus, Phase, Reads, is_pair
+from app.rules.blackjack.actions import PLAY_KINDS, Action, ActionKind, LegalAction
+from app.rules.blackjack.state import Hand, HandStatus, Phase, Reads, is_pair
 from app.rules.errors import IllegalAction
 from app.rules.money import Money, money_json
 

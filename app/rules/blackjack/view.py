@@ -7,7 +7,7 @@ table is dealt face up. The round's own ``to_json``, ``public_events`` and
 ``dealer_total``, the presenter (:mod:`app.views.blackjack.vm`) and the history all go through
 it; :func:`full_view` is the omniscient snapshot for replays and tests.
 
->>> from app.rules.blackjack_deal import ShoeRound
+>>> from app.rules.blackjack.deal import ShoeRound
 >>> from app.rules.shoe import Shoe
 >>> from app.rules.table_rules import TableRules
 >>> t = ShoeRound.new(TableRules(), Shoe.scripted("9s Td 7h Ks"), {"ann": 100})
@@ -26,9 +26,9 @@ from typing import Any
 
 from app.cards import Card, codes
 from app.native.handeval import bj_total, is_blackjack
-from app.rules import blackjack_events as ev
-from app.rules.blackjack_legal import BjLegal, Legal
-from app.rules.blackjack_state import Hand, InsuranceBet, Phase, SideBet
+from app.rules.blackjack import events as ev
+from app.rules.blackjack.legal import BjLegal, Legal
+from app.rules.blackjack.state import Hand, InsuranceBet, Phase, SideBet
 from app.rules.engine import Event
 from app.rules.money import Money, money_json
 

@@ -5,7 +5,7 @@ and :meth:`~app.rules.engine.Event.to_json` (cards as text, money as in
 :mod:`app.rules.money`); :data:`EVENTS` reads them back with
 :func:`app.rules.engine.decode_event`. Views render them; they never carry translated text.
 A face-down card (``DealerCard(face_down=True)``) is carried in the event for replays
-and tests; :func:`app.rules.blackjack_view.view_for` hides it (``card`` None) until
+and tests; :func:`app.rules.blackjack.view.view_for` hides it (``card`` None) until
 :class:`HoleCardRevealed`.
 """
 
@@ -164,7 +164,7 @@ class DealerDone(Event):
 class Settled(Event):
     """One bettor's stake on one hand settled: ``returned`` chips go back to him
     (stake included), ``net`` = returned - stake. ``outcome`` is an
-    :class:`app.rules.blackjack_settle.Outcome` value."""
+    :class:`app.rules.blackjack.settle.Outcome` value."""
 
     kind: ClassVar[str] = "settled"
     player: str

@@ -9,8 +9,8 @@ is given.
 Every event derives from the one :class:`app.rules.engine.Event` base (one
 ``to_json``; :data:`EVENTS` reads them back with :func:`app.rules.engine.decode_event`).
 An event about a card another phone must not see yet (a dealt or drawn card, a total) is
-projected for one seat by :func:`app.rules.oczko_views.view_for` (its event part is
-:func:`app.rules.oczko_views.redact`).
+projected for one seat by :func:`app.rules.oczko.views.view_for` (its event part is
+:func:`app.rules.oczko.views.redact`).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from typing import Any
 from app.cards import Card, CardError
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction, ScenarioError
-from app.rules.oczko_actions import CARD_ACTIONS, Action, ActionKind
-from app.rules.oczko_match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
-from app.rules.oczko_views import view_events, view_for
+from app.rules.oczko.actions import CARD_ACTIONS, Action, ActionKind
+from app.rules.oczko.match import MAX_PLAYERS, MIN_PLAYERS, Match, OczkoOptions
+from app.rules.oczko.views import view_events, view_for
 
 #: Per-player actions of a scenario, each written {"<action>": "<player name>"}.
 PLAYER_ACTIONS = ("draw", "hold", "timeout", "disconnect", "rejoin")
@@ -228,7 +228,7 @@ def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str
     """Run an Oczko scenario; returns ``{"game", "players", "options", "events", "result"}``.
 
     With ``viewer`` (a player's name) the events are those his phone sees and ``"view"``
-    is his view of the final state (:func:`app.rules.oczko_views.view_for`: others'
+    is his view of the final state (:func:`app.rules.oczko.views.view_for`: others'
     cards hidden until the showdown); without, everything (full information)."""
     if data.get("game") != "oczko":
         raise ScenarioError(f"not an Oczko scenario: game {data.get('game')!r}")

@@ -5,17 +5,17 @@ The round is one :class:`Round` value implementing the engine contract
 ``(next_round, events)``; an illegal action raises
 :class:`~app.rules.errors.IllegalAction` (stable ``code``) and changes nothing.
 :meth:`Round.legal_actions` says what may be done now (the UI enables its buttons
-from it), from the same checks ``apply`` runs (:mod:`app.rules.blackjack_legal`); the
+from it), from the same checks ``apply`` runs (:mod:`app.rules.blackjack.legal`); the
 dealer plays automatically once every hand is finished. Everything that happens is
 also recorded in :attr:`Round.events` (the round's log). :meth:`Round.act` is the
 shorthand that returns only the next round.
 
-The code is split by concern: actions (:mod:`~app.rules.blackjack_actions`), state and
-queries (:mod:`~app.rules.blackjack_state`), legality (:mod:`~app.rules.blackjack_legal`),
-the machine that runs an action (:mod:`~app.rules.blackjack_work`), settlement
-(:mod:`~app.rules.blackjack_settle`), what a player sees
-(:mod:`~app.rules.blackjack_view`) and the round dealt from a shoe on one phone
-(:mod:`~app.rules.blackjack_deal`).
+The code is split by concern: actions (:mod:`~app.rules.blackjack.actions`), state and
+queries (:mod:`~app.rules.blackjack.state`), legality (:mod:`~app.rules.blackjack.legal`),
+the machine that runs an action (:mod:`~app.rules.blackjack.work`), settlement
+(:mod:`~app.rules.blackjack.settle`), what a player sees
+(:mod:`~app.rules.blackjack.view`) and the round dealt from a shoe on one phone
+(:mod:`~app.rules.blackjack.deal`).
 
 >>> from app.rules.table_rules import TableRules
 >>> r = Round.new(TableRules(), {"ann": 100})
@@ -31,7 +31,7 @@ the machine that runs an action (:mod:`~app.rules.blackjack_work`), settlement
 The round holds no shoe: cards come in as actions, as in Oczko. When it needs one its
 phase is ``dealing``, :attr:`Round.need` says where the card goes (a box and hand, or
 the dealer) and the one legal action is the table's ``card`` (no player); whoever holds
-the cards supplies it: on one phone :class:`app.rules.blackjack_deal.ShoeRound` draws
+the cards supplies it: on one phone :class:`app.rules.blackjack.deal.ShoeRound` draws
 from a :class:`~app.rules.shoe.Shoe`, at a networked table every phone opens the next
 card of the SRA shoe.
 
@@ -41,7 +41,7 @@ a card to each box, the dealer's up card, a second card to each box, then under
 ``peek`` the dealer's hole card (under ``enhc`` the dealer's second card comes after
 the players). A hand made by a split gets its second card when it comes into play.
 
-Driving a round (UI, bots, strategy tools; :class:`~app.rules.blackjack_deal.ShoeRound`
+Driving a round (UI, bots, strategy tools; :class:`~app.rules.blackjack.deal.ShoeRound`
 supplies the cards from a shoe after each action)::
 
     r = ShoeRound.new(rules, shoe, {"ann": 1000, "bob": 1000})   # or a Session's new_round()
@@ -57,7 +57,7 @@ supplies the cards from a shoe after each action)::
     r.results()               # {player: net}, exact Fractions
 
 Money and results are exact :class:`~fractions.Fraction`. Views render
-:func:`~app.rules.blackjack_view.view_for` (the hole card stays hidden until the dealer
+:func:`~app.rules.blackjack.view.view_for` (the hole card stays hidden until the dealer
 turns it); refusals carry a code from :data:`ERROR_CODES`.
 """
 
@@ -69,10 +69,10 @@ from types import MappingProxyType
 from typing import Any
 
 from app.cards import Card
-from app.rules import blackjack_events as ev
-from app.rules.blackjack_actions import ERROR_CODES, PLAY_KINDS, Action, ActionKind, LegalAction
-from app.rules.blackjack_legal import Legal
-from app.rules.blackjack_state import (
+from app.rules.blackjack import events as ev
+from app.rules.blackjack.actions import ERROR_CODES, PLAY_KINDS, Action, ActionKind, LegalAction
+from app.rules.blackjack.legal import Legal
+from app.rules.blackjack.state import (
     CardNeed,
     Hand,
     HandStatus,
@@ -82,8 +82,8 @@ from app.rules.blackjack_state import (
     Stake,
     is_pair,
 )
-from app.rules.blackjack_view import full_view, view_for
-from app.rules.blackjack_work import Work
+from app.rules.blackjack.view import full_view, view_for
+from app.rules.blackjack.work import Work
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction
 from app.rules.money import ZERO, Money, MoneyError, to_money
@@ -150,7 +150,7 @@ class Round(Legal):
         """``apply(action)``, then (with ``supply``) each card-carrying action the round
         waits for, with the card ``supply(need)`` gives (and whether its source shuffled
         first): the same as applying :meth:`Action.deal_card` one by one, in one working
-        copy (the drivers' shortcut, :mod:`app.rules.blackjack_deal`). Whatever
+        copy (the drivers' shortcut, :mod:`app.rules.blackjack.deal`). Whatever
         ``supply`` raises leaves the round unchanged."""
         if not isinstance(action, Action):
             raise IllegalAction("bad_action", f"not an Action: {action!r}")

@@ -21,9 +21,9 @@ from typing import Any
 
 from app.cards import CardError
 from app.rules.blackjack import PLAY_KINDS, Action, ActionKind, Round
-from app.rules.blackjack_deal import ShoeRound
-from app.rules.blackjack_events import DealerDone
-from app.rules.blackjack_view import full_view, view_for
+from app.rules.blackjack.deal import ShoeRound
+from app.rules.blackjack.events import DealerDone
+from app.rules.blackjack.view import full_view, view_for
 from app.rules.errors import IllegalAction, ScenarioError
 from app.rules.money import MoneyError, money_json, to_money
 from app.rules.shoe import Shoe, ShoeEmpty, ShoeError
@@ -125,7 +125,7 @@ def run_scenario(data: Mapping[str, Any], viewer: str | None = None) -> dict[str
     """Run one blackjack scenario and return its JSON-ready result (see module doc).
 
     With ``viewer`` (a player's name) the events and the table are what he sees
-    (:func:`app.rules.blackjack_view.view_for`: a face-down hole card stays hidden);
+    (:func:`app.rules.blackjack.view.view_for`: a face-down hole card stays hidden);
     without, everything."""
     unknown = set(data) - KEYS
     if unknown:

@@ -7,7 +7,7 @@ lists :class:`~app.rules.engine.LegalAction` values from the same checks ``apply
 runs (:meth:`Match.verify`), action kinds are the :class:`ActionKind` enum. The old
 state is untouched, and an illegal action raises :class:`~app.rules.errors.IllegalAction`
 (a stable ``.code``) and changes nothing. The methods ``deal``, ``draw``, ``hold``, ...
-are shorthands for ``apply``. Events (:mod:`app.rules.oczko_events`) derive from the
+are shorthands for ``apply``. Events (:mod:`app.rules.oczko.events`) derive from the
 one :class:`~app.rules.engine.Event` base. What a player may see is
 :func:`view_for`.
 Rule options are an :class:`OczkoOptions` value (``rounds``, default 5); 2-7 players.
@@ -123,8 +123,8 @@ from __future__ import annotations
 
 from app.rules.engine import kinds_of
 from app.rules.errors import IllegalAction
-from app.rules.oczko_actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
-from app.rules.oczko_events import (
+from app.rules.oczko.actions import SEAT_ACTIONS, TABLE_ACTIONS, Action, ActionKind
+from app.rules.oczko.events import (
     Busted,
     CardDealt,
     CardDrawn,
@@ -140,7 +140,7 @@ from app.rules.oczko_events import (
     RoundStarted,
     TurnStarted,
 )
-from app.rules.oczko_match import (
+from app.rules.oczko.match import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     Match,
@@ -148,8 +148,8 @@ from app.rules.oczko_match import (
     RoundResult,
     decided_leader,
 )
-from app.rules.oczko_round import Hand, Phase, Round, Status, total_of
-from app.rules.oczko_views import MatchView, SeatView, redact, view, view_events, view_for
+from app.rules.oczko.round import Hand, Phase, Round, Status, total_of
+from app.rules.oczko.views import MatchView, SeatView, redact, view, view_events, view_for
 
 __all__ = [
     "MAX_PLAYERS",

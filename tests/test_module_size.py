@@ -75,3 +75,19 @@ def test_the_parser_reads_bullets_and_stops_at_the_next_section() -> None:
         "app/a/b.py": "one engine's whole state machine, kept together",
         "app/c.py": "the reason",
     }
+
+
+#: at most this many modules (``.py`` files, ``__init__`` included) in one folder of app/
+FOLDER_LIMIT = 20
+
+
+def test_no_folder_of_app_holds_more_than_20_modules() -> None:
+    """A folder is one concern (docs/architecture.md, "The house"): past 20 modules it
+    holds several, told apart by name prefixes; split it by concern instead."""
+    crowded = {
+        folder.relative_to(ROOT).as_posix(): n
+        for folder in [ROOT / "app", *(p for p in (ROOT / "app").rglob("*") if p.is_dir())]
+        if "__pycache__" not in folder.parts
+        and (n := len(list(folder.glob("*.py")))) > FOLDER_LIMIT
+    }
+    assert not crowded, f"folders of app/ above {FOLDER_LIMIT} modules: {crowded}"

@@ -18,6 +18,7 @@ host (and leaves) or plays on; the guests that finish agree.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -325,8 +326,12 @@ def _caught(host: Any, cheater: int) -> bool:
 
 
 def seeds(fixed: list[int], fresh: int) -> list[int]:
-    """The fixed seeds plus ``fresh`` new ones (printed by the caller)."""
-    return [*fixed, *(random.SystemRandom().randrange(10**9) for _ in range(fresh))]
+    """The fixed seeds plus ``fresh`` new ones (printed by the caller). Under
+    pytest-xdist every worker collects the tests itself, so the fresh seeds come from
+    the run's id, the same on every worker (else the workers collect different tests)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    rng = random.Random(run) if run else random.SystemRandom()
+    return [*fixed, *(rng.randrange(10**9) for _ in range(fresh))]
 
 
 __all__ = ["DEVIATIONS", "DeterministicRng", "seeds", "session"]

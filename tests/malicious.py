@@ -325,13 +325,19 @@ def _caught(host: Any, cheater: int) -> bool:
     )
 
 
-def seeds(fixed: list[int], fresh: int) -> list[int]:
-    """The fixed seeds plus ``fresh`` new ones (printed by the caller). Under
-    pytest-xdist every worker collects the tests itself, so the fresh seeds come from
-    the run's id, the same on every worker (else the workers collect different tests)."""
+def fresh_seed(tag: str) -> int:
+    """A new seed for a parametrized test (``tag``: which one). Under pytest-xdist every
+    worker collects the tests itself, so the seed comes from the run's id and the tag,
+    the same on every worker (else the workers collect different tests and the run
+    stops at collection); outside xdist, from the system's randomness."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    rng = random.Random(run) if run else random.SystemRandom()
-    return [*fixed, *(rng.randrange(10**9) for _ in range(fresh))]
+    rng = random.Random(f"{run}/{tag}") if run else random.SystemRandom()
+    return rng.randrange(10**9)
 
 
-__all__ = ["DEVIATIONS", "DeterministicRng", "seeds", "session"]
+def seeds(fixed: list[int], fresh: int, tag: str = "seeds") -> list[int]:
+    """The fixed seeds plus ``fresh`` new ones (printed by the caller)."""
+    return [*fixed, *(fresh_seed(f"{tag}/{i}") for i in range(fresh))]
+
+
+__all__ = ["DEVIATIONS", "DeterministicRng", "fresh_seed", "seeds", "session"]

@@ -179,7 +179,7 @@ def session(seed: int, rounds: int = 3) -> dict[str, int]:
     return deviations
 
 
-@pytest.mark.parametrize("seed", [*range(12), _fresh_seed()])
+@pytest.mark.parametrize("seed", [*range(12), _fresh_seed("casino_fuzz/guests")])
 def test_deviating_phones_never_crash_or_drop_an_honest_one_at_the_casino(seed: int) -> None:
     session(seed)
 
@@ -257,7 +257,7 @@ def host_session(seed: int, rounds: int = 2) -> None:
         g.link.close(linger=0)
 
 
-@pytest.mark.parametrize("seed", [*range(10), _fresh_seed()])
+@pytest.mark.parametrize("seed", [*range(10), _fresh_seed("casino_fuzz/host")])
 def test_a_deviating_casino_host_never_crashes_a_guest(seed: int) -> None:
     host_session(seed)
 

@@ -17,11 +17,11 @@ import contextlib
 import json
 import os
 import random
-import secrets
 import time
 
 import pytest
 import table_net
+from malicious import fresh_seed
 from protocol_tools import send
 
 from app.bluetooth.errors import TransportError
@@ -50,8 +50,8 @@ _WRONG = [None, True, -1, 1.5, 2**70, "", "x" * 40, [], [1, [2]], {}, {"a": {}}]
 _FIELDS = sorted({f for cls in MESSAGES.values() for f in cls.__dataclass_fields__})
 
 
-def _fresh_seed() -> int:
-    seed = int(os.environ.get("BLU21_FUZZ_SEED", "0")) or secrets.randbelow(10**9)
+def _fresh_seed(tag: str) -> int:
+    seed = int(os.environ.get("BLU21_FUZZ_SEED", "0")) or fresh_seed(tag)
     print(f"fresh fuzz seed: {seed} (rerun: BLU21_FUZZ_SEED={seed})")
     return seed
 
@@ -268,7 +268,7 @@ def session(seed: int) -> dict[str, int]:
     return deviations
 
 
-@pytest.mark.parametrize("seed", [*range(40), _fresh_seed()])
+@pytest.mark.parametrize("seed", [*range(40), _fresh_seed("table_fuzz/phones")])
 def test_deviating_phones_never_crash_or_drop_an_honest_one(seed: int) -> None:
     session(seed)
 
@@ -357,6 +357,6 @@ def host_session(seed: int) -> None:
             side.link.close(linger=0)
 
 
-@pytest.mark.parametrize("seed", [*range(20), _fresh_seed()])
+@pytest.mark.parametrize("seed", [*range(20), _fresh_seed("table_fuzz/host")])
 def test_a_deviating_host_never_crashes_a_guest(seed: int) -> None:
     host_session(seed)

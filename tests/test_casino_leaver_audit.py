@@ -152,3 +152,29 @@ def test_a_stacker_who_stays_is_named_by_the_shoes_audit() -> None:
             for r in ends[s.me].values()
             if 1 in r.units and r.audit is not None
         )
+
+
+def test_a_stacker_leaving_after_he_revealed_is_named_in_his_absence() -> None:
+    """The stacker stays until shoe 1 is dealt out and leaves as soon as his seed went
+    out, before the verdict: the audit runs with it on every honest phone and names
+    him; nobody else is named, and no round of the shoe is marked passed."""
+    clock, host, guests, ends = table(2, seed=43)
+    sides = [host, *guests]
+    stacker = guests[1]
+
+    def revealed() -> bool:
+        shoe = stacker.phone.dealer._for(1)
+        return shoe._round(1) is not None and 2 in shoe._round(1).audits
+
+    run(sides, revealed, clock)
+    stacker.leave()
+    honest = [host, guests[0]]
+    run(honest, lambda: all(1 in s.phone.audits for s in honest), clock)
+    for s in honest:
+        assert s.phone.audits[1] == DeckVerdict(False, (2,))
+        assert not any(
+            n.code in ("cheat_named", "table_fault") and n.params.get("player") != "p2"
+            for n in s._notes
+        )
+        assert not any(r.audit for r in ends[s.me].values() if 1 in r.units)
+        assert "p2" in s.phone.named  # (out for the rest of the table)

@@ -115,7 +115,8 @@ class Fairness:
 
     @property
     def ok(self) -> bool | None:
-        """False once an audit failed, True once one passed and none failed, else None."""
+        """False once an audit failed (or could not run: ``unaudited``), True once one
+        passed and none failed, else None."""
         if any(not v.ok for _, v in self.verdicts):
             return False
         return True if self.verdicts else None

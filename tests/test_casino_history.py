@@ -171,6 +171,23 @@ def test_the_history_screen_tells_a_casino_round_s_shoe_audit() -> None:
     assert any("cheating by Cy" in line for line in vm.fairness_lines(rec.detail))
 
 
+def test_a_shoe_a_shuffler_left_unaudited_is_stored_and_shown_unaudited() -> None:
+    """Issue 30: a shoe whose leaver's seed never came is neither passed nor failed:
+    its rounds are stored ``unaudited``, nobody named, and the screen says why."""
+    from app.views.history import vm
+
+    rounds = CasinoRounds(session="s", me="p1", names={"p1": "Bob", "p2": "Cy"}, rules={})
+    rounds.fingerprint = "654321"
+    rounds.feed({"event": "bets_open", "round": 1}, 1)
+    (rec,) = rounds.feed({"event": "round_settled", "round": 1}, 2, _settled("d", (3,), 10))
+    entry = {"event": "audit", "shoe": 3, "ok": False, "cheaters": [], "unaudited": True}
+    (rec,) = rounds.feed(entry, 3)
+    assert (rec.detail["audit"], rec.detail["named"]) == ("unaudited", [])
+    lines = vm.fairness_lines(rec.detail)
+    assert any("Shoe 3 could not be audited" in line for line in lines)
+    assert not any("cheating by" in line for line in lines)
+
+
 def test_a_stacked_deck_is_recorded_failed_naming_both_colluders(tmp_path) -> None:
     """At a real Oczko table (SRA dealer, TCP loopback) seat 2 tags two aces and seat 1,
     the deck's last shuffler, stacks them for him: the honest phones' history keeps the

@@ -14,7 +14,7 @@ one-phone record's (:mod:`app.history.blackjack_record`) and::
 
     {"names": {pid: name}, "digest": "...", "shoes": [1], "fingerprint": "123456",
      "audits": [{"shoe": 1, "ok": true, "cheaters": [names]}],
-     "audit": "pending" | "passed" | "failed", "named": [names]}
+     "audit": "pending" | "passed" | "failed" | "unaudited", "named": [names]}
 """
 
 from __future__ import annotations
@@ -225,6 +225,8 @@ class CasinoRounds:
             return []
         cheaters = [self._name(s) for s in entry.get("cheaters") or ()]
         audit = {"shoe": shoe, "ok": bool(entry.get("ok")), "cheaters": cheaters}
+        if entry.get("unaudited") is True:  # (a shuffler left with his seed: issue 30)
+            audit["unaudited"] = True
         self._verdicts[shoe] = audit
         out = []
         for record in list(self._stored):

@@ -29,20 +29,25 @@ RESULTS = ("won", "lost", "push")
 
 #: the audit verdict of a networked round (both games): ``detail["audit"]``
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
+#: a casino round dealt from a shoe no audit could run on (a shuffler left with his
+#: seed; issue 30): neither passed nor failed, nobody named
+UNAUDITED = "unaudited"
 
 
 def audit_status(audits: Sequence[Mapping[str, Any]], expected: int) -> str:
     """A networked round's audit verdict from the audits of its decks or shoes
-    (``expected`` of them): failed as soon as one failed, passed once all passed,
-    else pending.
+    (``expected`` of them): failed as soon as one failed, unaudited when one could
+    not be audited (and none failed), passed once all passed, else pending.
 
     >>> audit_status([{"ok": True}], 2), audit_status([{"ok": True}] * 2, 2)
     ('pending', 'passed')
-    >>> audit_status([{"ok": False}], 2)
-    'failed'
+    >>> audit_status([{"ok": False}], 2), audit_status([{"ok": False, "unaudited": True}], 2)
+    ('failed', 'unaudited')
     """
-    if any(not a.get("ok") for a in audits):
+    if any(not a.get("ok") and not a.get("unaudited") for a in audits):
         return FAILED
+    if any(a.get("unaudited") for a in audits):
+        return UNAUDITED
     return PASSED if len(audits) >= expected else PENDING
 
 

@@ -41,10 +41,13 @@ class DealerViolation(Exception):
 
 @dataclass(frozen=True)
 class DeckVerdict:
-    """The end-of-round audit of a deck: ``ok``, and the seats found cheating."""
+    """The end-of-round audit of a deck: ``ok``, and the seats found cheating.
+    ``unaudited``: no audit could run (a seat whose seed it needs left without
+    revealing it); ``ok`` is False then and nobody is named."""
 
     ok: bool
     cheaters: tuple[int, ...] = ()
+    unaudited: bool = False
 
 
 class FrameDealer(Protocol):

@@ -78,7 +78,9 @@ class RoundEnd:
     set-up fingerprint; ``units``: the decks or shoes its cards came from; ``audit``:
     True once every one of them passed its audit, False if one failed (``cheaters``:
     the seats it named), None while a verdict is still to come (and for good in a
-    round no card was dealt in: ``units`` is empty then).
+    round no card was dealt in: ``units`` is empty then); ``unaudited``: True (with
+    ``audit`` False, nobody named) when no audit could run on a unit of it, and none
+    failed: a seat whose seed it needs left before revealing it (issue 30).
     """
 
     game: str
@@ -90,10 +92,11 @@ class RoundEnd:
     units: tuple[int, ...]
     audit: bool | None = None
     cheaters: tuple[int, ...] = ()
+    unaudited: bool = False
 
-    def with_audit(self, ok: bool, cheaters: tuple[int, ...]) -> RoundEnd:
+    def with_audit(self, ok: bool, cheaters: tuple[int, ...], unaudited: bool = False) -> RoundEnd:
         """The same round once its audit verdict is known."""
-        return replace(self, audit=ok, cheaters=cheaters)
+        return replace(self, audit=ok, cheaters=cheaters, unaudited=unaudited)
 
 
 #: The observer a phone calls at a round's end (and once more at its audit verdict).
@@ -112,7 +115,8 @@ class Fairness:
 
     @property
     def ok(self) -> bool | None:
-        """False once an audit failed, True once one passed and none failed, else None."""
+        """False once an audit failed (or could not run: ``unaudited``), True once one
+        passed and none failed, else None."""
         if any(not v.ok for _, v in self.verdicts):
             return False
         return True if self.verdicts else None
@@ -230,7 +234,10 @@ class PhoneCopy(Generic[D]):
         """Keep and log the audit verdict of deck or shoe ``unit``."""
         self.audits[unit] = verdict
         cheaters = list(verdict.cheaters)
-        self._note({"event": "audit", self.unit: unit, "ok": verdict.ok, "cheaters": cheaters})
+        entry = {"event": "audit", self.unit: unit, "ok": verdict.ok, "cheaters": cheaters}
+        if verdict.unaudited:  # (no audit could run: a shuffler left with his seed)
+            entry["unaudited"] = True
+        self._note(entry)
 
     @property
     def fairness(self) -> Fairness:
@@ -238,13 +245,16 @@ class PhoneCopy(Generic[D]):
         fingerprint = self.dealer.fingerprint if self.dealer.ready else ""
         return Fairness(self.unit, fingerprint, tuple(self.audits.items()))
 
-    def _round_verdict(self, units: tuple[int, ...]) -> tuple[bool, tuple[int, ...]] | None:
-        """The audit verdict of a round dealt from ``units``: None while one is to come."""
-        verdicts = [self.audits.get(u) for u in units]
-        if any(v is None for v in verdicts):
+    def _round_verdict(self, units: tuple[int, ...]) -> tuple[bool, tuple[int, ...], bool] | None:
+        """The audit verdict of a round dealt from ``units`` (ok, cheaters, unaudited:
+        see :class:`RoundEnd`): None while one is to come."""
+        verdicts = [v for v in (self.audits.get(u) for u in units) if v is not None]
+        if len(verdicts) < len(units):
             return None
-        cheaters = sorted({c for v in verdicts if v is not None for c in v.cheaters})
-        return all(v is not None and v.ok for v in verdicts), tuple(cheaters)
+        cheaters = sorted({c for v in verdicts for c in v.cheaters})
+        ok = all(v.ok for v in verdicts)
+        unaudited = not ok and all(v.ok or v.unaudited for v in verdicts)
+        return ok, tuple(cheaters), unaudited
 
     def _round_end(self, record: RoundEnd) -> None:
         """Tell the observer (if any) of a settled round or of its verdict. An observer

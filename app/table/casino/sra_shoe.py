@@ -119,8 +119,16 @@ class SraShoe(SraDealer):
         return 0.0 if shoe and self._round(shoe) is None else super().progress(shoe)
 
     def verdict(self, shoe: int) -> DeckVerdict | None:
-        """The shoe's audit (None while it runs, or for a shoe not started here)."""
-        return None if self._round(shoe) is None else super().verdict(shoe)
+        """The shoe's audit (None while it runs, or for a shoe not started here); a
+        shoe closed because a seed it needs left with its seat is ``unaudited``
+        (nobody named: leaving is no proof of cheating, and no pass can be checked
+        without his seed; issue 30)."""
+        rnd = self._round(shoe)
+        if rnd is None:
+            return None
+        if rnd.closed and rnd.verdict is not None and not rnd.verdict.cheaters:
+            return DeckVerdict(False, (), unaudited=True)
+        return super().verdict(shoe)
 
     def dropped(self, seat: int) -> None:
         """``seat`` left: a shoe whose audit still needs his seed is closed unaudited."""

@@ -11,6 +11,7 @@ from typing import Any
 from app.history.messages import number as number  # (shared with blu21 stats)
 from app.history.messages import stats_lines as stats_lines
 from app.i18n import _
+from app.views.table.fairness import unaudited_text
 
 #: a face-down or unseen card in a replay row
 HIDDEN = "??"
@@ -199,6 +200,8 @@ def fairness_lines(detail: Mapping[str, Any]) -> list[str]:
     for a in audits:
         if a.get("ok"):
             lines.append(_("Audit: every card was dealt once and every claim was true."))
+        elif a.get("unaudited") and isinstance(a.get("shoe"), int):
+            lines.append(unaudited_text(a["shoe"]))
         else:
             cheaters = ", ".join(a.get("cheaters") or ()) or "?"
             lines.append(_("Audit failed: cheating by {names}.").format(names=cheaters))

@@ -19,11 +19,13 @@ from app.table.casino.snapshot import CasinoSnapshot, CasinoTable
 @dataclass(frozen=True)
 class Audit:
     """One finished deck's or shoe's audit: ``ok``, the seats it named, and which
-    shoe (0: Oczko's deck of the last round)."""
+    shoe (0: Oczko's deck of the last round); ``unaudited``: none could run (a
+    shuffler left with his seed)."""
 
     ok: bool
     cheaters: tuple[str, ...] = ()
     shoe: int = 0
+    unaudited: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,18 @@ def audit_text(audit: Audit | None) -> str:
         if audit.shoe:
             return _("Shoe {n} audited: every card was dealt once.").format(n=audit.shoe)
         return _("Audit: every card was dealt once and every claim was true.")
+    if audit.unaudited:
+        return unaudited_text(audit.shoe)
     names = ", ".join(audit.cheaters) or "?"
     return _("Audit failed: cheating by {names}.").format(names=names)
+
+
+def unaudited_text(shoe: int) -> str:
+    """A shoe no audit could run on, and what that means for its rounds."""
+    return _(
+        "Shoe {n} could not be audited: a player who shuffled it left before revealing "
+        "his keys. Its rounds are unaudited."
+    ).format(n=shoe)
 
 
 def fairness_lines(fairness: Fairness) -> str:
@@ -100,4 +112,5 @@ def _audit(entry: Mapping[str, object], snap: CasinoSnapshot) -> Audit:
         _seat_name(s, snap.names) for s in (cheaters if isinstance(cheaters, list) else ())
     )
     shoe = entry.get("shoe")
-    return Audit(bool(entry.get("ok")), named, shoe if isinstance(shoe, int) else 0)
+    unaudited = entry.get("unaudited") is True
+    return Audit(bool(entry.get("ok")), named, shoe if isinstance(shoe, int) else 0, unaudited)

@@ -22,6 +22,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import _, decimal_mark
+from app.i18n.args import ToolParser
 from app.i18n.codes import MESSAGES, message_for
 from app.rules.blackjack_actions import Action, ActionKind
 from app.rules.errors import IllegalAction
@@ -393,7 +394,7 @@ def _run(
 
 def casino_demo_main(argv: Sequence[str]) -> int:
     """``blu21 demo --game blackjack``: N bots, one process each, at one casino table."""
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="blu21 demo --game blackjack", description="bots play casino blackjack"
     )
     p.add_argument("--players", type=int, default=3, help="2-7")

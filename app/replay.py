@@ -10,7 +10,6 @@ game's scenario runner lives beside its engine. The format is in docs/scenarios.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import sys
@@ -18,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.i18n.args import ToolParser
 from app.jsonfile import read_json_object
 from app.rules.errors import ScenarioError
 
@@ -58,7 +58,7 @@ def run(data: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
 
 def main(argv: Sequence[str]) -> int:
     """``blu21 replay FILE.json [--compact]``."""
-    parser = argparse.ArgumentParser(prog="blu21 replay", description=__doc__)
+    parser = ToolParser(prog="blu21 replay", description=__doc__)
     parser.add_argument("file", help="scenario file (JSON)")
     parser.add_argument("--compact", action="store_true", help="one-line JSON")
     parser.add_argument(

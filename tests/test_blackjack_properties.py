@@ -17,7 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from app.cards import shoe as full_shoe
-from app.rules.blackjack import Action, ActionKind, LegalAction, Phase, Round
+from app.rules.blackjack import Action, ActionKind, LegalAction, Phase
 from app.rules.blackjack.deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
@@ -56,7 +56,7 @@ def table_rules(draw: st.DrawFn, min_decks: int = 2) -> TableRules:
     )
 
 
-def choose(data: st.DataObject, r: Round) -> Action:
+def choose(data: st.DataObject, r: ShoeRound) -> Action:
     legal = r.legal_actions()
     assert legal, f"no legal action in phase {r.phase}"
     # Deal soon enough that rounds are not all about betting.
@@ -74,18 +74,18 @@ def choose(data: st.DataObject, r: Round) -> Action:
     return a.action(amount)
 
 
-def check_cards(r: Round) -> None:
+def check_cards(r: ShoeRound) -> None:
     cards = r.table_cards() + r.shoe.upcoming() + r.shoe.discards()
     assert Counter(cards) == Counter(full_shoe(r.rules.decks))
 
 
-def check_money(r: Round) -> None:
+def check_money(r: ShoeRound) -> None:
     assert r.bankrolls is not None
     for p in r.bankrolls:
         assert r.available(p) >= 0, p
 
 
-def check_refusal(data: st.DataObject, r: Round) -> None:
+def check_refusal(data: st.DataObject, r: ShoeRound) -> None:
     legal = r.legal_actions()
     kinds = {a.kind for a in legal}
     other = [k for k in ActionKind if k not in kinds]
@@ -93,17 +93,17 @@ def check_refusal(data: st.DataObject, r: Round) -> None:
         return
     kind = data.draw(st.sampled_from(other))
     player = legal[0].player if legal and legal[0].player else "ann"
-    before = r.to_json(reveal=True)
+    before = r.round.to_json(reveal=True)
     try:
         r.apply(Action(kind, player, 1, Fraction(10)))[0]
     except IllegalAction as exc:
         assert exc.code
     else:
         raise AssertionError(f"{kind} was accepted but not listed as legal")
-    assert r.to_json(reveal=True) == before
+    assert r.round.to_json(reveal=True) == before
 
 
-def check_settled(r: Round) -> None:
+def check_settled(r: ShoeRound) -> None:
     assert r.phase is Phase.SETTLED and r.legal_actions() == ()
     for h in r.hands:
         assert all(s.settled for s in h.stakes)

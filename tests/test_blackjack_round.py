@@ -11,7 +11,7 @@ import pytest
 
 from app.cards import Card
 from app.cards import shoe as full_shoe
-from app.rules.blackjack import Action, ActionKind, HandStatus, Phase, Round
+from app.rules.blackjack import Action, ActionKind, HandStatus, Phase
 from app.rules.blackjack.deal import ShoeRound
 from app.rules.errors import IllegalAction
 from app.rules.session import Session
@@ -24,7 +24,7 @@ EURO = TableRules.preset("european")
 
 def dealt(
     rules: TableRules, cards: str, bets: list[tuple[str, int, int]], chips: int = 1000
-) -> Round:
+) -> ShoeRound:
     players = {p for p, _, _ in bets}
     r = ShoeRound.new(rules, Shoe.scripted(cards), dict.fromkeys(players, chips))
     for p, box, amount in bets:
@@ -32,16 +32,16 @@ def dealt(
     return r.apply(Action.deal())[0]
 
 
-def kinds(r: Round) -> set[str]:
+def kinds(r: ShoeRound) -> set[str]:
     return {a.kind.value for a in r.legal_actions()}
 
 
-def refused(r: Round, action: Action, code: str) -> None:
-    before = (r.to_json(reveal=True), r.events)
+def refused(r: ShoeRound, action: Action, code: str) -> None:
+    before = (r.round.to_json(reveal=True), r.events)
     with pytest.raises(IllegalAction) as info:
         r.apply(action)[0]
     assert info.value.code == code
-    assert (r.to_json(reveal=True), r.events) == before  # changes nothing
+    assert (r.round.to_json(reveal=True), r.events) == before  # changes nothing
 
 
 def test_round_is_immutable() -> None:
@@ -99,9 +99,9 @@ def test_deal_order_peek() -> None:
         ("card", 1, "5s"), ("card", 3, "6s"), ("dealer_card", None, "7s"),
     ]  # fmt: skip
     assert r.events[-1].face_down  # type: ignore[attr-defined]
-    snap = r.to_json()
+    snap = r.round.to_json()
     assert snap["dealer"] == {"cards": ["4s", "??"], "total": 4}
-    assert r.to_json(reveal=True)["dealer"]["cards"] == ["4s", "7s"]
+    assert r.round.to_json(reveal=True)["dealer"]["cards"] == ["4s", "7s"]
     json.dumps(snap)
 
 
@@ -328,12 +328,12 @@ def test_error_codes_are_listed() -> None:
 
 def test_public_events_hide_the_hole_card() -> None:
     r = dealt(CLASSIC, "Th Kc 8s 7d 9d", [("ann", 1, 10)])
-    hole = [e for e in r.public_events() if e["event"] == "dealer_card"][1]
+    hole = [e for e in r.round.public_events() if e["event"] == "dealer_card"][1]
     assert hole == {"event": "dealer_card", "card": None, "face_down": True}
     n = len(r.events)
     r = r.act("stand", "ann")
-    assert [e for e in r.public_events() if e["event"] == "dealer_card"][1]["card"] == "7d"
-    assert r.public_events(n)[0]["event"] == "action"
+    assert [e for e in r.round.public_events() if e["event"] == "dealer_card"][1]["card"] == "7d"
+    assert r.round.public_events(n)[0]["event"] == "action"
 
 
 def test_no_bet_behind_when_owner_bet_the_limit() -> None:

@@ -546,3 +546,65 @@ def test_the_readme_names_every_command_and_how_to_start() -> None:
     from app.views.screenshot import parse_size
 
     assert parse_size("360x640") == (360, 640) and "240x320 to 4096x4096" in commands
+
+
+# --- issue 37 leftover: a bad argument is one translated line, no usage block ---
+
+
+@pytest.mark.parametrize(
+    ("args", "english", "german"),
+    [
+        (
+            ["table", "--host", "--bogus"],
+            "unknown argument: --bogus",
+            "unbekanntes Argument: --bogus",
+        ),
+        (["table", "--bogus"], "required: one of --host --join", "nötig: eines von --host --join"),
+        (
+            ["casino", "--host", "--lang", "xx"],
+            "--lang: 'xx' is not one of",
+            "--lang: 'xx' ist keiner",
+        ),
+        (
+            ["table", "--host", "--join", "a:1"],
+            "--join cannot be used together with --host",
+            "--join geht nicht zusammen mit --host",
+        ),
+        (["history", "--limit"], "--limit needs a value", "--limit braucht einen Wert"),
+        (["demo", "--bogus"], "unknown argument: --bogus", "unbekanntes Argument: --bogus"),
+        (["edge", "--decks", "x"], "--decks: 'x' is not", "--decks: 'x' ist"),
+        (["replay"], "required: file", "nötig: file"),
+        (["soak", "--bogus"], "unknown argument", "unbekanntes Argument"),
+    ],
+)
+def test_a_bad_argument_is_one_translated_line(
+    args, english, german, english_after, monkeypatch, capsys
+) -> None:
+    from app.cli import main
+
+    for lang, text, word, hint in (
+        ("en_US.UTF-8", english, "error:", "--help' lists the arguments"),
+        ("de_DE.UTF-8", german, "Fehler:", "--help' zeigt die Argumente"),
+    ):
+        monkeypatch.setenv("LANG", lang)
+        for key in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+            monkeypatch.delenv(key, raising=False)
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == 2
+        captured = capsys.readouterr()
+        line = _one_line(captured.err)
+        assert "usage:" not in captured.err and not captured.out, captured
+        assert line.startswith(f"blu21 {args[0]}: {word} "), line
+        assert text in line and f"'blu21 {args[0]} --help" in line and hint in line, line
+
+
+@pytest.mark.parametrize("tool", ["table", "casino", "history", "edge", "replay", "app"])
+def test_help_still_shows_the_usage(tool, capsys) -> None:
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([tool, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: blu21 {tool}") and "--help" in out, out

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.history.model import GAMES
 from app.i18n import _
+from app.i18n.args import ToolParser
 
 
 def app_data_dir() -> Path:
@@ -29,7 +30,7 @@ def app_data_dir() -> Path:
 
 
 def _parser(prog: str, doc: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=doc)
+    p = ToolParser(prog=prog, description=doc)
     p.add_argument("--game", choices=GAMES, help="only this game")
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     where = p.add_mutually_exclusive_group()

@@ -71,7 +71,7 @@ MESSAGES: dict[str, str] = {
     # Blackjack
     "bet_below_minimum": N_("The bet is below the table minimum of {minimum}."),
     "bet_above_maximum": N_("The bet is above the table maximum of {maximum}."),
-    "bet_above_limit": N_("The bet is above the box limit."),
+    "bet_above_limit": N_("The bet is above the house limit: at most {max} more here."),
     "insufficient_chips": N_("You do not have enough chips."),
     "box_taken": N_("This box is taken."),
     "no_bet": N_("Place a bet first."),
@@ -102,7 +102,7 @@ MESSAGES: dict[str, str] = {
     "bad_amount": N_("That amount is not possible."),
     "bad_box": N_("There is no such box."),
     "bad_players": N_("Every player needs a different name."),
-    "bet_below_limit": N_("The bet is below the table minimum."),
+    "bet_below_limit": N_("The bet is below the house minimum of {min}."),
     "foreign_round": N_("This round does not belong to this session."),
     "insurance_above_half": N_("Insurance is at most half of the bet."),
     "no_bets": N_("Nobody has placed a bet yet."),

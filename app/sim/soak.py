@@ -20,7 +20,6 @@ Printed per run: matches, rounds, faults injected by kind, honest players droppe
 
 from __future__ import annotations
 
-import argparse
 import functools
 import random
 import sys
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TextIO
 
 from app.bluetooth.btmodel import link_model
+from app.i18n.args import ToolParser
 from app.protocol.group import unsafe_test_group
 from app.sim.casino import CasinoTable, open_casino, play_casino
 from app.sim.oczko import SimLink, Table, open_table, play
@@ -282,7 +282,7 @@ def soak(
 
 def main(argv: Sequence[str]) -> int:
     """``blu21 soak [--game G] [--matches N] [--seed S] [--ci] [--seconds T]``."""
-    p = argparse.ArgumentParser(prog="blu21 soak", description=__doc__.split("\n\n")[0])
+    p = ToolParser(prog="blu21 soak", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=GAMES, default="oczko", help="the table to soak")
     p.add_argument("--matches", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="first seed (default: a fresh one)")

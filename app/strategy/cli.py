@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, TextIO
 
+from app.i18n.args import ToolParser
 from app.jsonfile import read_json_object
 from app.rules.table_rules import (
     DOUBLE_RULES,
@@ -104,7 +105,7 @@ _RULE_OPTIONS: dict[str, tuple[str, Callable[[str], object], str | tuple[str, ..
 
 
 def _parser(prog: str, sim: bool) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog=prog,
         description=__doc__.splitlines()[0],
         epilog="Rule options change the preset (or the --rules file) one rule at a time.",

@@ -22,6 +22,7 @@ from app.bluetooth.errors import TransportError
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import _, decimal_mark
+from app.i18n.args import ToolParser
 from app.i18n.codes import MESSAGES, message_for
 from app.rules.blackjack.actions import Action, ActionKind
 from app.rules.errors import IllegalAction
@@ -259,6 +260,9 @@ def _rules(args: argparse.Namespace) -> TableRules:
         changes["decks"] = args.decks
     if args.penetration is not None:
         changes["penetration"] = args.penetration
+    for limit in ("min_bet", "max_bet"):  # the house's limits per box (seed 004)
+        if getattr(args, limit) is not None:
+            changes[limit] = getattr(args, limit)
     return base.replace(**changes) if changes else base
 
 
@@ -280,6 +284,8 @@ def casino_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="european", choices=sorted(PRESETS), help="host: preset")
     p.add_argument("--decks", type=int, default=None, help="host: decks in the shoe (1-8)")
     p.add_argument("--penetration", default=None, help="host: share dealt before the cut")
+    p.add_argument("--min-bet", type=int, default=None, help="host: smallest bet per box")
+    p.add_argument("--max-bet", type=int, default=None, help="host: limit per box")
     p.add_argument(
         "--bet-time",
         type=bounded(BET_TIME_RANGE),
@@ -393,9 +399,7 @@ def _run(
 
 def casino_demo_main(argv: Sequence[str]) -> int:
     """``blu21 demo --game blackjack``: N bots, one process each, at one casino table."""
-    p = argparse.ArgumentParser(
-        prog="blu21 demo --game blackjack", description="bots play casino blackjack"
-    )
+    p = ToolParser(prog="blu21 demo --game blackjack", description="bots play casino blackjack")
     p.add_argument("--players", type=int, default=3, help="2-7")
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--rules", default="european", choices=sorted(PRESETS))

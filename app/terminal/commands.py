@@ -32,6 +32,7 @@ from app.bluetooth.faults import faulty, parse_faults
 from app.bluetooth.ids import new_player_id
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
+from app.i18n.args import ToolParser
 from app.rules.errors import IllegalAction
 from app.table.clock import SystemClock
 from app.table.errors import TableError
@@ -343,7 +344,7 @@ def demo_main(argv: Sequence[str]) -> int:
             from app.terminal.casino import casino_demo_main
 
             return casino_demo_main(argv)
-    p = argparse.ArgumentParser(prog="blu21 demo", description="bots play a full Oczko match")
+    p = ToolParser(prog="blu21 demo", description="bots play a full Oczko match")
     p.add_argument(  # (taken off argv above; here so that --help lists it)
         "--game",
         choices=("oczko", "blackjack"),

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from typing import Protocol
 
 from app.i18n import LANGUAGES, get_language
+from app.i18n.args import ToolParser
 
 
 def table_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """A parser with ``--host`` or ``--join HOST:PORT`` (one is required), the host's
     ``--port`` and ``--bind``, and the player's ``--name`` and ``--lang`` (default: the
     terminal's language, as ``blu21`` found it)."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    p = ToolParser(prog=prog, description=description)
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--host", action="store_true", help="host a table")
     mode.add_argument("--join", metavar="HOST:PORT", help="join the table at HOST:PORT")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.i18n import LANGUAGES, N_, _, detect_language, set_language
+from app.i18n.args import ToolParser
 
 
 def process_age() -> float:
@@ -148,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``--measure`` prints start-up to first frame and resident memory as JSON and quits
     (``--peer`` measures a bare one-label Kivy app the same way, for comparison).
     """
-    parser = argparse.ArgumentParser(prog="blu21 app", description="Run the blu21 app.")
+    parser = ToolParser(prog="blu21 app", description="Run the blu21 app.")
     parser.add_argument("--lang", choices=["auto", *LANGUAGES], default=None)
     parser.add_argument("--size", default=None, help="window size, e.g. 360x640")
     parser.add_argument("--data-dir", default=None, help="where prefs.json is kept")

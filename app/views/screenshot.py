@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.i18n import LANGUAGES
+from app.i18n.args import ToolParser
 
 if TYPE_CHECKING:
     from app.views.app import Blu21App
@@ -99,7 +100,7 @@ def run_demo(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Render one screen to a PNG; exit code 0 on success, 2 on bad arguments."""
-    parser = argparse.ArgumentParser(prog="blu21 screenshot", description=__doc__.splitlines()[0])
+    parser = ToolParser(prog="blu21 screenshot", description=__doc__.splitlines()[0])
     parser.add_argument("screen", help="screen name, or 'list'")
     parser.add_argument("out", nargs="?", help="output PNG file")
     parser.add_argument("--lang", choices=list(LANGUAGES), default="en")

@@ -28,16 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.cards import Card
 from app.rules.blackjack import Round
 from app.rules.blackjack.actions import Action, ActionKind
 from app.rules.blackjack.legal import BjLegal
-from app.rules.blackjack.state import CardNeed
+from app.rules.blackjack.state import CardNeed, Hand, InsuranceBet, Phase, SideBet
 from app.rules.engine import Event
 from app.rules.errors import IllegalAction
-from app.rules.money import MoneyError
+from app.rules.money import Money, MoneyError
 from app.rules.shoe import Shoe
 from app.rules.table_rules import TableRules
 
@@ -66,15 +65,16 @@ def deal(r: Round, action: Action, shoe: Shoe) -> tuple[Round, Shoe, tuple[Event
 @dataclass(frozen=True)
 class ShoeRound:
     """A round and the shoe it is dealt from (immutable): the engine contract with the
-    cards supplied, so it never waits for one. Every read of the round passes through
-    (``t.phase``, ``t.net(p)``, ...); ``t.round`` is the round itself."""
+    cards supplied, so it never waits for one. The reads a driver needs are named
+    here (``t.phase``, ``t.net(p)``, ...); anything else, and the JSON snapshots, from
+    ``t.round``, the round itself."""
 
     round: Round
     shoe: Shoe
 
     @classmethod
     def new(
-        cls, rules: TableRules, shoe: Shoe, bankrolls: Mapping[str, Any] | None = None
+        cls, rules: TableRules, shoe: Shoe, bankrolls: Mapping[str, object] | None = None
     ) -> ShoeRound:
         """A round in its betting phase dealt from ``shoe``, reshuffled first when its
         cut card has come out (the round's first event then says so)."""
@@ -108,7 +108,7 @@ class ShoeRound:
         kind: str | ActionKind,
         player: str | None = None,
         box: int | None = None,
-        amount: Any = None,
+        amount: object = None,
     ) -> ShoeRound:
         """Shorthand for ``apply(Action.make(...))``: ``t.act("hit", "ann")``."""
         try:
@@ -117,11 +117,99 @@ class ShoeRound:
             raise IllegalAction("bad_amount", str(exc)) from None
         return self.apply(action)[0]
 
-    def __getattr__(self, name: str) -> Any:
-        # The round's reads (phase, hands, net, to_json, ...) pass through.
-        if name.startswith("__") or name in ("round", "shoe"):
-            raise AttributeError(name)
-        return getattr(self.round, name)
+    # The round's reads a driver uses, typed (the round holds them; see blackjack_state.Reads).
+
+    @property
+    def rules(self) -> TableRules:
+        """The table's rules."""
+        return self.round.rules
+
+    @property
+    def phase(self) -> Phase:
+        """Where the round stands."""
+        return self.round.phase
+
+    @property
+    def bankrolls(self) -> Mapping[str, Money] | None:
+        """Each player's chips at the start of the round (None: unlimited)."""
+        return self.round.bankrolls
+
+    @property
+    def hands(self) -> tuple[Hand, ...]:
+        """The players' hands in play order."""
+        return self.round.hands
+
+    @property
+    def dealer(self) -> tuple[Card, ...]:
+        """The dealer's cards (the hole card included: use a view to show them)."""
+        return self.round.dealer
+
+    @property
+    def hole_revealed(self) -> bool:
+        """The dealer's hole card has been turned."""
+        return self.round.hole_revealed
+
+    @property
+    def insurance(self) -> tuple[InsuranceBet, ...]:
+        """The insurance bets taken."""
+        return self.round.insurance
+
+    @property
+    def side_bets(self) -> tuple[SideBet, ...]:
+        """The side bets placed."""
+        return self.round.side_bets
+
+    @property
+    def turn(self) -> int | None:
+        """Index in :attr:`hands` of the hand in play."""
+        return self.round.turn
+
+    @property
+    def current(self) -> Hand | None:
+        """The hand in play."""
+        return self.round.current
+
+    @property
+    def up_card(self) -> Card | None:
+        """The dealer's face-up first card."""
+        return self.round.up_card
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Everything that happened in the round so far."""
+        return self.round.events
+
+    def net(self, player: str) -> Money:
+        """``player``'s result so far (final once settled)."""
+        return self.round.net(player)
+
+    def results(self) -> dict[str, Money]:
+        """Each bettor's net result."""
+        return self.round.results()
+
+    def house_result(self) -> Money:
+        """The house's net result."""
+        return self.round.house_result()
+
+    def available(self, player: str) -> Money | None:
+        """Chips ``player`` may still stake now (None: unlimited)."""
+        return self.round.available(player)
+
+    def box_hands(self, box: int) -> list[Hand]:
+        """The hands of ``box`` in play order."""
+        return self.round.box_hands(box)
+
+    def dealer_total(self) -> int:
+        """The dealer's total as the players see it."""
+        return self.round.dealer_total()
+
+    def table_cards(self) -> tuple[Card, ...]:
+        """Every card on the table."""
+        return self.round.table_cards()
+
+    def waiting_for(self) -> tuple[str, ...]:
+        """Players whose decision the round waits for now."""
+        return self.round.waiting_for()
 
 
 __all__ = ["ShoeRound", "deal"]

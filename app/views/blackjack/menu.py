@@ -70,6 +70,9 @@ RULE_OPTIONS: tuple[tuple[str, str, tuple[tuple[Any, str | None], ...]], ...] = 
     ("betting_behind", N_("Betting behind"), ON_OFF),
     ("rounds", N_("Rounds per session"), tuple((n, None) for n in (5, 10, 20, 50))),
     ("starting_chips", N_("Chips at the start"), tuple((n, None) for n in (500, 1000, 5000))),
+    # the house's limits per box (seed 004); every preset keeps 10 and 500
+    ("min_bet", N_("Smallest bet per box"), tuple((n, None) for n in (1, 5, 10, 25))),
+    ("max_bet", N_("Limit per box"), tuple((n, None) for n in (100, 250, 500, 1000))),
 )
 
 
@@ -107,6 +110,11 @@ OPTION_HELP: dict[str, str] = {
     ),
     "rounds": N_("How many rounds one session lasts."),
     "starting_chips": N_("The free chips you start a session with."),
+    "min_bet": N_("The house's smallest bet on a box (and for a side bet)."),
+    "max_bet": N_(
+        "The house's limit on a box: the owner's bet and all bets behind together (also"
+        " the side-bet limit)."
+    ),
 }
 
 

@@ -42,6 +42,8 @@ Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 #: options that belong to a one-phone session, not to a table (it has no rounds limit)
 NOT_AT_A_TABLE = ("rounds",)
+#: the house's limits per box: said together in the last line
+SAID_TOGETHER = ("min_bet", "max_bet")
 
 
 def rules_lines(rules: TableRules) -> list[str]:
@@ -49,7 +51,7 @@ def rules_lines(rules: TableRules) -> list[str]:
     language (the table-rules screen's words)."""
     lines = []
     for name, label, choices in RULE_OPTIONS:
-        if name in NOT_AT_A_TABLE or not option_applies(name, rules):
+        if name in (*NOT_AT_A_TABLE, *SAID_TOGETHER) or not option_applies(name, rules):
             continue
         value = getattr(rules, name)
         msgid = next((m for v, m in choices if v == value), None)

@@ -186,6 +186,18 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
     def present(self) -> tuple[str, ...]:
         return tuple(p.pid for p in self.players.values() if p.present)
 
+    def leaving(self) -> set[str]:
+        """Players whose departure (``CLeft``) the host announced and this copy has not
+        applied yet: it waits in the queue behind the cards of a fresh shoe. For the
+        table they are gone already (a key of theirs is a return, not a cheat)."""
+        out: set[str] = set()
+        for ann, _ in self._queue:
+            if isinstance(ann, CLeft):
+                out.add(ann.player)
+            elif isinstance(ann, CBack):
+                out.discard(ann.player)
+        return out
+
     def chips(self) -> dict[str, Money]:
         """Each player's chips, less what he has on the table in the round in play."""
         r = self.round
@@ -542,7 +554,7 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
     def _back_key(self, ann: CBack) -> None:
         p = self._player(ann.player)
         key = int(ann.key, 16)
-        if p.present or not self.group.is_element(key):
+        if (p.present and ann.player not in self.leaving()) or not self.group.is_element(key):
             raise IllegalAction("bad_back", f"{ann.player} cannot come back")
         if self.shoes and ann.shoe <= self.shoes[-1].shoe:
             raise IllegalAction("bad_back", f"shoe {ann.shoe} is not new")

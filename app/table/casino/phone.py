@@ -88,6 +88,7 @@ from app.table.casino.state import (
 from app.table.dealer import DealerViolation
 from app.table.messages import encode
 from app.table.phone_copy import PhoneCopy, RoundEnd, RoundEndHook, frozen
+from app.table.progress import Note
 
 #: The host is always seat 0, so its player id is this.
 HOST = "p0"
@@ -262,6 +263,26 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
                     step = ("shuffle", rec.shoe, 0)
                     return dict.fromkeys(sorted(self.dealer.waiting_for(rec.shoe)), step)
         return {}
+
+    def progress_note(self) -> tuple[Note, tuple[int, int] | None] | None:
+        """The progress line (:mod:`app.table.progress`) while this phone waits for the
+        shoe: what runs (``setup``, ``shoe``: the shuffle the next round deals from,
+        ``card``: a card's keys), the other seats whose part it lacks, and where the
+        first of them is in the shoe's chain of phones (step k of n; None at the
+        set-up). None while it waits for nothing of the shoe."""
+        if self.fault is not None:
+            return None
+        mine = self.players[self.me].seat if self.me in self.players else -1
+        owed = {s: st for s, st in self.owed_steps().items() if s != mine}
+        if not owed:
+            return None
+        seats = tuple(sorted(owed))
+        kind, shoe, _ = owed[seats[0]]
+        stage = {"setup": "setup", "card": "card"}.get(kind, "shoe")
+        rec = None if kind == "setup" else next((r for r in self.shoes if r.shoe == shoe), None)
+        chain = [] if rec is None else [rec.order.index(s) for s in seats if s in rec.order]
+        step = (min(chain) + 1, len(rec.order)) if rec is not None and chain else None
+        return (stage, seats), step
 
     def _collect_verdicts(self) -> None:
         """The audits of finished shoes: a cheater they name is a fault of his."""

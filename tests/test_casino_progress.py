@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
 from app.protocol.keys import DeterministicRng
@@ -19,6 +21,7 @@ from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.messages import Message, ProtocolFrame
 from app.table.progress import progress_text
+from app.terminal.casino import _Printer
 from app.views.casino.vm import status_line
 from tests.casino_net import GROUP, IDS, open_table, run
 
@@ -38,8 +41,9 @@ class SlowShufflerGuest(CasinoGuest):
     def send(self, link: Any, message: Message | ProtocolFrame) -> bool:
         phone = self.phone
         ready = phone is not None and phone.dealer.ready
-        if self.__dict__.setdefault("held", []) is not None and ready and isinstance(message, ProtocolFrame):
-            self.held.append(message)
+        held = self.__dict__.setdefault("held", [])  # (until release: none held before)
+        if held is not None and ready and isinstance(message, ProtocolFrame):
+            held.append(message)
             return True
         return super().send(link, message)
 
@@ -49,7 +53,9 @@ class SlowShufflerGuest(CasinoGuest):
             super().send(self.link, frame)
 
 
-def test_every_phone_says_whose_pass_the_first_shoe_waits_for() -> None:
+def test_every_phone_says_whose_pass_the_first_shoe_waits_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     set_language("en")
     clock = FakeClock()
     host, guests = open_table(2, RULES, clock=clock, factory=sra, start=False)
@@ -80,6 +86,13 @@ def test_every_phone_says_whose_pass_the_first_shoe_waits_for() -> None:
         assert (snap.progress_note, snap.progress_step) == (("shoe", (2,)), (3, 3))
         assert "Waiting for P2 · step 3 of 3" in status_line(snap)
         assert status_line(snap).splitlines()[1] == "Shuffling the shoe across the phones…"
+    # the terminal casino prints the same line, once, as it changes
+    printer = _Printer(host, quiet=False)
+    printer()
+    printer()
+    out = capsys.readouterr().out.splitlines()
+    line = "… Shuffling the shoe across the phones… · Waiting for P2 · step 3 of 3"
+    assert out.count(line) == 1, out
     # his own phone made its pass (held on its way) and waits for the locks, the host's
     # first: the first of the chain
     mine = slow.snapshot()

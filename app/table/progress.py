@@ -52,4 +52,16 @@ def progress_text(
     return text
 
 
-__all__ = ["Note", "progress_text"]
+def chain_step(order: Sequence[int], lacking: Sequence[int]) -> tuple[int, int] | None:
+    """Where the first of the ``lacking`` seats is in a deck's or shoe's chain of
+    phones (``order``: who shuffles and locks, in turn): step k of n, 1-based; None
+    when none of them is in the chain.
+
+    >>> chain_step((0, 1, 2), (2,)), chain_step((0, 2), (1,))
+    ((3, 3), None)
+    """
+    steps = [order.index(s) for s in lacking if s in order]
+    return (min(steps) + 1, len(order)) if steps else None
+
+
+__all__ = ["Note", "chain_step", "progress_text"]

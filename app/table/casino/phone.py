@@ -88,7 +88,7 @@ from app.table.casino.state import (
 from app.table.dealer import DealerViolation
 from app.table.messages import encode
 from app.table.phone_copy import PhoneCopy, RoundEnd, RoundEndHook, frozen
-from app.table.progress import Note
+from app.table.progress import Note, chain_step
 
 #: The host is always seat 0, so its player id is this.
 HOST = "p0"
@@ -280,9 +280,7 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
         kind, shoe, _ = owed[seats[0]]
         stage = {"setup": "setup", "card": "card"}.get(kind, "shoe")
         rec = None if kind == "setup" else next((r for r in self.shoes if r.shoe == shoe), None)
-        chain = [] if rec is None else [rec.order.index(s) for s in seats if s in rec.order]
-        step = (min(chain) + 1, len(rec.order)) if rec is not None and chain else None
-        return (stage, seats), step
+        return (stage, seats), None if rec is None else chain_step(rec.order, seats)
 
     def _collect_verdicts(self) -> None:
         """The audits of finished shoes: a cheater they name is a fault of his."""

@@ -484,8 +484,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         phone = self.phone
         assert phone is not None
         if isinstance(message, CBack):  # every phone sets its shoe dealer up anew
+            here = self._here(phone)
             absent = [
-                p.seat for p in phone.players.values() if not p.present and p.pid != message.player
+                p.seat
+                for p in phone.players.values()
+                if p.pid not in here and p.pid != message.player
             ]
             dealer = self._shoe_factory(0, len(phone.players))
             self._new_setup()  # (the set-up frames count afresh)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from app.table.casino.snapshot import CasinoSnapshot
 from app.views.casino.local import LocalCasinoTable
 
 
@@ -22,6 +24,16 @@ class FakeCasinoTable(LocalCasinoTable):
     def __init__(self, *args: Any, threaded: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.threaded = threaded
+
+    #: what the table waits for while the shoe is prepared (the snapshot's progress
+    #: line: note and step, as a networked phone's), or None
+    waits: tuple[tuple[str, tuple[int, ...]], tuple[int, int] | None] | None = None
+
+    def snapshot(self) -> CasinoSnapshot:
+        snap = super().snapshot()
+        if self.waits is None:
+            return snap
+        return replace(snap, progress_note=self.waits[0], progress_step=self.waits[1])
 
     def _changed(self) -> None:
         if self.on_change is None:

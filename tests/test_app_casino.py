@@ -82,6 +82,21 @@ def test_nothing_overlaps_or_leaves_the_screen(run: dict) -> None:
     assert problems == [], "\n".join(problems[:60])
 
 
+def test_the_table_says_whose_phone_the_shoe_waits_for(run: dict) -> None:
+    """The progress line under the status (as Oczko's): what runs, whose phone (the
+    second player's, a bot's name) and how far along the shoe's chain, in the
+    player's language, fitting the screen at every size (checked above)."""
+    words = {
+        "en": ("Shuffling the shoe", "Waiting for", "step 2 of"),
+        "de": ("Schlitten wird", "Warten auf", "Schritt 2 von"),
+        "pl": ("Tasowanie sabotu", "Czekamy na", "krok 2 z"),
+    }
+    for key, r in run["runs"].items():
+        lang = key.split(":")[1]
+        for word in (*words[lang], BOTS[0]):
+            assert word in r["progress"], (key, r["progress"])
+
+
 def test_the_table_never_scrolls_and_shows_every_box(run: dict) -> None:
     for key, r in run["runs"].items():
         assert r["scrolls"] is False, key  # (only the row of chips scrolls, sideways)
@@ -506,6 +521,15 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
             rec["big"] = sorted({r.title.split(" · ")[0].split(",")[0] for r in ids.boxes.children})
             rec["chip_behind"] = screen.chips[2].detail if 2 in screen.chips else ""
             self.check(rec, "settled")
+            # the next shoe is late: the progress line says whose phone and how far
+            table.waits = (("shoe", (1,)), (2, len(table.players)))
+            table._changed()
+            yield from self.settle(screen)
+            rec["progress"] = screen.ids.status.text
+            self.check(rec, "waiting for the shoe")
+            table.waits = None
+            table._changed()
+            yield from self.settle(screen)
             if faults:
                 rec.setdefault("timed_out", "")
                 table.name_cheater("b1")

@@ -17,7 +17,15 @@ from app.table.casino.book import Readmit
 from app.table.casino.bot import casino_bot
 from app.table.casino.guest import CasinoGuest
 from app.table.casino.host import CasinoHost
-from app.table.casino.messages import CAgree, CIntent, CResume, money_wire
+from app.table.casino.messages import (
+    CAgree,
+    CDeal,
+    CIntent,
+    CKey,
+    CResume,
+    money_wire,
+    signed_bytes_of_key,
+)
 from app.table.casino.phone import CasinoPhone
 from app.table.casino.snapshot import CasinoStage
 from app.table.casino.sra_shoe import SraShoe
@@ -606,3 +614,77 @@ def test_a_phone_paused_in_the_background_is_waited_for_not_dropped(shoe: str) -
         assert s.phone.conservation() == s.phone.total
     ref = digests(host)[:target]
     assert all(digests(s)[:target] == ref for s in sides)
+
+
+class DiesAtTheDealGuest(CasinoGuest):
+    """An honest phone that dies (battery, out of range) as round 2's deal comes: its
+    keys for the deal's cards never go out, so the host's copy waits for a fresh shoe
+    before it can deal, and his departure waits in its queue behind that deal."""
+
+    def on_game_message(self, message: Message | ProtocolFrame) -> None:
+        if isinstance(message, CDeal) and message.round == 2:
+            self.link.close(linger=0)
+            self.over = True
+            return
+        super().on_game_message(message)
+
+
+def test_a_player_back_while_his_departure_waits_for_a_fresh_shoe_is_readmitted() -> None:
+    """p2's phone dies at round 2's deal and he comes back at once, while the host's copy
+    still has him at the table (his ``CLeft`` waits behind the deal's cards from the
+    fresh shoe): his key is a return, not a cheat. He is readmitted with his chips,
+    nobody is named or removed, and the table plays on in step."""
+    clock = FakeClock()
+    host, guests = open_table(2, RULES, clock=clock, factory=sra, start=False)
+    guests.append(_p2_back(host, DiesAtTheDealGuest, clock, sra))  # (his first phone)
+    sides = [host, *guests]
+    run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
+    host.start()
+    run(sides, lambda: guests[1].over, clock)
+    run([host], lambda: host.link_of(2) is None, clock)  # the host dropped his phone
+    # (his departure is announced and waits in the host's copy behind the deal)
+    assert host.phone.players["p2"].present and host.phone.waiting
+    assert not any(e.get("event") == "player_left" for e in guests[0].phone.log)
+    chips = host.phone.players["p2"].chips
+    back = _p2_back(host, CasinoGuest, clock, sra)
+    # (p1 waits meanwhile: the fresh shoe cannot be shuffled, his departure stays queued)
+    run([host, back], lambda: back.over or bool(host.book.returning), clock)
+    assert not back.over and [p for p, _ in host.book.returning] == ["p2"]
+    assert host.phone.players["p2"].present and host.phone.leaving() == {"p2"}
+    sides = [host, guests[0], back]
+    run(sides, lambda: back.over or (back.phone is not None and "p2" in back.phone.present), clock)
+    assert not back.over, [n for n in back.notices]
+    first = back.phone.round_no + 1
+    # his chips were kept (round 2 settled his bets in it, his hands standing)
+    assert back.phone.players["p2"].chips == host.phone.players["p2"].chips
+    assert host.phone.records[2].net.get("p2", 0) == host.phone.players["p2"].chips - chips
+    run(sides, lambda: back.over or settled(sides, first + 1)(), clock)
+    for s in sides:
+        assert not s.over, (s.me, [n for n in s._notes if n.code != "intent_refused"])
+        assert s.phone.fault is None, (s.me, s.phone.fault)
+        assert not any(n.code in ("cheat_named", "player_stalled") for n in s._notes), s.me
+        assert s.phone.records[first + 1].digest == host.phone.records[first + 1].digest
+        assert s.phone.conservation() == s.phone.total
+    for s in sides[:2]:  # he left once, as his first phone died; never for a bad message
+        assert left(s, "p2", "left") or left(s, "p2", "lost")
+        assert not left(s, "p2", "bad_message")
+
+
+def test_a_new_key_for_a_player_still_at_the_table_is_refused() -> None:
+    """A phone sending a new key mid-table for its seat, present and not leaving, is
+    removed (``bad_message``); the table plays on without him."""
+    clock = FakeClock()
+    host, guests = open_table(3, RULES, clock=clock, factory=sra)
+    sides = [host, *guests]
+    run(sides, settled(sides, 1), clock)
+    cheat = guests[1]
+    key = format(cheat.identity.sign_pub, "x")
+    sig = cheat.identity.sign(b"blu21/casino-key", signed_bytes_of_key("", key))
+    cheat.send(cheat.link, CKey(key, sig.hex()))
+    rest = [host, guests[0]]
+    run(rest, lambda: host.link_of(2) is None, clock)
+    run(rest, settled(rest, host.phone.round_no + 1), clock)
+    for s in rest:
+        assert s.phone.fault is None and not s.over
+        assert left(s, "p2", "bad_message")
+        assert not any(n.code == "cheat_named" and n.params.get("player") != "p2" for n in s._notes)

@@ -42,6 +42,26 @@ def test_a_three_phone_casino_table_plays_its_rounds_and_measures_every_wait() -
     assert len(table.live()) == 3
 
 
+@pytest.mark.parametrize("phones", [3, 4])
+def test_a_player_back_5_s_after_his_drop_is_readmitted_not_removed(phones: int) -> None:
+    """8 decks: the last phone dies in round 1's play and its player is back 5 s after
+    the host dropped it, while the host's copy still has him at the table (his
+    departure waits there behind the cards of the fresh shoe shuffled without him).
+    He is readmitted; only the dead phone was ever dropped, and the table agrees."""
+    table, ended = casino_match(
+        [A53] * phones, LINKS["rfcomm"], seed=0, rounds=3, decks=8, drop_in_round=1, group=TOY
+    )
+    last = phones - 1
+    assert ended
+    assert [(seat, why) for _, seat, why in table.dropped] == [(last, "silent")]
+    assert [who for _, who in table.returned] == [f"p{last}"]
+    (dropped_at, _, _), (back_at, _) = table.dropped[0], table.returned[0]
+    assert back_at > dropped_at + 5.0
+    assert len(table.results()) == 1 and not table.faults()
+    assert all(3 in p.side.phone.records for p in table.live())
+    assert len(table.live()) == phones
+
+
 def test_a_casino_table_at_phone_speed_is_the_same_for_the_same_seed() -> None:
     """The same table, cards and waits for the same seed. (The shells draw their signing
     keys from the system's randomness, as on a phone: an exponent a bit shorter costs a

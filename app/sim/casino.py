@@ -433,10 +433,9 @@ def open_casino(
     return table
 
 
-def _gone_for_host(table: CasinoTable, seat: int) -> bool:
-    phone = table.host.phone
-    pid = f"p{seat}"
-    return phone is not None and pid in phone.players and not phone.players[pid].present
+def _dropped(table: CasinoTable, seat: int) -> bool:
+    """The host dropped the phone at ``seat`` (its link is gone on the host)."""
+    return any(s == seat for _, s, _ in table.dropped)
 
 
 def play_casino(table: CasinoTable, limit_s: float = 3600.0) -> bool:
@@ -489,9 +488,9 @@ def casino_match(
         if not table.over():
             table.kill(last)
             if back_after is not None:
-                # (back once every phone's copy has him gone, the host's first: a key
-                # of his while the host's copy still has him at the table is refused)
-                table.sim.run(lambda: _gone_for_host(table, last) or table.over(), limit_s)
+                # (back ``back_after`` s after the host dropped him: his departure may
+                # still wait on the host's copy behind the cards of a fresh shoe)
+                table.sim.run(lambda: _dropped(table, last) or table.over(), limit_s)
                 table.sim.at(table.sim.now + back_after, lambda: table.rejoin(last))
     return table, play_casino(table, limit_s)
 

@@ -35,6 +35,7 @@ from app.table.casino.messages import BET_TIME_RANGE
 from app.table.casino.side import CasinoSide
 from app.table.clock import SystemClock
 from app.table.errors import TableError
+from app.table.progress import progress_text
 from app.table.service import default_dealer, shoe_factory
 from app.terminal.bot_processes import print_result, print_tail, result_in, start_bots, stop_bots
 from app.terminal.common import Deadline, bounded, drive, failed, stdin_lines
@@ -232,6 +233,7 @@ class _Printer:
         self._seen = 0
         self._notes = 0
         self._turn: object = None
+        self._waits: object = None  # the progress line printed last
 
     def __call__(self) -> None:
         phone = self.table.phone
@@ -247,6 +249,13 @@ class _Printer:
             if turn != self._turn and phone.turn() == self.table.me and self.table.bot is None:
                 print(_("Your decision (type help)."), flush=True)
             self._turn = turn
+        waits = (snapshot.progress_note, snapshot.progress_step)
+        if waits != self._waits and snapshot.progress_note is not None:
+            # what the table waits for (the progress line, as the screens show it)
+            names = [snapshot.names.get(p, p) for p in snapshot.players]  # (by seat)
+            line = progress_text(snapshot.progress_note, names, snapshot.progress_step)
+            print("… " + line.replace("\n", " · "), flush=True)
+        self._waits = waits
         fresh = min(len(notes), self.table.notes_total - self._notes)
         for n in notes[len(notes) - fresh :] if fresh > 0 else ():
             print(f"* {notice_line(n.code, dict(n.params), dict(snapshot.names))}", flush=True)

@@ -153,10 +153,11 @@ class CasinoGuest(GuestCopy[CasinoPhone], CasinoSide):
                 if int(message.key, 16) != self.identity.sign_pub:
                     raise TableError("forged_key", "the host announced another key for me")
             else:  # set my shoe dealer up anew with the returning phone
+                gone = phone.leaving()  # (a departure still queued here is one too)
                 absent = [
                     p.seat
                     for p in phone.players.values()
-                    if not p.present and p.pid != message.player
+                    if (not p.present or p.pid in gone) and p.pid != message.player
                 ]
                 dealer = self._shoe_factory(phone.players[self.me].seat, len(phone.players))
                 self._budget.new_setup()  # (the set-up frames count afresh)

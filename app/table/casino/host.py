@@ -261,7 +261,9 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         phone = self.phone
         if phone is not None:
             pid = player_id(seat)
-            if pid not in phone.players or phone.players[pid].present:
+            # (a departure still queued behind a fresh shoe's cards is a departure: his
+            # key is a return; only a key for a seat still at the table is refused)
+            if pid not in phone.players or pid in self._here(phone):
                 raise TableError("bad_message", "a new key during the table")
             self._feed(Back(pid, message.key))  # back on a new phone: from the next round
             self._drive()
@@ -368,9 +370,12 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         phone = self.phone
         assert phone is not None
         r = phone.round
-        present = frozenset(phone.present)
+        present = self._here(phone)
+        # (a returner's new phone is not at the table before his CBack: it decides nothing)
         connected = frozenset(
-            p.pid for p in phone.players.values() if p.seat == 0 or self.link_of(p.seat)
+            p.pid
+            for p in phone.players.values()
+            if p.seat == 0 or (self.link_of(p.seat) and p.pid in present)
         )
         here = connected & present
         order = tuple(sorted(p.seat for p in phone.players.values() if p.pid in here))
@@ -404,6 +409,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
             vouched=not unvouched,
             vouching=bool(unsigned),
         )
+
+    @staticmethod
+    def _here(phone: CasinoPhone) -> frozenset[str]:
+        """The players at the table: present on my copy, and no departure announced."""
+        return frozenset(phone.present) - phone.leaving()
 
     # -- the game's part of the shell (app.table.host_shell) ------------------------------
 
@@ -457,7 +467,9 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         p = None if phone is None else phone.players.get(player_id(seat))
         if phone is not None:
             phone.named.add(player_id(seat))
-        self._bar(seat, absent=p is not None and not p.present)
+        self._bar(
+            seat, absent=p is not None and phone is not None and p.pid not in self._here(phone)
+        )
 
     def _readmit(self, effect: Readmit) -> None:
         phone = self.phone
@@ -472,8 +484,11 @@ class CasinoHost(LobbyShell[CasinoBook, CasinoEvent, CasinoFacts, CasinoEffect],
         phone = self.phone
         assert phone is not None
         if isinstance(message, CBack):  # every phone sets its shoe dealer up anew
+            here = self._here(phone)
             absent = [
-                p.seat for p in phone.players.values() if not p.present and p.pid != message.player
+                p.seat
+                for p in phone.players.values()
+                if p.pid not in here and p.pid != message.player
             ]
             dealer = self._shoe_factory(0, len(phone.players))
             self._new_setup()  # (the set-up frames count afresh)

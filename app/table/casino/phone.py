@@ -88,6 +88,7 @@ from app.table.casino.state import (
 from app.table.dealer import DealerViolation
 from app.table.messages import encode
 from app.table.phone_copy import PhoneCopy, RoundEnd, RoundEndHook, frozen
+from app.table.progress import Note, chain_step
 
 #: The host is always seat 0, so its player id is this.
 HOST = "p0"
@@ -186,6 +187,18 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
     def present(self) -> tuple[str, ...]:
         return tuple(p.pid for p in self.players.values() if p.present)
 
+    def leaving(self) -> set[str]:
+        """Players whose departure (``CLeft``) the host announced and this copy has not
+        applied yet: it waits in the queue behind the cards of a fresh shoe. For the
+        table they are gone already (a key of theirs is a return, not a cheat)."""
+        out: set[str] = set()
+        for ann, _ in self._queue:
+            if isinstance(ann, CLeft):
+                out.add(ann.player)
+            elif isinstance(ann, CBack):
+                out.discard(ann.player)
+        return out
+
     def chips(self) -> dict[str, Money]:
         """Each player's chips, less what he has on the table in the round in play."""
         r = self.round
@@ -250,6 +263,24 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
                     step = ("shuffle", rec.shoe, 0)
                     return dict.fromkeys(sorted(self.dealer.waiting_for(rec.shoe)), step)
         return {}
+
+    def progress_note(self) -> tuple[Note, tuple[int, int] | None] | None:
+        """The progress line (:mod:`app.table.progress`) while this phone waits for the
+        shoe: what runs (``setup``, ``shoe``: the shuffle the next round deals from,
+        ``card``: a card's keys), the other seats whose part it lacks, and where the
+        first of them is in the shoe's chain of phones (step k of n; None at the
+        set-up). None while it waits for nothing of the shoe."""
+        if self.fault is not None:
+            return None
+        mine = self.players[self.me].seat if self.me in self.players else -1
+        owed = {s: st for s, st in self.owed_steps().items() if s != mine}
+        if not owed:
+            return None
+        seats = tuple(sorted(owed))
+        kind, shoe, _ = owed[seats[0]]
+        stage = {"setup": "setup", "card": "card"}.get(kind, "shoe")
+        rec = None if kind == "setup" else next((r for r in self.shoes if r.shoe == shoe), None)
+        return (stage, seats), None if rec is None else chain_step(rec.order, seats)
 
     def _collect_verdicts(self) -> None:
         """The audits of finished shoes: a cheater they name is a fault of his."""
@@ -542,7 +573,7 @@ class CasinoPhone(PhoneCopy[ShoeDealer]):
     def _back_key(self, ann: CBack) -> None:
         p = self._player(ann.player)
         key = int(ann.key, 16)
-        if p.present or not self.group.is_element(key):
+        if (p.present and ann.player not in self.leaving()) or not self.group.is_element(key):
             raise IllegalAction("bad_back", f"{ann.player} cannot come back")
         if self.shoes and ann.shoe <= self.shoes[-1].shoe:
             raise IllegalAction("bad_back", f"shoe {ann.shoe} is not new")

@@ -250,6 +250,7 @@ class CasinoSide:
         live = phone.live_shoe()
         progress = 1.0 if live is None else phone.dealer.progress(live.shoe)
         later = [s for s in phone.shoes if live is None or s.shoe > live.shoe]
+        waits = None if self.over else phone.progress_note()
         return CasinoSnapshot(
             me=self.me,
             rules=phone.rules,
@@ -264,6 +265,8 @@ class CasinoSide:
             deadline=None if self._deadline is None else self._deadline[1],
             shuffle_progress=progress if live is not None else 0.0,
             next_shoe_progress=phone.dealer.progress(later[0].shoe) if later else 0.0,
+            progress_note=None if waits is None else waits[0],
+            progress_step=None if waits is None else waits[1],
             cards_left=phone.cards_left(),
             house=phone.house,
             notices=tuple(self._notes),

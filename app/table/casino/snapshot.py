@@ -57,6 +57,11 @@ class CasinoSnapshot:
     deadline: float | None = None  # clock time when the bet or decision time runs out
     shuffle_progress: float = 1.0  # 0..1 of the shoe being shuffled for play
     next_shoe_progress: float = 0.0  # 0..1 of the next shoe shuffled in the background
+    #: the progress line (app.table.progress, as Oczko's): what the table waits for
+    #: (``setup``, ``shoe``, ``card``) and the seats whose part this phone lacks ...
+    progress_note: tuple[str, tuple[int, ...]] | None = None
+    #: ... and the first of them: phone k of the n in the shoe's chain (None: unknown)
+    progress_step: tuple[int, int] | None = None
     cards_left: int | None = None  # cards before the cut card (None: no shoe yet)
     house: Money = Fraction(0)  # the house's result since the table opened
     notices: tuple[Notice, ...] = ()  # newest last

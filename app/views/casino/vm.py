@@ -28,6 +28,7 @@ from app.i18n.codes import MESSAGES, message_for
 from app.rules.blackjack.view import view_for
 from app.rules.engine import kinds_of
 from app.table.casino.snapshot import CasinoSnapshot, CasinoStage, Notice
+from app.table.progress import progress_text
 from app.views.blackjack.vm import (
     PLAY_ACTIONS,
     HandVM,
@@ -191,8 +192,24 @@ def _percent(x: float) -> int:
     return round(100 * min(1.0, max(0.0, x)))
 
 
+def progress_line(s: CasinoSnapshot) -> str:
+    """What the table waits for while the shoe is prepared (the progress line, as
+    Oczko's: set-up, shuffle or a card's keys, whose phone, step k of n); "" while it
+    waits for nothing of the shoe."""
+    if s.progress_note is None or s.stage is CasinoStage.OVER:
+        return ""
+    names = [name_of(s, p) for p in s.players]  # (in seat order: a seat is an index)
+    return progress_text(s.progress_note, names, s.progress_step)
+
+
 def status_line(s: CasinoSnapshot) -> str:
-    """The stage, with the shuffle's progress and the cards left to the cut card."""
+    """The stage, with the shuffle's progress and the cards left to the cut card; under
+    it, what the table waits for (:func:`progress_line`)."""
+    line = progress_line(s)
+    return _status(s) + ("\n" + line if line else "")
+
+
+def _status(s: CasinoSnapshot) -> str:
     text = _(STAGES[s.stage])
     if s.stage is CasinoStage.SHUFFLING:
         return _("{stage}: {percent} %").format(stage=text, percent=_percent(s.shuffle_progress))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.i18n import _, ngettext
+from app.table.progress import progress_text
 from app.views.table.fairness import fingerprint_text
 
 if TYPE_CHECKING:
@@ -324,26 +325,6 @@ def reading_text(readers: Sequence[str], seconds: float) -> str:
         seconds=int(seconds + 0.999)
     )
     return who + "\n" + left
-
-
-def progress_text(note: tuple[str, tuple[int, ...]] | None, names: Sequence[str]) -> str:
-    """The line over the shuffle's progress bar: what runs, then the players whose phones
-    the deal waits for (a slow phone, a phone paused in the background).
-
-    >>> progress_text(("shuffle", (2,)), ["Ala", "Bogdan", "Celina"])
-    'Shuffling the deck across the phones…\\nWaiting for Celina'
-    """
-    stage, lacking = note if note is not None else ("shuffle", ())
-    if stage == "setup":
-        text = _("Setting up the table's keys across the phones…")
-    elif stage == "ahead":
-        text = _("Dealing from the deck shuffled during the last round…")
-    else:
-        text = _("Shuffling the deck across the phones…")
-    who = [names[s] for s in lacking if 0 <= s < len(names)]
-    if who:
-        text += "\n" + _("Waiting for {names}").format(names=", ".join(who))
-    return text
 
 
 def ace_hint() -> str:

@@ -269,9 +269,10 @@ def _rules(args: argparse.Namespace) -> TableRules:
         changes["decks"] = args.decks
     if args.penetration is not None:
         changes["penetration"] = args.penetration
-    for limit in ("min_bet", "max_bet"):  # the house's limits per box (seed 004)
-        if getattr(args, limit) is not None:
-            changes[limit] = getattr(args, limit)
+    for limit in ("min_bet", "max_bet"):  # the house's limits per box (seed 004; the
+        value = getattr(args, limit, None)  # demo's parser has no such flags)
+        if value is not None:
+            changes[limit] = value
     return base.replace(**changes) if changes else base
 
 

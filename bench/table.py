@@ -149,6 +149,7 @@ def measure_casino(
 ) -> dict:
     """The casino table's waits over ``matches`` tables (plus as many with a dropout
     and a return)."""
+
     def play(model, seed: int, drop: int | None):
         table, ended = casino_match(
             [phone_cpu(phone)] * players,
@@ -180,6 +181,7 @@ def measure(
     lobby: str = "gradual",
 ) -> dict:
     """The waits over ``matches`` matches (plus as many with a dropout)."""
+
     def play(model, seed: int, drop: int | None):
         table, ended = match(
             [phone_cpu(phone)] * players,

@@ -41,6 +41,7 @@ from app.sim.oczko import (
     Sim,
     SimNet,
     SimPhone,
+    Thinker,
     fresh_phone,
     kill_phone,
     new_sim,
@@ -194,16 +195,13 @@ class CasinoSimPhone(SimPhone):
         self.waits.blocked(self.seat, self.busy_until, phone.waiting or between)
 
 
-class ThinkingCasinoBot:
+class ThinkingCasinoBot(Thinker):
     """:func:`casino_bot` that thinks ``think_s`` simulated seconds before each decision
     (once for all its bets of a round) and notes when its bets are in."""
 
     def __init__(self, phone: SimPhone, think_s: float, waits: CasinoWaits) -> None:
-        self.phone = phone
-        self.think_s = think_s
+        super().__init__(phone, think_s)
         self.waits = waits
-        self._key: tuple[int, str, int] | None = None
-        self._due = 0.0
 
     def __call__(self, phone: CasinoPhone) -> Intent | None:
         choice = casino_bot(phone)
@@ -213,10 +211,7 @@ class ThinkingCasinoBot:
         betting = r.phase is Phase.BETTING
         key = (phone.round_no, r.phase.value, 0 if betting else len(r.events))
         now = self.phone.sim.now
-        if key != self._key:
-            self._key, self._due = key, now + self.think_s
-            self.phone.wake_at = self._due
-        if now < self._due:
+        if self.thinking(key, now):
             return None
         if betting:
             self._due = now  # (the rest of its bets follow at once)

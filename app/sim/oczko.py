@@ -318,16 +318,31 @@ class SimPhone:
         self.busy_until = self.sim.now + cost
 
 
-class ThinkingBot:
+class Thinker:
+    """A bot's pace on a simulated phone: it decides ``think_s`` simulated seconds after
+    it first saw a decision (told apart by a key), and wakes its phone then."""
+
+    def __init__(self, phone: SimPhone, think_s: float) -> None:
+        self.phone = phone
+        self.think_s = think_s
+        self._key: object = None
+        self._due = 0.0
+
+    def thinking(self, key: object, now: float) -> bool:
+        """Whether the bot still thinks at ``now`` about the decision ``key``."""
+        if key != self._key:
+            self._key, self._due = key, now + self.think_s
+            self.phone.wake_at = self._due
+        return now < self._due
+
+
+class ThinkingBot(Thinker):
     """:func:`simple_bot` that takes ``think_s`` simulated seconds per decision and
     notes when each draw was asked for (the start of a drawn-card wait)."""
 
     def __init__(self, phone: SimPhone, think_s: float, waits: Waits) -> None:
-        self.phone = phone
-        self.think_s = think_s
+        super().__init__(phone, think_s)
         self.waits = waits
-        self._key: tuple[int, int] | None = None
-        self._due = 0.0
 
     def __call__(self, match: Any) -> str | None:
         action = simple_bot(match)
@@ -336,10 +351,7 @@ class ThinkingBot:
         r = match.match.round
         key = (r.number, len(r.hand(match.seat).cards))
         now = self.phone.sim.now
-        if key != self._key:
-            self._key, self._due = key, now + self.think_s
-            self.phone.wake_at = self._due
-        if now < self._due:
+        if self.thinking(key, now):
             return None
         self._key = None
         if action == "draw":

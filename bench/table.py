@@ -102,6 +102,39 @@ def _honest_dropped(notices, killed: int) -> int:
     return sum(1 for n in notices if n.code == "player_left" and n.details.get("seat") != killed)
 
 
+def _tables(players: int, link: str, matches: int, stalls: bool, play, total, kinds) -> dict:
+    """Plays ``matches`` tables through ``play(model, seed, drop)`` (plus as many where
+    the last seat's phone dies in round 2, from 3 players on), adds their waits of
+    ``kinds`` to ``total`` and counts what went wrong; ``play`` returns the table,
+    whether it ended, whether the phones disagreed and the notices."""
+    disagreements = unfinished = honest_dropped = 0
+    started = time.perf_counter()
+    sim_s = 0.0
+    model = link_model(link)
+    if stalls:
+        model = model.with_faults(stall_every_s=STALL_EVERY_S, pause_every_s=0.0)
+    for k in range(matches):
+        for drop in (None, 2):
+            if drop is not None and players < 3:
+                continue
+            table, ended, disagreed, notices = play(model, 1000 * players + k, drop)
+            sim_s += table.sim.now
+            unfinished += not ended
+            disagreements += disagreed
+            killed = players - 1 if drop is not None else -1
+            honest_dropped += _honest_dropped(notices, killed)
+            for kind in kinds:
+                getattr(total, kind).extend(getattr(table.waits, kind))
+    return {
+        "waits": total.summary(),
+        "disagreements": disagreements,
+        "unfinished": unfinished,
+        "honest_dropped": honest_dropped,
+        "simulated_s": round(sim_s, 1),
+        "real_s": round(time.perf_counter() - started, 1),
+    }
+
+
 def measure_casino(
     players: int,
     phone: str,
@@ -116,50 +149,24 @@ def measure_casino(
 ) -> dict:
     """The casino table's waits over ``matches`` tables (plus as many with a dropout
     and a return)."""
-    total = CasinoWaits()
-    disagreements = unfinished = honest_dropped = 0
-    started = time.perf_counter()
-    sim_s = 0.0
-    model = link_model(link)
-    if stalls:
-        model = model.with_faults(stall_every_s=STALL_EVERY_S, pause_every_s=0.0)
-    for k in range(matches):
-        for drop in (None, 2):
-            if drop is not None and players < 3:
-                continue
-            table, ended = casino_match(
-                [phone_cpu(phone)] * players,
-                model,
-                seed=1000 * players + k,
-                rounds=rounds,
-                decks=decks,
-                lobby=lobby,
-                drop_in_round=drop,
-                group=group,
-                think_s=think,
-            )
-            sim_s += table.sim.now
-            unfinished += not ended
-            disagreements += len(table.results()) > 1 or bool(table.faults())
-            killed = players - 1 if drop is not None else -1
-            honest_dropped += _honest_dropped(table.notices, killed)
-            for kind in CASINO_KINDS:
-                getattr(total, kind).extend(getattr(table.waits, kind))
-    return {
-        "game": "blackjack",
-        "players": players,
-        "phone": phone,
-        "link": link,
-        "lobby": lobby,
-        "decks": decks,
-        "stalls": stalls,
-        "waits": total.summary(),
-        "disagreements": disagreements,
-        "unfinished": unfinished,
-        "honest_dropped": honest_dropped,
-        "simulated_s": round(sim_s, 1),
-        "real_s": round(time.perf_counter() - started, 1),
-    }
+
+    def play(model, seed: int, drop: int | None):
+        table, ended = casino_match(
+            [phone_cpu(phone)] * players,
+            model,
+            seed=seed,
+            rounds=rounds,
+            decks=decks,
+            lobby=lobby,
+            drop_in_round=drop,
+            group=group,
+            think_s=think,
+        )
+        return table, ended, len(table.results()) > 1 or bool(table.faults()), table.notices
+
+    head = {"game": "blackjack", "players": players, "phone": phone, "link": link}
+    head.update(lobby=lobby, decks=decks, stalls=stalls)
+    return head | _tables(players, link, matches, stalls, play, CasinoWaits(), CASINO_KINDS)
 
 
 def measure(
@@ -174,49 +181,24 @@ def measure(
     lobby: str = "gradual",
 ) -> dict:
     """The waits over ``matches`` matches (plus as many with a dropout)."""
-    total = Waits()
-    disagreements = unfinished = honest_dropped = 0
-    started = time.perf_counter()
-    sim_s = 0.0
-    model = link_model(link)
-    if stalls:
-        model = model.with_faults(stall_every_s=STALL_EVERY_S, pause_every_s=0.0)
-    for k in range(matches):
-        for drop in (None, 2):
-            if drop is not None and players < 3:
-                continue
-            table, ended = match(
-                [phone_cpu(phone)] * players,
-                model,
-                seed=1000 * players + k,
-                rounds=rounds,
-                drop_in_round=drop,
-                group=group,
-                think_s=think,
-                quiet_start=True,
-                lobby=lobby,
-            )
-            sim_s += table.sim.now
-            unfinished += not ended
-            disagreements += len(table.results()) > 1
-            killed = players - 1 if drop is not None else -1
-            honest_dropped += _honest_dropped(table.host.notices, killed)
-            for kind in KINDS:
-                getattr(total, kind).extend(getattr(table.waits, kind))
-    return {
-        "game": "oczko",
-        "players": players,
-        "phone": phone,
-        "link": link,
-        "lobby": lobby,
-        "stalls": stalls,
-        "waits": total.summary(),
-        "disagreements": disagreements,
-        "unfinished": unfinished,
-        "honest_dropped": honest_dropped,
-        "simulated_s": round(sim_s, 1),
-        "real_s": round(time.perf_counter() - started, 1),
-    }
+
+    def play(model, seed: int, drop: int | None):
+        table, ended = match(
+            [phone_cpu(phone)] * players,
+            model,
+            seed=seed,
+            rounds=rounds,
+            drop_in_round=drop,
+            group=group,
+            think_s=think,
+            quiet_start=True,
+            lobby=lobby,
+        )
+        return table, ended, len(table.results()) > 1, table.host.notices
+
+    head = {"game": "oczko", "players": players, "phone": phone, "link": link}
+    head.update(lobby=lobby, stalls=stalls)
+    return head | _tables(players, link, matches, stalls, play, Waits(), KINDS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,6 +76,24 @@ def run(
     return steps
 
 
+def join(
+    host: CasinoHost, cls: type[CasinoGuest], seat: int, clock: FakeClock, factory: Any
+) -> Any:
+    """The player of ``seat`` joins ``host`` on a phone of ``cls`` (a Polish one), his
+    shoe dealer from ``factory`` (again, with a fresh phone, if he was there)."""
+    return cls.join(
+        TcpTransport(),
+        host.address,
+        player_id=IDS[seat],
+        name=f"P{seat}",
+        lang="pl",
+        clock=clock,
+        shoe_factory=factory,
+        bot=casino_bot,
+        group=GROUP,
+    )
+
+
 def open_table(
     n: int,
     rules: TableRules,

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.bluetooth.errors import TransportError
 from app.bluetooth.tcp import TcpTransport, parse_address
+from app.table.clock import FakeClock
+from app.table.dealer import OpenDealer
 from app.table.lobby import HostLobby
 from app.table.messages import Options
 from app.table.oczko.guest import GuestTable, HostTable, simple_bot
@@ -156,3 +159,21 @@ def open_table(
     settle(sides, lambda: host.seating.can_start())  # (seating is replaced on change)
     host.begin()
     return host, players
+
+
+def open_dealer_table(
+    guests: int = 2, *, seed: int = 0, rounds: int = 2, bot: Any = simple_bot
+) -> tuple[HostTable, list[GuestTable], FakeClock]:
+    """:func:`open_table` with the open test dealer on every phone (one random source
+    from ``seed``), ``rounds`` rounds of 30 s turns on a fake clock: (host, guests, clock)."""
+    clock = FakeClock()
+    rng = random.Random(seed)
+    host, players = open_table(
+        guests,
+        factory=lambda seat, n: OpenDealer(seat, rng=rng),
+        options=Options(rounds=rounds, turn_time=30),
+        clock=clock,
+        settle=lambda sides, until: pump(*sides, until=until),
+        bot=bot,
+    )
+    return host, players, clock

@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.bluetooth.tcp import TcpTransport
 from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
 from app.table.casino.book import Readmit
-from app.table.casino.bot import casino_bot
 from app.table.casino.guest import CasinoGuest
 from app.table.casino.host import CasinoHost
 from app.table.casino.messages import (
@@ -31,7 +29,7 @@ from app.table.casino.snapshot import CasinoStage
 from app.table.casino.sra_shoe import SraShoe
 from app.table.clock import FakeClock
 from app.table.messages import Message, ProtocolFrame
-from tests.casino_net import GROUP, IDS, digests, open_table, run, settled, shoes
+from tests.casino_net import GROUP, digests, join, open_table, run, settled, shoes
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")
 
@@ -157,17 +155,7 @@ class CardClaimingGuest(CasinoGuest):
 
 
 def _join(host: CasinoHost, cls: type[CasinoGuest], seat: int, clock: FakeClock) -> CasinoGuest:
-    return cls.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[seat],
-        name=f"P{seat}",
-        lang="pl",
-        clock=clock,
-        shoe_factory=shoes(seat),
-        bot=casino_bot,
-        group=GROUP,
-    )
+    return join(host, cls, seat, clock, shoes(seat))
 
 
 def _cheat_by_guest(cls: type[CasinoGuest], reason: str, seed: int) -> None:
@@ -360,17 +348,7 @@ def _p2_dies(host: CasinoHost, guests: list[CasinoGuest], clock: FakeClock) -> l
 def _p2_back(host: CasinoHost, cls: type[CasinoGuest], clock: FakeClock, factory: Any) -> Any:
     """p2's phone joins (back: the same player, lobby id, on a new phone, with a fresh
     key and a fresh shoe dealer)."""
-    return cls.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=factory,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    return join(host, cls, 2, clock, factory)
 
 
 def _comes_back(first_cls: type[CasinoGuest], back_cls: type[CasinoGuest] = CasinoGuest) -> None:
@@ -515,17 +493,7 @@ def test_a_phone_holding_the_cards_up_is_removed_after_a_decisions_time() -> Non
     clock = FakeClock()
     factory = lambda seat, n: SraShoe(seat, n, group=GROUP, rng=DeterministicRng(seat))  # noqa: E731
     host, guests = open_table(2, RULES, clock=clock, factory=factory, start=False)
-    attacker = StallingGuest.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=factory,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    attacker = join(host, StallingGuest, 2, clock, factory)
     sides = [host, guests[0], attacker]
     run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)
     host.start()

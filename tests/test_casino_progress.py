@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.bluetooth.tcp import TcpTransport
 from app.i18n import set_language
 from app.protocol.keys import DeterministicRng
 from app.rules.table_rules import TableRules
-from app.table.casino.bot import casino_bot
 from app.table.casino.guest import CasinoGuest
 from app.table.casino.snapshot import CasinoStage
 from app.table.casino.sra_shoe import SraShoe
@@ -23,7 +21,7 @@ from app.table.messages import Message, ProtocolFrame
 from app.table.progress import progress_text
 from app.terminal.casino import _Printer
 from app.views.casino.vm import status_line
-from tests.casino_net import GROUP, IDS, open_table, run
+from tests.casino_net import GROUP, join, open_table, run
 
 RULES = TableRules.preset("european", decks=1, penetration="1/2")
 
@@ -59,17 +57,7 @@ def test_every_phone_says_whose_pass_the_first_shoe_waits_for(
     set_language("en")
     clock = FakeClock()
     host, guests = open_table(2, RULES, clock=clock, factory=sra, start=False)
-    slow = SlowShufflerGuest.join(
-        TcpTransport(),
-        host.address,
-        player_id=IDS[2],
-        name="P2",
-        lang="pl",
-        clock=clock,
-        shoe_factory=sra,
-        bot=casino_bot,
-        group=GROUP,
-    )
+    slow = join(host, SlowShufflerGuest, 2, clock, sra)
     guests.append(slow)
     sides = [host, *guests]
     run(sides, lambda: len(host._keys) == 2 and host.lobby.seating.can_start(), clock)

@@ -63,40 +63,29 @@ def _table(command: str, homes: list[Path], host_args: list[str], common: list[s
     assert all("Traceback" not in out for out in outs), outs
 
 
-def _history(home: Path, game: str) -> list[dict[str, Any]]:
-    out = subprocess.run(
-        [*blu21_command("history"), "--game", game, "--json"],
+def _blu21(home: Path, *args: str) -> str:
+    """What ``blu21 ARGS`` prints with ``home`` as the player's home."""
+    return subprocess.run(
+        [*blu21_command(args[0]), *args[1:]],
         capture_output=True,
         text=True,
         env=_env(home),
         timeout=TIMEOUT,
         check=True,
     ).stdout
-    rounds: list[dict[str, Any]] = json.loads(out)
+
+
+def _history(home: Path, game: str) -> list[dict[str, Any]]:
+    rounds: list[dict[str, Any]] = json.loads(_blu21(home, "history", "--game", game, "--json"))
     return sorted(rounds, key=lambda r: r["number"])
 
 
 def _lines(home: Path, game: str) -> list[str]:
-    out = subprocess.run(
-        [*blu21_command("history"), "--game", game],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=TIMEOUT,
-        check=True,
-    ).stdout
-    return out.splitlines()
+    return _blu21(home, "history", "--game", game).splitlines()
 
 
 def _stats(home: Path, game: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [*blu21_command("stats"), "--game", game, "--json"],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=TIMEOUT,
-        check=True,
-    ).stdout
+    out = _blu21(home, "stats", "--game", game, "--json")
     stats: dict[str, Any] = json.loads(out)[game]
     return stats
 

@@ -5,19 +5,16 @@ decisions before it sends them (as the casino guest checks its intents)."""
 from __future__ import annotations
 
 import dataclasses
-import random
 
 import pytest
 import table_net
-from table_net import open_table
 
 from app.rules.errors import IllegalAction
 from app.rules.oczko.actions import ActionKind
 from app.rules.table_rules import TableRules
 from app.table.casino.messages import money_wire
 from app.table.clock import FakeClock
-from app.table.dealer import OpenDealer
-from app.table.messages import Act, Options
+from app.table.messages import Act
 from app.table.oczko.guest import simple_bot
 from app.table.phone_copy import RoundEnd
 from tests.casino_net import open_table as open_casino
@@ -27,15 +24,8 @@ HANG = table_net.HANG  # a guard against a hung test, not a speed target
 
 
 def oczko_table(guests: int, *, seed: int, rounds: int, bots: bool):
-    clock = FakeClock()
-    rng = random.Random(seed)
-    host, players = open_table(
-        guests,
-        factory=lambda seat, n: OpenDealer(seat, rng=rng),
-        options=Options(rounds=rounds, turn_time=30),
-        clock=clock,
-        settle=lambda sides, until: table_net.pump(*sides, until=until, timeout=HANG),
-        bot=simple_bot if bots else None,
+    host, players, _ = table_net.open_dealer_table(
+        guests, seed=seed, rounds=rounds, bot=simple_bot if bots else None
     )
     return host, players
 

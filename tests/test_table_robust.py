@@ -14,7 +14,7 @@ import tracemalloc
 import pytest
 import table_net
 from protocol_tools import forged, send, tamper_with
-from table_net import open_table
+from table_net import open_dealer_table, open_table
 
 from app.bluetooth.framing import DEFAULT_MAX_FRAME, encode_frame
 from app.bluetooth.link import DEFAULT_INBOX_QUOTA, Received
@@ -24,7 +24,6 @@ from app.protocol.keys import DeterministicRng
 from app.protocol.messages import Kind, Message
 from app.protocol.transcript import Round
 from app.table.clock import FakeClock
-from app.table.dealer import OpenDealer
 from app.table.errors import TableError
 from app.table.frame_budget import DECK_FRAMES, KIND_LIMITS, FrameBudget, buffer_bound
 from app.table.lobby import EVENTS_PER_STEP, JOIN_WITHIN, MAX_UNSEATED
@@ -46,21 +45,6 @@ WAIT = 30.0
 
 def pump(*sides, until, timeout: float = WAIT) -> None:
     table_net.pump(*sides, until=until, timeout=timeout)
-
-
-def open_dealer_table(guests: int = 2, *, seed: int = 0, rounds: int = 2):
-    clock = FakeClock()
-    import random
-
-    rng = random.Random(seed)
-    host, players = open_table(
-        guests,
-        factory=lambda seat, n: OpenDealer(seat, rng=rng),
-        options=Options(rounds=rounds, turn_time=30),
-        clock=clock,
-        settle=lambda sides, until: pump(*sides, until=until),
-    )
-    return host, players, clock
 
 
 def sra_table(guests: int = 2, *, seed: int = 0, rounds: int = 1, factory=None):

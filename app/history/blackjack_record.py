@@ -15,7 +15,7 @@ Insurance and even-money decisions are reviewed too (:func:`review_insurance`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.history.model import Facts, RoundRecord
@@ -206,20 +206,30 @@ def offered_even_money(before: Any, me: str, box: int) -> bool:
 
 def hand_facts(rnd: Any, me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:
     """The player's counted facts of a settled round."""
-    hands = wins = pushes = losses = blackjacks = doubles_won = splits_won = 0
+    settled = []
     for h in rnd.hands:
         stake = h.stake_of(me)
-        if stake is None or stake.outcome is None:
-            continue
+        if stake is not None and stake.outcome is not None:
+            settled.append((str(stake.outcome.value), stake.doubled > 0, bool(h.from_split)))
+    return count_facts(settled, decisions)
+
+
+def count_facts(
+    settled: Iterable[tuple[str, bool, bool]], decisions: Sequence[Mapping[str, Any]]
+) -> Facts:
+    """A player's counted facts from his settled hands (each: its outcome, whether
+    it was doubled, whether it came from a split) and his reviewed decisions; both the
+    one-phone round and the networked round's JSON are counted by it."""
+    hands = wins = pushes = losses = blackjacks = doubles_won = splits_won = 0
+    for outcome, doubled, from_split in settled:
         hands += 1
-        outcome = stake.outcome.value
         won = outcome in WON
         wins += won
         pushes += outcome in PUSHED
         losses += not won and outcome not in PUSHED
         blackjacks += outcome == "blackjack"
-        doubles_won += won and stake.doubled > 0
-        splits_won += won and h.from_split
+        doubles_won += won and doubled
+        splits_won += won and from_split
     lost = [float(d["ev_lost"]) for d in decisions]
     return Facts(
         hands=hands,

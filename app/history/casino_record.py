@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.history.blackjack_record import EPSILON, PUSHED, WON, is_decision, review_entry
+from app.history.blackjack_record import count_facts, is_decision, review_entry
 from app.history.model import PENDING, Facts, RoundRecord, audit_status
 from app.rules.blackjack.events import EVENTS
 from app.rules.money import Money, money_json, to_money
@@ -46,33 +46,13 @@ class Settled:
 def json_facts(result: Mapping[str, Any], me: str, decisions: Sequence[Mapping[str, Any]]) -> Facts:
     """The player's counted facts of a settled round from its JSON (as
     :func:`app.history.blackjack_record.hand_facts` counts them from the round)."""
-    hands = wins = pushes = losses = blackjacks = doubles_won = splits_won = 0
+    settled = []
     for h in result.get("hands") or ():
         stake = next((s for s in h.get("stakes") or () if s.get("player") == me), None)
-        if stake is None or stake.get("outcome") is None:
-            continue
-        hands += 1
-        outcome = str(stake["outcome"])
-        won = outcome in WON
-        wins += won
-        pushes += outcome in PUSHED
-        losses += not won and outcome not in PUSHED
-        blackjacks += outcome == "blackjack"
-        doubles_won += won and to_money(stake.get("doubled") or 0) > 0
-        splits_won += won and bool(h.get("from_split"))
-    lost = [float(d["ev_lost"]) for d in decisions]
-    return Facts(
-        hands=hands,
-        wins=wins,
-        pushes=pushes,
-        losses=losses,
-        blackjacks=blackjacks,
-        doubles_won=doubles_won,
-        splits_won=splits_won,
-        decisions=len(decisions),
-        mistakes=sum(x > EPSILON for x in lost),
-        ev_lost=round(sum(lost), 6),
-    )
+        if stake is not None and stake.get("outcome") is not None:
+            doubled = to_money(stake.get("doubled") or 0) > 0
+            settled.append((str(stake["outcome"]), doubled, bool(h.get("from_split"))))
+    return count_facts(settled, decisions)
 
 
 @dataclass

@@ -25,26 +25,35 @@ from __future__ import annotations
 
 import functools
 import queue
-import random
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bluetooth.btmodel import LinkModel, pauses
+from app.bluetooth.btmodel import LinkModel
 from app.bluetooth.link import InboxEvent
 from app.protocol.group import DEFAULT_GROUP, Group
 from app.protocol.keys import DeterministicRng
 from app.rules.blackjack.state import Phase
 from app.rules.table_rules import TableRules
-from app.sim.oczko import JOIN_EVERY_S, LOBBIES, THINK_S, Sim, SimNet, SimPhone
+from app.sim.oczko import (
+    JOIN_EVERY_S,
+    THINK_S,
+    Sim,
+    SimNet,
+    SimPhone,
+    Thinker,
+    fresh_phone,
+    kill_phone,
+    new_sim,
+    pause_guests,
+    summarise,
+)
 from app.sim.phone_cpu import MeteredGroup, PhoneCpu
 from app.table.casino.bot import Intent, casino_bot
 from app.table.casino.guest import CasinoGuest
 from app.table.casino.host import CasinoHost
 from app.table.casino.phone import CasinoPhone
 from app.table.casino.sra_shoe import SraShoe
-from app.table.clock import FakeClock
 from app.table.lobby import Notice
 
 #: What :class:`CasinoWaits` records.
@@ -132,15 +141,7 @@ class CasinoWaits:
 
     def summary(self) -> dict[str, dict[str, float | int]]:
         """Median and worst of each wait, and how many there were."""
-        out: dict[str, dict[str, float | int]] = {}
-        for name in CASINO_KINDS:
-            xs: list[float] = getattr(self, name)
-            out[name] = {
-                "n": len(xs),
-                "median_s": round(statistics.median(xs), 3) if xs else 0.0,
-                "worst_s": round(max(xs), 3) if xs else 0.0,
-            }
-        return out
+        return summarise(self, CASINO_KINDS)
 
 
 class CasinoSimPhone(SimPhone):
@@ -164,16 +165,7 @@ class CasinoSimPhone(SimPhone):
         return super().next_step()
 
     def _timers_only(self) -> float:
-        side = self.side
-        due = [float("inf")]
-        for timers in (side.timers, getattr(getattr(side, "lobby", None), "timers", None)):
-            nxt = timers.next_in() if timers is not None else None
-            if nxt is not None:
-                due.append(self.sim.now + nxt)
-        if self.wake_at is not None:
-            due.append(self.wake_at)
-        t = max(min(due), self.busy_until)
-        return self._pause_end(t) if t < float("inf") else t
+        return self._next_due([float("inf")])
 
     def step(self) -> None:
         super().step()
@@ -203,16 +195,13 @@ class CasinoSimPhone(SimPhone):
         self.waits.blocked(self.seat, self.busy_until, phone.waiting or between)
 
 
-class ThinkingCasinoBot:
+class ThinkingCasinoBot(Thinker):
     """:func:`casino_bot` that thinks ``think_s`` simulated seconds before each decision
     (once for all its bets of a round) and notes when its bets are in."""
 
     def __init__(self, phone: SimPhone, think_s: float, waits: CasinoWaits) -> None:
-        self.phone = phone
-        self.think_s = think_s
+        super().__init__(phone, think_s)
         self.waits = waits
-        self._key: tuple[int, str, int] | None = None
-        self._due = 0.0
 
     def __call__(self, phone: CasinoPhone) -> Intent | None:
         choice = casino_bot(phone)
@@ -222,10 +211,7 @@ class ThinkingCasinoBot:
         betting = r.phase is Phase.BETTING
         key = (phone.round_no, r.phase.value, 0 if betting else len(r.events))
         now = self.phone.sim.now
-        if key != self._key:
-            self._key, self._due = key, now + self.think_s
-            self.phone.wake_at = self._due
-        if now < self._due:
+        if self.thinking(key, now):
             return None
         if betting:
             self._due = now  # (the rest of its bets follow at once)
@@ -280,18 +266,14 @@ class CasinoTable:
 
     def kill(self, seat: int) -> None:
         """The phone at ``seat`` dies (battery, out of range): silence, then no link."""
-        phone = self.phones[seat]
-        phone.dead = True
-        phone.side.link.dead = True
+        kill_phone(self.phones[seat])
 
     def rejoin(self, seat: int) -> None:
         """The player of ``seat`` is back, on a fresh phone (the app started anew)."""
         phone = self.phones[seat]
         if not phone.dead or self.over():
             return
-        phone.dead = False
-        phone.busy_until = self.sim.now
-        phone.side = self.make_guest(phone)
+        fresh_phone(phone, self.make_guest)
         self.waits.joined(seat)
 
     def results(self) -> set[tuple[str, ...]]:
@@ -358,20 +340,13 @@ def open_casino(
 ) -> CasinoTable:
     """Seat ``len(cpus)`` phones at a casino table of ``decks`` decks (the first hosts)
     and start it, as ``lobby`` says (:data:`app.sim.oczko.LOBBIES`)."""
-    if lobby not in LOBBIES:
-        raise ValueError(f"unknown lobby {lobby!r}; expected one of {', '.join(LOBBIES)}")
-    rng = random.Random(seed)
-    clock = FakeClock(0.0)
-    sim = Sim(clock)
-    net = SimNet(sim, link, rng, byte_scale=DEFAULT_GROUP.byte_len / group.byte_len)
+    rng, clock, sim, net = new_sim(link, seed, group, lobby)
     waits = CasinoWaits()
     host_phone = _HostPhone(sim, 0, cpus[0], waits)
     phones: list[CasinoSimPhone] = [host_phone]
     phones += [CasinoSimPhone(sim, seat, cpu, waits) for seat, cpu in enumerate(cpus) if seat]
     sim.phones = list(phones)
-    horizon = 24 * 3600.0
-    for phone in phones[1:]:  # (the host's app is in front: it runs the table)
-        phone.paused = pauses(link, random.Random(rng.random()), horizon)
+    pause_guests(phones, link, rng)
 
     def factory_for(metered: MeteredGroup) -> Callable[[int, int], SraShoe]:
         shoe_rng = DeterministicRng(rng.getrandbits(64))

@@ -24,9 +24,9 @@ import itertools
 import queue
 import random
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bluetooth.btmodel import LinkModel, Radio, Wire, pauses
 from app.bluetooth.errors import TransportError
@@ -275,13 +275,19 @@ class SimPhone:
         due = [float("inf")]
         if not side.inbox.empty() or (phone is not None and phone.dealer.has_work()):
             due.append(now)
+        return self._next_due(due)
+
+    def _next_due(self, due: list[float]) -> float:
+        """The first of ``due``, the side's timers and a bot's decision, once the phone
+        is free and awake (inf: nothing)."""
+        side = self.side
         # (a host's lobby keeps timers of its own beside the match's: the pings, the
         # silence of a dead guest's link, the join deadlines; they wake it too)
         lobby = getattr(side, "lobby", None)
         for timers in (side.timers, getattr(lobby, "timers", None)):
             nxt = timers.next_in() if timers is not None else None
             if nxt is not None:
-                due.append(now + nxt)
+                due.append(self.sim.now + nxt)
         if self.wake_at is not None:
             due.append(self.wake_at)
         t = max(min(due), self.busy_until)
@@ -312,16 +318,31 @@ class SimPhone:
         self.busy_until = self.sim.now + cost
 
 
-class ThinkingBot:
+class Thinker:
+    """A bot's pace on a simulated phone: it decides ``think_s`` simulated seconds after
+    it first saw a decision (told apart by a key), and wakes its phone then."""
+
+    def __init__(self, phone: SimPhone, think_s: float) -> None:
+        self.phone = phone
+        self.think_s = think_s
+        self._key: object = None
+        self._due = 0.0
+
+    def thinking(self, key: object, now: float) -> bool:
+        """Whether the bot still thinks at ``now`` about the decision ``key``."""
+        if key != self._key:
+            self._key, self._due = key, now + self.think_s
+            self.phone.wake_at = self._due
+        return now < self._due
+
+
+class ThinkingBot(Thinker):
     """:func:`simple_bot` that takes ``think_s`` simulated seconds per decision and
     notes when each draw was asked for (the start of a drawn-card wait)."""
 
     def __init__(self, phone: SimPhone, think_s: float, waits: Waits) -> None:
-        self.phone = phone
-        self.think_s = think_s
+        super().__init__(phone, think_s)
         self.waits = waits
-        self._key: tuple[int, int] | None = None
-        self._due = 0.0
 
     def __call__(self, match: Any) -> str | None:
         action = simple_bot(match)
@@ -330,10 +351,7 @@ class ThinkingBot:
         r = match.match.round
         key = (r.number, len(r.hand(match.seat).cards))
         now = self.phone.sim.now
-        if key != self._key:
-            self._key, self._due = key, now + self.think_s
-            self.phone.wake_at = self._due
-        if now < self._due:
+        if self.thinking(key, now):
             return None
         self._key = None
         if action == "draw":
@@ -417,15 +435,20 @@ class Waits:
 
     def summary(self) -> dict[str, dict[str, float | int]]:
         """Median and worst of each wait, and how many there were."""
-        out: dict[str, dict[str, float | int]] = {}
-        for name in KINDS:
-            xs: list[float] = getattr(self, name)
-            out[name] = {
-                "n": len(xs),
-                "median_s": round(statistics.median(xs), 3) if xs else 0.0,
-                "worst_s": round(max(xs), 3) if xs else 0.0,
-            }
-        return out
+        return summarise(self, KINDS)
+
+
+def summarise(waits: object, kinds: Sequence[str]) -> dict[str, dict[str, float | int]]:
+    """Median and worst of each of ``waits``' lists named in ``kinds``, and their sizes."""
+    out: dict[str, dict[str, float | int]] = {}
+    for name in kinds:
+        xs: list[float] = getattr(waits, name)
+        out[name] = {
+            "n": len(xs),
+            "median_s": round(statistics.median(xs), 3) if xs else 0.0,
+            "worst_s": round(max(xs), 3) if xs else 0.0,
+        }
+    return out
 
 
 @dataclass
@@ -463,18 +486,14 @@ class Table:
 
     def kill(self, seat: int) -> None:
         """The phone at ``seat`` dies (battery, out of range): silence, then no link."""
-        phone = self.phones[seat]
-        phone.dead = True
-        phone.side.link.dead = True
+        kill_phone(self.phones[seat])
 
     def rejoin(self, seat: int) -> None:
         """The player of ``seat`` is back, on a fresh phone (the app started anew)."""
         phone = self.phones[seat]
         if not phone.dead or self.over():
             return
-        phone.dead = False
-        phone.busy_until = self.sim.now
-        phone.side = self.make_guest(phone)
+        fresh_phone(phone, self.make_guest)
         phone.side.set_ready()
 
     def results(self) -> set[tuple[Any, ...]]:
@@ -484,6 +503,45 @@ class Table:
             for p in self.live()
             if p.side.phone is not None
         }
+
+
+#: a phone of a simulated table (the casino's kind too)
+P = TypeVar("P", bound=SimPhone)
+
+
+def kill_phone(phone: SimPhone) -> None:
+    """``phone`` dies (battery, out of range): silence, then no link."""
+    phone.dead = True
+    phone.side.link.dead = True
+
+
+def fresh_phone(phone: P, make_guest: Callable[[P], Any]) -> None:
+    """The dead ``phone``'s player is back on it, a fresh phone (the app started anew)."""
+    phone.dead = False
+    phone.busy_until = phone.sim.now
+    phone.side = make_guest(phone)
+
+
+def new_sim(
+    link: LinkModel, seed: int, group: Group, lobby: str
+) -> tuple[random.Random, FakeClock, Sim, SimNet]:
+    """A simulation's random source (from ``seed``), clock, scheduler and network
+    (air time counted at ffdhe2048 for frames of ``group``); ``lobby`` checked."""
+    if lobby not in LOBBIES:
+        raise ValueError(f"unknown lobby {lobby!r}; expected one of {', '.join(LOBBIES)}")
+    rng = random.Random(seed)
+    clock = FakeClock(0.0)
+    sim = Sim(clock)
+    net = SimNet(sim, link, rng, byte_scale=DEFAULT_GROUP.byte_len / group.byte_len)
+    return rng, clock, sim, net
+
+
+def pause_guests(phones: Sequence[SimPhone], link: LinkModel, rng: random.Random) -> None:
+    """Each guest's app pauses now and then, as ``link`` says, for a day of simulated
+    time (the host's app is in front: it runs the table)."""
+    horizon = 24 * 3600.0
+    for phone in phones[1:]:
+        phone.paused = pauses(link, random.Random(rng.random()), horizon)
 
 
 def open_table(
@@ -502,18 +560,11 @@ def open_table(
     """Seat ``len(cpus)`` phones (the first hosts), everyone ready, the match begun
     (``quiet_start``: once the host's radio has carried the lobby's last news, as when
     a person taps "start"; ``lobby``: see :data:`LOBBIES`, ``gradual`` starts at once)."""
-    if lobby not in LOBBIES:
-        raise ValueError(f"unknown lobby {lobby!r}; expected one of {', '.join(LOBBIES)}")
-    rng = random.Random(seed)
-    clock = FakeClock(0.0)
-    sim = Sim(clock)
-    net = SimNet(sim, link, rng, byte_scale=DEFAULT_GROUP.byte_len / group.byte_len)
+    rng, clock, sim, net = new_sim(link, seed, group, lobby)
     waits = Waits()
     phones = [SimPhone(sim, seat, cpu) for seat, cpu in enumerate(cpus)]
     sim.phones = phones
-    horizon = 24 * 3600.0
-    for phone in phones[1:]:  # (the host's app is in front: it runs the table)
-        phone.paused = pauses(link, random.Random(rng.random()), horizon)
+    pause_guests(phones, link, rng)
 
     def factory_for(phone: SimPhone) -> Callable[[int, int], SraDealer]:
         metered = MeteredGroup(group, phone.meter)

@@ -61,8 +61,14 @@ def test_the_casino_decision_turn_calls_its_player_back_to_the_table() -> None:
             assert waiting_table({"casino": phone}) == "casino_table"
             assert waiting_table({"casino": other}) is None
             called.append(snap.turn)
-            # (European rules: no insurance question; every decision may stand)
-            assert ask(phone, Act(Action(ActionKind.STAND, snap.turn))) == ""
+            # the decision its own phone offers: stand, or say no to insurance (an ace
+            # up: the European table asks) or to following a double
+            mine = phone.snapshot().round
+            assert mine is not None
+            offered = {legal.kind: legal for legal in mine.legal_actions(snap.turn)}
+            kinds = (ActionKind.STAND, ActionKind.DECLINE_INSURANCE, ActionKind.DECLINE_DOUBLE)
+            choice = next(offered[k] for k in kinds if k in offered)
+            assert ask(phone, Act(choice.action())) == ""
             until(lambda s=snap: host.snapshot().round != s.round, "the decision on the host")
             assert waiting_table({"casino": phone}) is None or phone.snapshot().my_turn
         assert called, "no decision was awaited this round"

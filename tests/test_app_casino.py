@@ -136,17 +136,25 @@ def test_a_crowded_table_keeps_own_boxes_big_and_the_box_in_play_in_view(run: di
 
 def test_the_table_shows_the_shoes_fingerprint_and_audit(run: dict) -> None:
     """As Oczko's table shows its deck's fingerprint, the casino table shows its shoe's
-    and the newest audit, in every language on every screen taller than 560 dp (360x640;
-    checked for fit with everything else: tests above); on a shorter one (320x480,
-    800x600) the boxes keep that room."""
-    tall = [key for key, rec in run["runs"].items() if rec.get("tall")]
-    assert any(key.startswith("360x640") for key in tall), tall
+    and the newest audit, in every language on every screen (checked for fit with
+    everything else: tests above): both lines taller than 560 dp (360x640), on a
+    shorter one (320x480, 800x600; the old table showed nothing there) in short at the
+    status's end, or in a line of its own while the hand rows are shown: the box
+    buttons and the cards keep their room."""
+    sizes = {key.split(":")[0] for key in run["runs"]}
+    assert {"320x480", "360x640", "800x600"} <= sizes, sizes
     for key, rec in run["runs"].items():
-        if not rec.get("tall"):
-            assert "fairness" not in rec, key
+        assert "fairness" in rec, key
+        assert rec["fairness_label"][0] > 0, (key, rec["fairness_label"])  # laid out
+        assert rec["tall"] or not key.startswith("360x640"), key
+        lines = rec["fairness"].split("\n")
+        if rec["tall"]:
+            assert len(lines) == 2 and "123 456" in lines[0], (key, lines)
             continue
-        lines = rec.get("fairness", "").split("\n")
-        assert len(lines) == 2 and "123 456" in lines[0], (key, lines)
+        lang = key.split(":")[1]
+        assert lines == ["#123 456 ✓"], (key, lang, lines)
+        # at the status's end: its text at 12 sp at least (checked above)
+        assert rec["fairness_label"][1] >= 12, (key, rec["fairness_label"])
 
 
 def test_every_tap_sent_its_intent_and_the_buttons_were_the_legal_actions(run: dict) -> None:
@@ -256,8 +264,14 @@ def drive(out: Path, only: str = "") -> None:  # pragma: no cover - runs in the 
                 from kivy.metrics import dp
 
                 rec["tall"] = screen.height > dp(560)  # (room for the fairness lines)
-                if screen.ids.fairness.text:
-                    rec["fairness"] = screen.ids.fairness.text
+                label = screen.ids.fairness if rec["tall"] else screen.ids.status
+                shown = label.text if rec["tall"] else label.text.rpartition(" · ")[2]
+                if not rec["tall"] and screen.ids.fairness.text:  # its own line
+                    label = screen.ids.fairness
+                    shown = label.text
+                if "123" in shown:
+                    rec["fairness"] = shown
+                    rec["fairness_label"] = [label.texture_size[1], label.font_size]
             if self.sm.current == "casino_table":
                 # (the row of the other boxes' chips scrolls sideways, never the table)
                 rec["scrolls"] = rec["scrolls"] or any(

@@ -62,6 +62,9 @@ from app.views.fit import wrapped_lines
 from app.views.table.bridge import Outcome
 from app.views.theme import theme
 
+#: the status's font with the shoe's fingerprint after it (DejaVu Sans has the ✓ and ✗)
+FAIRNESS_FONT = "data/fonts/DejaVuSans.ttf"
+
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 #: a chip of another box on a crowded table: its width (more for a long hand), the
@@ -351,6 +354,10 @@ class CasinoTableScreen(CasinoScreen):
     #: the lines the status takes at 12 sp (its row grows rather than its font shrink)
     status_lines = NumericProperty(2)
     status_wide = BooleanProperty(False)
+    #: the shoe's fingerprint in short after the status (a short screen, a free line)
+    status_fairness = StringProperty("")
+    #: or in its own line under the chips, where it does not fit there
+    fairness_line = StringProperty("")
     #: a crowded table: the player's own boxes as rows, the others as chips
     crowded = BooleanProperty(False)
     strip_height = NumericProperty(0)
@@ -433,6 +440,7 @@ class CasinoTableScreen(CasinoScreen):
         alerts = [vm.cheater] + ([vm.message] if vm.message and vm.message != vm.cheater else [])
         self.alert_text = "\n".join(a for a in alerts if a)
         self.alert_lines = 2 * max(1, self.alert_text.count("\n") + 1)  # two lines each
+        self.fit_status(self.ids.status)  # (the fingerprint may come with the status kept)
         self.buttons = {}
         self._render_boxes(vm)
         self._render_controls(vm)
@@ -446,11 +454,24 @@ class CasinoTableScreen(CasinoScreen):
             return
         size = sp(MIN_TEXT_SP) * theme.font_scale
 
-        def lines(width: float) -> int:
-            return wrapped_lines(label.text, width * 0.97, size, bool(label.bold), label.font_name)
+        def lines(text: str, width: float, font: str = "Roboto") -> int:
+            return wrapped_lines(text, width * 0.97, size, bool(label.bold), font)
 
-        self.status_wide = lines(row * STATUS_SHARE) > 2
-        self.status_lines = max(2, lines(row if self.status_wide else row * STATUS_SHARE))
+        vm = self.vm
+        status = vm.status if vm is not None else ""
+        self.status_wide = lines(status, row * STATUS_SHARE) > 2
+        width = row if self.status_wide else row * STATUS_SHARE
+        self.status_lines = max(2, lines(status, width))
+        # on a short screen the shoe's fingerprint in short at the status's end, where
+        # it takes no line of the boxes' room (the full lines on a taller screen)
+        short = vm.fairness_short if vm is not None and self.height <= dp(560) else ""
+        fits = short and lines(f"{status} · {short}", width, FAIRNESS_FONT) <= self.status_lines
+        self.status_fairness = f" · {short}" if fits else ""
+        # else its own line under the chips while the hand rows (which fit any room)
+        # are shown and no message is: the box buttons of the bets and the cards keep
+        # their room
+        rows = vm is not None and not self._betting(vm) and not self.alert_text
+        self.fairness_line = short if short and not fits and rows else ""
 
     def _set_turn_text(self, vm: CasinoVM) -> None:
         self.turn_text = "\n".join(t for t in (vm.result, vm.turn) if t)

@@ -40,7 +40,7 @@ from app.views.blackjack.vm import (
     round_result,
     rules_summary,
 )
-from app.views.table.fairness import Fairness, fairness_lines
+from app.views.table.fairness import Fairness, fairness_lines, fairness_short
 from app.views.table.lobby_lines import player_line
 
 if TYPE_CHECKING:
@@ -127,6 +127,8 @@ class CasinoVM:
     rules: str = ""
     #: the shoe's fingerprint and the newest audit's verdict (the table's fairness)
     fairness: str = ""
+    #: the same in one short line, for a screen of 560 dp or less
+    fairness_short: str = ""
 
     @property
     def hand_rows(self) -> int:
@@ -398,6 +400,7 @@ def present_casino(
         and s.me not in s.bets_in,
         rules=rules_summary(s.rules),
         fairness=fairness_lines(fairness or Fairness()),
+        fairness_short=fairness_short(fairness or Fairness()),
     )
 
 

@@ -73,6 +73,21 @@ def fairness_lines(fairness: Fairness) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def fairness_short(fairness: Fairness) -> str:
+    """The shoe's fingerprint and the audit's verdict in short, for a short screen at
+    the status's end: ``#123 456 ✓`` (✗: the audit failed or could not run; the
+    message line says why); '' before the set-up."""
+    if not fairness.fingerprint:
+        return ""
+    code = fairness.fingerprint
+    spaced = " ".join(code[i : i + 3] for i in range(0, len(code), 3))
+    line = _("#{code}").format(code=spaced)
+    audit = fairness.audit
+    if audit is None:
+        return line
+    return f"{line} {'✓' if audit.ok else '✗'}"
+
+
 def _seat_name(seat: object, names: Mapping[str, str]) -> str:
     pid = f"p{seat}" if isinstance(seat, int) else str(seat)
     return names.get(pid, pid)

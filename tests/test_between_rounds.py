@@ -72,6 +72,7 @@ def test_after_next_round_the_result_stays_with_who_still_reads(monkeypatch) -> 
         deadline = time.monotonic() + STALL  # a hang guard, not a speed target
         _start(host, deadline)
         checked = {0: False, 1: False}
+        clicked: dict[int, object] = {0: None, 1: None}
         while not all(checked.values()):
             assert time.monotonic() < deadline, "the first round did not end"
             for i, phone in enumerate((host, guest)):
@@ -100,7 +101,13 @@ def test_after_next_round_the_result_stays_with_who_still_reads(monkeypatch) -> 
                     assert who in vm.banner
                     assert re.search(r"The next round starts in \d+ s at the latest\.", vm.banner)
                     checked[i] = True
-                elif m.to_act == phone.seat and not m.over and not phone.awaiting_next:
+                elif (
+                    m.to_act == phone.seat
+                    and not m.over
+                    and not phone.awaiting_next
+                    and clicked[i] is not m  # one tap per state the screen shows
+                ):
+                    clicked[i] = m
                     phone.hold(0.0)
             time.sleep(0.02)
     finally:

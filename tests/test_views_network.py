@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -122,12 +123,16 @@ def test_host_left_message_is_translated() -> None:
 
 
 def _pushed(net, cond) -> None:
-    """Wait until the worker has pushed what ``cond`` needs (a hang guard, not a speed
-    target: the worker pushes after its next step)."""
-    end = time.monotonic() + 60
-    while not cond():
-        assert time.monotonic() < end, "nothing pushed"
-        time.sleep(0.005)
+    """Wait until the worker has pushed what ``cond`` needs: woken by each push the
+    table's listeners get (the 60 s are a hang guard, not a speed target)."""
+    changed = threading.Event()
+    stop = net.listen(changed.set)
+    try:
+        while not cond():
+            assert changed.wait(60), "nothing pushed"
+            changed.clear()
+    finally:
+        stop()
 
 
 def _tcp():
@@ -492,7 +497,6 @@ def test_the_screen_stays_on_exactly_while_a_table_is_open() -> None:
 def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
     """A real cheating peer (a forged dealer frame), not an injected notice: the host
     drops him and the screen says why, by name, in the player's language."""
-    import time
 
     from app.bluetooth.ids import new_player_id
     from app.bluetooth.tcp import TcpTransport
@@ -551,7 +555,6 @@ def test_a_cheating_guest_is_named_on_the_hosts_screen() -> None:
 
 def start_when_both_ready(host, deadline: float) -> None:
     """Host's screen: wait until the guest sits and is ready, then "Start the match"."""
-    import time
 
     while not (
         host.lobby and all(r for _n, r in host.lobby["players"]) and len(host.lobby["players"]) == 2
@@ -566,7 +569,6 @@ def test_every_phone_shows_every_rounds_result(monkeypatch) -> None:
     """Host and guest over loopback: after each round both phones show its result
     (awaiting_next, a banner naming the winner) while the host waits ROUND_PAUSE before
     the next deal; a player's own next turn takes the table back."""
-    import time
 
     from app.i18n import set_language
     from app.views.oczko import network as oczko_network
@@ -632,7 +634,6 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
     """Host and guest over loopback, a turn of 600 s (the pause's limit): each phone
     taps "Next round" on a round's result, and the host deals the next round on the
     taps alone (its notice ``all_read`` for every later round), not on the timer."""
-    import time
 
     from app.i18n import set_language
     from app.views.oczko.network import NetworkTable
@@ -704,7 +705,6 @@ def test_the_next_round_is_dealt_once_every_phone_tapped_next_round() -> None:
 
 def test_start_names_the_guest_who_is_not_ready() -> None:
     """A guest seated but not ready: "Start the match" says who holds it up."""
-    import time
 
     from app.bluetooth.ids import new_player_id
     from app.bluetooth.tcp import TcpTransport
